@@ -1,0 +1,116 @@
+"""Every error that ThinkPath raises on purpose, drawn as one tree.
+
+The root and the learning core's errors are defined in `learning.errors`, the template and retrieval
+errors in `templates.errors` and `retrieval.errors` (inner layers may not import this one); they
+are re-exported here so that callers import every error from one place.
+
+    ThinkPathError
+    ├── PolicyError (ValueError)        learning core: see learning.errors
+    │   ├── InvalidRewardError, UnknownArmError, DuplicateArmError, ContextError
+    │   └── UnknownPolicyError, InvalidParameterError, StateError
+    ├── ConfigError                     a setting that is missing, malformed or inconsistent
+    ├── TemplateError                   a reasoning-path template file that does not validate
+    ├── StoreError                      the persistent store cannot do what was asked
+    │   ├── StoreUnavailableError       missing, locked, read-only, corrupt or foreign database
+    │   ├── SchemaVersionError          written by a newer ThinkPath
+    │   ├── UnknownDecisionError        no decision with that id
+    │   └── OutcomeConflictError        the same (decision, source) posted with another value
+    ├── LLMError                        the language model failed to give a usable answer
+    │   ├── LLMTimeoutError
+    │   ├── LLMUnavailableError         provider unreachable or model missing
+    │   └── LLMOutputError              output that does not parse or validate
+    ├── BudgetExceededError             a per-decision budget (calls, tokens, seconds) ran out
+    ├── RetrievalError                  a search backend failed (unreachable, bad index, bad query)
+    └── ToolError                       a tool failed, timed out or is not allowed
+"""
+
+from learning.errors import (
+    ContextError,
+    DuplicateArmError,
+    InvalidParameterError,
+    InvalidRewardError,
+    PolicyError,
+    StateError,
+    ThinkPathError,
+    UnknownArmError,
+    UnknownPolicyError,
+)
+from retrieval.errors import RetrievalError
+from templates.errors import TemplateError
+
+__all__ = [
+    "BudgetExceededError",
+    "ConfigError",
+    "ContextError",
+    "DuplicateArmError",
+    "InvalidParameterError",
+    "InvalidRewardError",
+    "LLMError",
+    "LLMOutputError",
+    "LLMTimeoutError",
+    "LLMUnavailableError",
+    "OutcomeConflictError",
+    "PolicyError",
+    "RetrievalError",
+    "SchemaVersionError",
+    "StateError",
+    "StoreError",
+    "StoreUnavailableError",
+    "TemplateError",
+    "ThinkPathError",
+    "ToolError",
+    "UnknownArmError",
+    "UnknownDecisionError",
+    "UnknownPolicyError",
+]
+
+
+class ConfigError(ThinkPathError):
+    """A setting that is missing, malformed or inconsistent."""
+
+
+class StoreError(ThinkPathError):
+    """The persistent store cannot do what was asked; nothing was half-written."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database is missing, locked, read-only, corrupt or not a ThinkPath store."""
+
+
+class SchemaVersionError(StoreError):
+    """The store was written by a newer ThinkPath than this one."""
+
+
+class UnknownDecisionError(StoreError, KeyError):
+    """No decision with that id."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class OutcomeConflictError(StoreError):
+    """The same (decision, source) was posted before with a different reward or weight."""
+
+
+class LLMError(ThinkPathError):
+    """The language model failed to give a usable answer."""
+
+
+class LLMTimeoutError(LLMError):
+    """The model did not answer within its time limit."""
+
+
+class LLMUnavailableError(LLMError):
+    """The provider is unreachable or the model is not installed."""
+
+
+class LLMOutputError(LLMError):
+    """The model's output does not parse or does not validate against its schema."""
+
+
+class BudgetExceededError(ThinkPathError):
+    """A per-decision budget (LLM calls, tokens or seconds) ran out."""
+
+
+class ToolError(ThinkPathError):
+    """A tool failed, timed out, or is not on the allow-list."""

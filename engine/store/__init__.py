@@ -1,0 +1,1 @@
+"""Store adapters: in-memory (tests, throw-away engines) and SQLModel (SQLite, PostgreSQL)."""

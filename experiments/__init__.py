@@ -1,0 +1,1 @@
+"""Simulators, benchmarks, replay, off-policy evaluation and MLflow tracking."""

@@ -1,0 +1,1 @@
+"""Benchmarks: each runs ThinkPath beside a reference in one process and reports ratios."""

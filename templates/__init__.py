@@ -1,0 +1,1 @@
+"""Reasoning-path templates: the data files and their validating loader."""

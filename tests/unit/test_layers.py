@@ -1,0 +1,57 @@
+"""Dependencies point inward: an inner package never imports an outer one (STYLE.md)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# package -> the project packages it may import (besides itself)
+ALLOWED = {
+    "learning": set(),
+    "templates": {"learning"},
+    "retrieval": {"learning"},
+    "engine": {"learning", "templates", "retrieval"},
+    "experiments": {"learning", "templates", "retrieval", "engine"},
+    "ui": {"learning", "templates", "retrieval", "engine", "experiments"},
+}
+THIRD_PARTY_IN_LEARNING = {"numpy", "scipy"}
+
+
+def imported_top_levels(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_package_imports_only_inner_layers(package: str) -> None:
+    forbidden = set(ALLOWED) - ALLOWED[package] - {package}
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(imported_top_levels(path) & forbidden)
+        for path in (ROOT / package).rglob("*.py")
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_learning_is_pure() -> None:
+    """learning/ imports only numpy, scipy and the standard library's pure modules."""
+    impure = {"os", "io", "time", "logging", "pathlib", "sqlite3", "socket", "random", "datetime"}
+    offenders = {}
+    for path in (ROOT / "learning").rglob("*.py"):
+        names = imported_top_levels(path) & impure
+        if names:
+            offenders[str(path.relative_to(ROOT))] = sorted(names)
+    assert offenders == {}
+
+
+def test_the_checker_sees_imports(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import engine.ports\nfrom ui import cli\nfrom . import sibling\n")
+    assert imported_top_levels(sample) == {"engine", "ui"}

@@ -1,0 +1,39 @@
+"""The `thinkpath` command line: one subcommand per job, each imported only when it runs.
+
+Heavy libraries (litellm, gradio, mlflow) take seconds to import, so no subcommand's module is
+imported until that subcommand is chosen.
+"""
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from importlib import metadata
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _version(_: argparse.Namespace) -> int:
+    print(metadata.version("thinkpath"))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="thinkpath",
+        description="ThinkPath: learn which reasoning path and tools work for which task.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    version = commands.add_parser("version", help="print the installed version")
+    version.set_defaults(run=_version)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run: Command = args.run
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
