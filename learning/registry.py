@@ -6,10 +6,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from learning.base import FORMAT_VERSION, Policy
+from learning.epsilon_greedy import EpsilonGreedy
 from learning.errors import StateError, UnknownPolicyError
+from learning.kl_ucb import KLUCB
 from learning.thompson import ThompsonSampling
+from learning.ucb import UCB1
 
-_POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in (ThompsonSampling,)}
+# Every policy, in the order `describe` lists them; the registry is keyed by each class's `name`.
+_POLICY_CLASSES: tuple[type[Policy], ...] = (
+    ThompsonSampling,
+    UCB1,
+    KLUCB,
+    EpsilonGreedy,
+)
+_POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
 
 
 def available_policies() -> list[str]:
