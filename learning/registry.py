@@ -6,8 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from learning.base import FORMAT_VERSION, Policy
+from learning.discounted_thompson import DiscountedThompsonSampling
 from learning.epsilon_greedy import EpsilonGreedy
 from learning.errors import StateError, UnknownPolicyError
+from learning.glr_thompson import GLRThompsonSampling
 from learning.kl_ucb import KLUCB
 from learning.thompson import ThompsonSampling
 from learning.ucb import UCB1
@@ -18,6 +20,8 @@ _POLICY_CLASSES: tuple[type[Policy], ...] = (
     UCB1,
     KLUCB,
     EpsilonGreedy,
+    DiscountedThompsonSampling,
+    GLRThompsonSampling,
 )
 _POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
 
