@@ -11,6 +11,7 @@ from learning.epsilon_greedy import EpsilonGreedy
 from learning.errors import StateError, UnknownPolicyError
 from learning.glr_thompson import GLRThompsonSampling
 from learning.kl_ucb import KLUCB
+from learning.sliding_window_ucb import SlidingWindowUCB
 from learning.thompson import ThompsonSampling
 from learning.ucb import UCB1
 
@@ -21,6 +22,7 @@ _POLICY_CLASSES: tuple[type[Policy], ...] = (
     KLUCB,
     EpsilonGreedy,
     DiscountedThompsonSampling,
+    SlidingWindowUCB,
     GLRThompsonSampling,
 )
 _POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
