@@ -11,6 +11,8 @@ from learning.epsilon_greedy import EpsilonGreedy
 from learning.errors import StateError, UnknownPolicyError
 from learning.glr_thompson import GLRThompsonSampling
 from learning.kl_ucb import KLUCB
+from learning.lin_ts import LinTS
+from learning.lin_ucb import LinUCB
 from learning.sliding_window_ucb import SlidingWindowUCB
 from learning.thompson import ThompsonSampling
 from learning.ucb import UCB1
@@ -24,6 +26,8 @@ _POLICY_CLASSES: tuple[type[Policy], ...] = (
     DiscountedThompsonSampling,
     SlidingWindowUCB,
     GLRThompsonSampling,
+    LinUCB,
+    LinTS,
 )
 _POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
 
