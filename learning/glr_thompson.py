@@ -71,8 +71,8 @@ class GLRThompsonSampling(ThompsonSampling):
     def _update(
         self, index: int, reward: float, weight: float, _context: FloatArray | None, /
     ) -> None:
-        self._ab[0, index] += weight * reward
-        self._ab[1, index] += weight * (1.0 - reward)
+        self._alpha[index] += weight * reward
+        self._beta[index] += weight - weight * reward
         history = self._histories[index]
         history.append(weight, weight * reward)
         if history.size % int(self.params["check_every"] or 1) == 0 and self._changed(history):
