@@ -125,3 +125,20 @@ def test_contextual_thompson_keys_contexts_by_value_and_bounds_them() -> None:
         policy.update("a", 1.0, context=np.array([0.5, 0.5]))
     assert json.dumps(policy.to_dict()) == before
     assert len(load_policy(json.loads(before)).to_dict()["stats"]["contexts"]) == 2
+
+
+def test_glr_history_is_bounded_and_still_detects_changes() -> None:
+    policy = make_policy("glr_thompson", arms=["a", "b"], seed=3, max_history=128)
+    rng = np.random.default_rng(3)
+    for step in range(600):
+        means = {"a": 0.9, "b": 0.2} if step < 300 else {"a": 0.1, "b": 0.9}
+        arm = policy.select()
+        policy.update(arm, float(rng.random() < means[arm]))
+        if step == 299:
+            assert policy.restarts == 0  # type: ignore[attr-defined]
+            state = policy.to_dict()["stats"]
+            assert max(len(history) for history in state["cumulative_weights"]) <= 128
+            assert all(np.all(np.diff(h) > 0) for h in state["cumulative_weights"])
+    assert policy.restarts >= 1  # type: ignore[attr-defined]
+    copy = load_policy(json.loads(json.dumps(policy.to_dict())))
+    assert [copy.select() for _ in range(20)] == [policy.select() for _ in range(20)]
