@@ -66,6 +66,21 @@ def test_glr_statistic_is_non_negative_and_zero_for_a_constant_stream(rewards: l
     assert bernoulli_glr(weights, constant) < 1e-6
 
 
+@settings(deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=300), st.integers(1, 50))
+def test_subsampled_glr_never_exceeds_the_full_scan(rewards: list[float], splits: int) -> None:
+    weights, sums = np.cumsum(np.ones(len(rewards))), np.cumsum(rewards)
+    full = bernoulli_glr(weights, sums)
+    assert bernoulli_glr(weights, sums, max_splits=splits) <= full + 1e-12
+    assert bernoulli_glr(weights, sums, max_splits=len(rewards)) == full
+
+
+def test_subsampled_glr_still_sees_the_newest_split() -> None:
+    rewards = np.r_[np.zeros(999), np.ones(1)]
+    weights, sums = np.cumsum(np.ones(1000)), np.cumsum(rewards)
+    assert bernoulli_glr(weights, sums, max_splits=10) == bernoulli_glr(weights, sums)
+
+
 def test_glr_threshold_grows_with_observations_and_confidence() -> None:
     assert glr_threshold(1000, 0.01) > glr_threshold(100, 0.01)
     assert glr_threshold(100, 0.001) > glr_threshold(100, 0.01)
