@@ -157,3 +157,22 @@ def test_glr_history_is_bounded_and_still_detects_changes() -> None:
     assert policy.restarts >= 1  # type: ignore[attr-defined]
     copy = load_policy(json.loads(json.dumps(policy.to_dict())))
     assert [copy.select() for _ in range(20)] == [policy.select() for _ in range(20)]
+
+
+def test_forced_exploration_mixes_uniform_mass_into_the_propensity() -> None:
+    policy = make_policy("glr_thompson", arms=["a", "b", "c", "d"], forced_exploration=0.2)
+    for _ in range(200):
+        policy.update("a", 1.0)
+    probabilities = policy.probabilities()
+    assert min(probabilities.values()) >= 0.05 - 1e-12
+    assert probabilities["a"] > 0.8
+
+
+def test_epsilon_decays_as_one_over_t() -> None:
+    policy = make_policy("epsilon_greedy", arms=["a", "b"], epsilon=0.5, decay=1.0)
+    policy.update("a", 1.0)
+    policy.update("b", 0.0)
+    assert policy.probabilities()["b"] == pytest.approx(0.5 / 3 / 2)
+    for _ in range(98):
+        policy.update("a", 1.0)
+    assert policy.probabilities()["b"] == pytest.approx(0.5 / 101 / 2)
