@@ -54,6 +54,7 @@ _OPTION_MARK = re.compile(r"(?:^|(?<=\s))\(?([A-J])\)(?=\s|$|[.,;])|\(([A-J])\)"
 _EDGES = " \t\"'`*_.,;:!?"
 # A last line cut off by the token limit: an open calculation ("6 + 3 =") or a bare list number.
 _CUT_OFF = re.compile(r"(?:[-+*/×÷=]|^\s*\d{1,2}[.)]?)\s*$")
+_ECHO = re.compile(r"\s*question\s*:", re.IGNORECASE)  # small models repeat the prompt's line
 _LIST_NUMBER = re.compile(r"^\s*\d{1,2}[.)][ \t]+(?=\S)", re.MULTILINE)
 # "... is X": the tail of the last line, when it is a few words without digits.
 _COPULA = re.compile(r"\b(?:is|are|was|were)\s*:?\s+(?P<tail>[^\n]+?)\s*$", re.IGNORECASE)
@@ -180,8 +181,8 @@ def _clean(value: str) -> str:
 
 
 def _settled(text: str) -> str:
-    """The text without a cut-off last line and without list numbers ("1. ", "2) ")."""
-    lines = text.rstrip().split("\n")
+    """The text without echoed "Question:" lines, a cut-off last line and list numbers."""
+    lines = [line for line in text.rstrip().split("\n") if not _ECHO.match(line)]
     if len(lines) > 1 and _CUT_OFF.search(lines[-1]):
         lines.pop()
     return _LIST_NUMBER.sub("", "\n".join(lines))

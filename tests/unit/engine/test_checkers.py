@@ -75,6 +75,7 @@ def test_extract_final_answer(text: str, expected: str | None) -> None:
         ("1. 6 + 3 = 9\n2. 6 + 3 = 9\n3. 6 + 3 = ", 9, 1.0),  # cut off by the token limit
         ("1. 6 + 3 = 9\n2. 6 + 3 = 9\n3. ", 9, 1.0),
         ("Steps:\n1. add them\n2. done", 2, 0.0),  # list numbers are not answers
+        ("6 + 3 = 9\n\nQuestion: What is 6 + 3?\nI counted.", 9, 1.0),  # an echoed prompt
     ],
 )
 def test_numeric(text: str, expected: object, score: float) -> None:
