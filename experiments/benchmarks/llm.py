@@ -112,13 +112,12 @@ def run_overhead(
     samples: list[Sample] = []
     for round_index in range(rounds):
         for index, prompt in enumerate(PROMPTS):
-            pair = [
-                lambda prompt=prompt, index=index: _time_raw(llama, prompt, max_tokens, index),
-                lambda prompt=prompt, index=index: _time_ours(chat, prompt, max_tokens, index),
-            ]
-            if (round_index + index) % 2:
-                pair.reverse()
-            samples.extend(run() for run in pair)
+            order = ("raw", "litellm") if (round_index + index) % 2 == 0 else ("litellm", "raw")
+            for side in order:
+                if side == "raw":
+                    samples.append(_time_raw(llama, prompt, max_tokens, index))
+                else:
+                    samples.append(_time_ours(chat, prompt, max_tokens, index))
     return _summarize(samples), samples
 
 

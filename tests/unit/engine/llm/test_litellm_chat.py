@@ -157,7 +157,7 @@ def test_provider_errors_become_llm_errors(
 
 def test_any_other_exception_becomes_an_llm_error(fake_completion: Callable[..., Any]) -> None:
     fake_completion(error=RuntimeError("socket exploded"))
-    with pytest.raises(LLMError, match="RuntimeError.*socket exploded"):
+    with pytest.raises(LLMError, match=r"RuntimeError.*socket exploded"):
         LiteLLMChat("openai/gpt-4o-mini").complete(REQUEST)
 
 

@@ -1,5 +1,6 @@
-"""The `local` litellm provider: real litellm routing to LocalModels with a fake llama.cpp runtime."""
+"""The `local` litellm provider: real litellm routing to LocalModels over a fake llama.cpp."""
 
+import asyncio
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -102,7 +103,7 @@ def test_the_request_timeout_reaches_the_deadline_and_the_type_survives_litellm(
     routed: tuple[str, EchoRuntime, list[str]],
 ) -> None:
     model, _, _ = routed  # each generation takes 1 s on the fake clock
-    with pytest.raises(LLMTimeoutError, match="0.5 s deadline"):
+    with pytest.raises(LLMTimeoutError, match=r"0\.5 s deadline"):
         LiteLLMChat(model).complete(LLMRequest(messages=(ChatMessage("user", "x"),), timeout_s=0.5))
 
 
@@ -177,3 +178,19 @@ def test_registration_refuses_to_replace_a_foreign_local_provider(
     with pytest.raises(ConfigError, match="already has a custom provider"):
         register_local_provider()
     assert litellm.custom_provider_map[0]["custom_handler"] is foreign
+
+
+def test_litellm_acompletion_runs_the_generation_off_the_event_loop(
+    routed: tuple[str, EchoRuntime, list[str]],
+) -> None:
+    model, runtime, _ = routed
+
+    async def ask() -> Any:
+        return await load_litellm().acompletion(
+            model=model, messages=[{"role": "user", "content": "async"}], max_tokens=3
+        )
+
+    response = asyncio.run(ask())
+    assert response.choices[0].message.content == "ASYNC"
+    assert response.usage.completion_tokens == 2
+    assert len(runtime.calls) == 1
