@@ -19,6 +19,7 @@ MAX_PASSAGE_WORDS = 150
 MAX_UNDECODABLE_SHARE = 0.01
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_TOP_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.MULTILINE)
 _SLUG_DROP = re.compile(r"[^\w\s-]")
 _SLUG_SPACE = re.compile(r"[\s_-]+")
 
@@ -138,8 +139,10 @@ def read_document(path: Path) -> Document | SkippedFile:
     chunks = chunk_markdown(text)
     if not chunks:
         return SkippedFile(path, "no text")
+    top_heading = _TOP_HEADING.search(text)
     first_heading = next((c.title for c in chunks if c.title), "")
-    return Document(path, title or first_heading or path.stem, tuple(chunks))
+    title = title or (top_heading.group(1).strip() if top_heading else first_heading)
+    return Document(path, title or path.stem, tuple(chunks))
 
 
 def _sections(text: str) -> list[tuple[str, list[str]]]:

