@@ -87,7 +87,10 @@ class CachedSearcher:
 
     def _write(self, key: str, limit: int, now: float, passages: list[Passage]) -> None:
         payload = json.dumps(
-            [{"text": p.text, "source": p.source, "title": p.title, "score": p.score} for p in passages]
+            [
+                {"text": p.text, "source": p.source, "title": p.title, "score": p.score}
+                for p in passages
+            ]
         )
         with self._lock, self._conn:
             self._conn.execute(

@@ -69,7 +69,7 @@ class _HTMLText(HTMLParser):
         self._hidden_depth = 0
         self._in_title = False
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: ARG002
         if tag in self._HIDDEN:
             self._hidden_depth += 1
         elif tag == "title":
@@ -103,7 +103,9 @@ def html_to_markdown(html: str) -> tuple[str, str]:
     parser = _HTMLText()
     parser.feed(html)
     parser.close()
-    lines = [re.sub(r"[ \t\r\f\v]+", " ", line).strip() for line in "".join(parser.parts).split("\n")]
+    lines = [
+        re.sub(r"[ \t\r\f\v]+", " ", line).strip() for line in "".join(parser.parts).split("\n")
+    ]
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return parser.title, text
 

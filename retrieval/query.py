@@ -2,19 +2,20 @@
 
 import re
 
+from retrieval.errors import QueryError
+
 MAX_QUERY_CHARS = 2000
 _WORD = re.compile(r"[^\W_]+(?:['.][^\W_]+)*", re.UNICODE)
 
 # Function words and question scaffolding: they match everywhere and so rank nothing.
-STOPWORDS = frozenset(
-    """
-    a an and are as at be been being but by can could did do does doing for from had has have
-    how i if in into is it its me my of on or our so than that the their them then there these
-    they this those to too us was we were what when where which while who whom why will with
-    would you your yours please tell explain give find show about any some much many get got
-    should shall may might must just also very let lets let's need want know
-    """.split()
-)
+_STOPWORD_TEXT = """
+a an and are as at be been being but by can could did do does doing for from had has have
+how i if in into is it its me my of on or our so than that the their them then there these
+they this those to too us was we were what when where which while who whom why will with
+would you your yours please tell explain give find show about any some much many get got
+should shall may might must just also very let lets let's need want know
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def validate_query(query: object, *, max_chars: int = MAX_QUERY_CHARS) -> str:
@@ -23,8 +24,6 @@ def validate_query(query: object, *, max_chars: int = MAX_QUERY_CHARS) -> str:
     >>> validate_query("  days between dates ")
     'days between dates'
     """
-    from retrieval.errors import QueryError
-
     if not isinstance(query, str):
         raise QueryError(f"query must be a string, got {type(query).__name__}")
     text = query.strip()
@@ -37,8 +36,6 @@ def validate_query(query: object, *, max_chars: int = MAX_QUERY_CHARS) -> str:
 
 def validate_limit(limit: object) -> int:
     """Return `limit` if it is a positive int, else raise `QueryError`."""
-    from retrieval.errors import QueryError
-
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise QueryError(f"limit must be a positive integer, got {limit!r}")
     return limit

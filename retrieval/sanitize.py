@@ -15,7 +15,7 @@ from retrieval.port import Passage
 
 DEFAULT_MAX_CHARS = 2000
 
-# Fullwidth ASCII (U+FF01..U+FF5E) folds to ASCII so that `＜/passage＞` is caught like `</passage>`.
+# Fullwidth ASCII (U+FF01..U+FF5E) folds to ASCII: `＜/passage＞` is caught like `</passage>`.
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
 # Other angle brackets that render like < and > in most fonts.
 _ANGLE_LOOKALIKES = str.maketrans(

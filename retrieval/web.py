@@ -7,7 +7,7 @@ pays for one failed request, not one per query.
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from retrieval.errors import SearchUnavailableError
@@ -25,7 +25,7 @@ class TextSearchClient(Protocol):
 
 def ddgs_client(*, timeout_s: int, proxy: str | None) -> TextSearchClient:
     """A real `ddgs.DDGS` client; imported lazily so that importing this module costs nothing."""
-    from ddgs import DDGS
+    from ddgs import DDGS  # noqa: PLC0415 (ddgs pulls in an HTTP stack; import on first use)
 
     client: TextSearchClient = DDGS(proxy=proxy, timeout=timeout_s)
     return client
@@ -91,7 +91,7 @@ class WebSearcher:
         return to_passages(results, limit)
 
 
-def to_passages(results: list[Mapping[str, Any]], limit: int) -> list[Passage]:
+def to_passages(results: Sequence[Mapping[str, Any]], limit: int) -> list[Passage]:
     """Turn ddgs result dicts (`title`, `href`, `body`) into passages, best first.
 
     Results without a URL or a text are dropped: a passage that cannot be cited is no use.

@@ -1,4 +1,4 @@
-"""Retrieval benchmarks: recall@5 on the labelled set, and query latency over a 10,000-passage index.
+"""Retrieval benchmarks: recall@5 on a labelled set, and query latency over 10,000 passages.
 
     python -m experiments.benchmarks.retrieval recall
     python -m experiments.benchmarks.retrieval latency --passages 10000 --workdir /tmp/tp-bench
@@ -61,16 +61,16 @@ def recall_at_k(
     return {kind: round(statistics.fmean(values), 4) for kind, values in per_kind.items()}
 
 
-def evaluate_recall(index: LocalIndex, labelled: Sequence[dict[str, Any]], k: int = 5) -> dict[
-    str, dict[str, float]
-]:
+def evaluate_recall(
+    index: LocalIndex, labelled: Sequence[dict[str, Any]], k: int = 5
+) -> dict[str, dict[str, float]]:
     """Recall@k of keyword, vector, hybrid and RRF search over `index`."""
-    results = {
-        mode: recall_at_k(
-            lambda query, mode=mode: [p.source for p in index.search(query, k, mode=mode)],
-            labelled,
-        )
-        for mode in MODES
+
+    def searcher(mode: SearchMode) -> Callable[[str], list[str]]:
+        return lambda query: [p.source for p in index.search(query, k, mode=mode)]
+
+    results: dict[str, dict[str, float]] = {
+        mode: recall_at_k(searcher(mode), labelled) for mode in MODES
     }
 
     def rrf(query: str) -> list[str]:
@@ -170,8 +170,12 @@ def run_latency(args: argparse.Namespace) -> dict[str, Any]:
         "plain_fts5": _timed(plain_fts, args.repeats),
         "query_embedding": _timed(lambda: embedder.embed([next(query_cycle)]), args.repeats),
     }
-    for mode in ("keyword", "vector", "hybrid"):
-        result[mode] = _timed(lambda mode=mode: index.search(next(query_cycle), 5, mode=mode), args.repeats)
+    for mode in MODES:
+
+        def one_query(mode: SearchMode = mode) -> object:
+            return index.search(next(query_cycle), 5, mode=mode)
+
+        result[mode] = _timed(one_query, args.repeats)
     raw.close()
     index.close()
     return result

@@ -13,4 +13,10 @@ from retrieval.embedding.minilm import (
     load_default_embedder,
 )
 
-__all__ = ["MINILM_MODEL_ID", "Embedder", "HashingEmbedder", "MiniLMEmbedder", "load_default_embedder"]
+__all__ = [
+    "MINILM_MODEL_ID",
+    "Embedder",
+    "HashingEmbedder",
+    "MiniLMEmbedder",
+    "load_default_embedder",
+]

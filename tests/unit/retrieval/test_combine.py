@@ -25,7 +25,7 @@ def test_fallback_raises_naming_every_failure_only_when_all_fail() -> None:
             ScriptedSearcher(error=SearchUnavailableError("timed out")),
         ]
     )
-    with pytest.raises(SearchUnavailableError, match="dns failed.*timed out"):
+    with pytest.raises(SearchUnavailableError, match=r"dns failed.*timed out"):
         chain.search("q")
 
 

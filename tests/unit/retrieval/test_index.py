@@ -21,7 +21,9 @@ def write_notes(folder: Path) -> None:
         "## Weekdays\nAdd the number of days modulo seven to shift the weekday.\n"
     )
     (folder / "units.txt").write_text("One mile is 1.609344 kilometres exactly.\n")
-    (folder / "page.html").write_text("<h1>Temperature</h1><p>Celsius equals Fahrenheit minus 32 times 5/9.</p>")
+    (folder / "page.html").write_text(
+        "<h1>Temperature</h1><p>Celsius equals Fahrenheit minus 32 times 5/9.</p>"
+    )
 
 
 @pytest.fixture
@@ -113,9 +115,7 @@ def test_a_new_embedding_model_reembeds_instead_of_mixing(tmp_path: Path, notes:
     assert model == ("hashing-32",)
 
 
-def test_another_model_can_be_refused_leaving_the_index_intact(
-    tmp_path: Path, notes: Path
-) -> None:
+def test_another_model_can_be_refused_leaving_the_index_intact(tmp_path: Path, notes: Path) -> None:
     path = tmp_path / "i.sqlite3"
     with LocalIndex(path, embedder=HashingEmbedder(64)) as local:
         local.index_folder(notes)
@@ -144,7 +144,7 @@ def test_foreign_or_corrupt_database_is_refused(tmp_path: Path) -> None:
         LocalIndex(foreign, embedder=None)
     garbage = tmp_path / "garbage.sqlite3"
     garbage.write_bytes(b"this is not a database at all" * 100)
-    with pytest.raises(IndexStoreError, match="garbage.sqlite3"):
+    with pytest.raises(IndexStoreError, match=r"garbage\.sqlite3"):
         LocalIndex(garbage, embedder=None)
 
 
