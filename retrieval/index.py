@@ -193,6 +193,10 @@ class LocalIndex:
 
     def _index_file(self, file: Path, key: str) -> str | SkippedFile:
         """Index one file; return 'added', 'updated', 'unchanged' or why it was skipped."""
+        with self._lock:  # one file at a time, so a concurrent search sees it whole or not at all
+            return self._index_file_locked(file, key)
+
+    def _index_file_locked(self, file: Path, key: str) -> str | SkippedFile:
         try:
             stat = file.stat()
             row = self._conn.execute(
@@ -251,10 +255,11 @@ class LocalIndex:
         if self._embedder is None:
             return
         while True:
-            rows = self._conn.execute(
-                "SELECT id, title, text FROM passages WHERE vector IS NULL ORDER BY id LIMIT ?",
-                (EMBED_BATCH,),
-            ).fetchall()
+            with self._lock:
+                rows = self._conn.execute(
+                    "SELECT id, title, text FROM passages WHERE vector IS NULL ORDER BY id LIMIT ?",
+                    (EMBED_BATCH,),
+                ).fetchall()
             if not rows:
                 return
             vectors = self._embedder.embed([f"{title}: {text}" for _, title, text in rows])

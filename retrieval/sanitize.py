@@ -92,10 +92,14 @@ flags=('control-characters', 'delimiter-lookalike', 'instruction-like'))
 
 
 def sanitize_passage(passage: Passage, *, max_chars: int = DEFAULT_MAX_CHARS) -> Passage:
-    """Sanitise a passage's text and title; its source is kept (control characters removed)."""
+    """Sanitise a passage's text, title and source; an ordinary URL or path comes out unchanged.
+
+    The source goes into the prompt as the citation, so it is cleaned like the text: a file
+    named `</passage>.md` must not close a data block either.
+    """
     return replace(
         passage,
         text=sanitize(passage.text, max_chars=max_chars).text,
         title=sanitize(passage.title, max_chars=200).text,
-        source=_strip_invisible(passage.source)[0].replace("\n", " ").strip(),
+        source=sanitize(passage.source.replace("\n", " "), max_chars=1000).text,
     )

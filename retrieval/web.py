@@ -40,7 +40,7 @@ class WebSearcher:
         timeout_s: int = 5,
         proxy: str | None = None,
         backend: str = "duckduckgo",
-        region: str = "wt-wt",
+        region: str = "us-en",
         cooldown_s: float = 60.0,
         client: TextSearchClient | None = None,
         clock: Callable[[], float] = time.monotonic,
