@@ -11,12 +11,14 @@ last commits (never corrupt the file). `durability="full"` fsyncs the WAL on eve
 survives power loss too, at about one disk flush per outcome. See docs/store.md.
 """
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import psycopg
 from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.engine import URL, make_url
 
@@ -60,8 +62,9 @@ def open_engines(
     if parsed.get_backend_name() == "sqlite":
         _check_sqlite_file(parsed, label, create=create)
         connect_args = {"timeout": busy_timeout_s, "check_same_thread": False}
-        writer = create_engine(parsed, connect_args=connect_args)
-        reader = create_engine(parsed, connect_args=connect_args)
+        # "named" (:name) parameters: the hot paths run compiled SQL on the driver with dicts
+        writer = create_engine(parsed, connect_args=connect_args, paramstyle="named")
+        reader = create_engine(parsed, connect_args=connect_args, paramstyle="named")
         _configure_sqlite(writer, durability, begin="BEGIN IMMEDIATE")
         _configure_sqlite(reader, durability, begin="BEGIN")
         return Engines(writer, reader, "sqlite", label)
@@ -126,14 +129,18 @@ def translated_errors(label: str, action: str) -> Iterator[None]:
     except ThinkPathError:
         raise
     except exc.DBAPIError as error:
+        raise _store_error(label, action, error.orig or error) from error
+    except (sqlite3.Error, psycopg.Error) as error:  # from the driver-level hot paths
         raise _store_error(label, action, error) from error
     except exc.SQLAlchemyError as error:
         raise StoreError(f"{label}: {action} failed: {error}") from error
 
 
-def _store_error(label: str, action: str, error: exc.DBAPIError) -> StoreError:
-    reason = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
+def _store_error(label: str, action: str, error: BaseException) -> StoreError:
+    reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
     lowered = reason.lower()
+    if isinstance(error, sqlite3.IntegrityError | psycopg.IntegrityError):
+        return StoreError(f"{label}: {action} failed, a constraint was violated: {reason}")
     if "locked" in lowered or "busy" in lowered:
         hint = "another process holds the write lock for too long"
     elif "readonly" in lowered or "read-only" in lowered:
@@ -142,8 +149,12 @@ def _store_error(label: str, action: str, error: exc.DBAPIError) -> StoreError:
         hint = "the file is corrupt or not a SQLite database"
     elif "unable to open" in lowered:
         hint = "the file cannot be opened (missing folder or no permission)"
-    elif isinstance(error, exc.OperationalError | exc.InterfaceError):
+    elif "no such table" in lowered or "does not exist" in lowered:
+        hint = "its tables are missing (not a ThinkPath store, or damaged)"
+    elif isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
         hint = "the database server is unreachable or refused the connection"
+    elif isinstance(error, sqlite3.OperationalError | sqlite3.DatabaseError):
+        hint = "SQLite cannot use the file"
     else:
         return StoreError(f"{label}: {action} failed: {reason}")
     return StoreUnavailableError(f"{label}: {action} failed, {hint}: {reason}")

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import select
 
 from engine.errors import (
     OutcomeConflictError,
@@ -42,6 +42,7 @@ from engine.store.codec import (
     utc,
 )
 from engine.store.connection import Durability, open_engines, translated_errors
+from engine.store.driver import RawWriter, compile_raw, timestamp_binder
 from engine.store.schema import prepare
 from engine.store.statements import build_statements, dialect_insert
 from engine.store.statistics import ArmStatistics, RebuildReport
@@ -74,6 +75,14 @@ class SqlStore:
         self.dialect = self._engines.dialect
         self._statements = build_statements(self.dialect)
         self._insert = dialect_insert(self.dialect)
+        writer = self._engines.writer
+        self._raw = RawWriter(writer, self.dialect)
+        self._lookup = compile_raw(self._statements.lookup, writer)
+        self._next_seq = compile_raw(self._statements.next_seq, writer)
+        self._append_outcome = compile_raw(self._statements.append, writer)
+        self._count = compile_raw(self._statements.count, writer)
+        self._save_decision = compile_raw(self._statements.save_decision, writer)
+        self._timestamp = timestamp_binder(writer)
         try:
             with self._guard("open the store"), self._engines.writer.begin() as connection:
                 self.schema_version = prepare(connection, self.dialect, self.label)
@@ -96,7 +105,16 @@ class SqlStore:
 
     def save_decision(self, decision: DecisionRecord) -> None:
         """Store a decision; saving the same decision again is a no-op, a changed one an error."""
-        self.save_decisions([decision])
+        check_decision(decision)
+        row = decision_row(decision)
+        parameters = self._save_decision.bind(
+            {**row, "created_at": self._timestamp(row["created_at"])}
+        )
+        with self._guard("save a decision"), self._raw.transaction() as cursor:
+            cursor.execute(self._save_decision.sql, parameters)
+            if cursor.fetchone() is not None:
+                return
+        self.save_decisions([decision])  # there already: same (no-op) or changed (an error)
 
     def save_decisions(self, decisions: Sequence[DecisionRecord]) -> int:
         """Store many decisions in one transaction (all or none); return how many were new."""
@@ -120,58 +138,59 @@ class SqlStore:
     def record_outcome(self, outcome: OutcomeRecord) -> OutcomeReceipt:
         """Append an outcome durably and idempotently and count it in its arms' statistics."""
         check_outcome_values(outcome)
-        created_at = utc(outcome.created_at or datetime.now(UTC))
+        created_at = self._timestamp(utc(outcome.created_at or datetime.now(UTC)))
         key = {"decision_id": outcome.decision_id, "source": outcome.source}
         with self._guard("record an outcome"):
             try:
-                with self._engines.writer.begin() as connection:
-                    return self._append(connection, outcome, key, created_at)
+                with self._raw.transaction() as cursor:
+                    return self._append(cursor, outcome, key, created_at)
             except _LostRaceError:
-                with self._engines.reader.begin() as connection:
-                    found = connection.execute(self._statements.lookup, key).mappings().one()
-                return _replayed(outcome, found)
+                with self._raw.transaction() as cursor:
+                    cursor.execute(self._lookup.sql, self._lookup.bind(key))
+                    return _replayed(outcome, cursor.fetchone())
 
     def _append(
-        self,
-        connection: Connection,
-        outcome: OutcomeRecord,
-        key: Mapping[str, str],
-        created_at: datetime,
+        self, cursor: Any, outcome: OutcomeRecord, key: Mapping[str, str], created_at: Any
     ) -> OutcomeReceipt:
-        found = connection.execute(self._statements.lookup, key).mappings().first()
+        cursor.execute(self._lookup.sql, self._lookup.bind(key))
+        found = cursor.fetchone()
         if found is None:
             raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
-        if found["seq"] is not None:
+        namespace, choices, seq = found[0], found[1], found[2]
+        if seq is not None:
             return _replayed(outcome, found)
-        namespace = found["namespace"]
-        seq = connection.execute(self._statements.next_seq, {"namespace": namespace}).scalar_one()
-        appended = connection.execute(
-            self._statements.append,
-            {
-                **key,
-                "namespace": namespace,
-                "seq": seq,
-                "reward": outcome.reward,
-                "weight": outcome.weight,
-                "created_at": created_at,
-            },
-        ).scalar_one_or_none()
-        if appended is None:
-            raise _LostRaceError  # rolls back the counter too, so no seq is skipped
-        choices: dict[str, str] = statistics.choices_of(found["choices"])
-        connection.execute(
-            self._statements.count,
-            [
+        cursor.execute(self._next_seq.sql, self._next_seq.bind({"namespace": namespace}))
+        (seq,) = cursor.fetchone()
+        cursor.execute(
+            self._append_outcome.sql,
+            self._append_outcome.bind(
                 {
+                    **key,
                     "namespace": namespace,
-                    "role": role,
-                    "arm_id": arm_id,
-                    "pulls": outcome.weight,
-                    "reward_sum": outcome.weight * outcome.reward,
-                    "outcome_count": 1,
-                    "last_seq": seq,
+                    "seq": seq,
+                    "reward": outcome.reward,
+                    "weight": outcome.weight,
+                    "created_at": created_at,
                 }
-                for role, arm_id in sorted(choices.items())
+            ),
+        )
+        if cursor.fetchone() is None:
+            raise _LostRaceError  # rolls back the counter too, so no seq is skipped
+        cursor.executemany(
+            self._count.sql,
+            [
+                self._count.bind(
+                    {
+                        "namespace": namespace,
+                        "role": role,
+                        "arm_id": arm_id,
+                        "pulls": outcome.weight,
+                        "reward_sum": outcome.weight * outcome.reward,
+                        "outcome_count": 1,
+                        "last_seq": seq,
+                    }
+                )
+                for role, arm_id in sorted(statistics.choices_of(choices).items())
             ],
         )
         return OutcomeReceipt(seq=seq, applied=True)
@@ -257,11 +276,13 @@ class SqlStore:
         return translated_errors(self.label, action)
 
 
-def _replayed(outcome: OutcomeRecord, found: Mapping[Any, Any]) -> OutcomeReceipt:
-    if (found["reward"], found["weight"]) != (outcome.reward, outcome.weight):
+def _replayed(outcome: OutcomeRecord, found: Sequence[Any]) -> OutcomeReceipt:
+    """The receipt of an outcome recorded before; `found` is a lookup row."""
+    _, _, seq, reward, weight = found
+    if (reward, weight) != (outcome.reward, outcome.weight):
         raise OutcomeConflictError(
             f"decision {outcome.decision_id!r} already has a {outcome.source!r} outcome "
-            f"(reward {found['reward']}, weight {found['weight']}); refusing reward "
-            f"{outcome.reward}, weight {outcome.weight}"
+            f"(reward {reward}, weight {weight}); refusing reward {outcome.reward}, "
+            f"weight {outcome.weight}"
         )
-    return OutcomeReceipt(seq=found["seq"], applied=False)
+    return OutcomeReceipt(seq=seq, applied=False)

@@ -26,6 +26,7 @@ class Statements:
     next_seq: Insert  # bump the namespace counter (locking its row) and return the new seq
     append: Insert  # the outcome, unless (decision, source) is there already
     count: Insert  # add one outcome to its arm's statistics
+    save_decision: Insert  # a decision, unless its id is there already; returns the id if new
 
 
 def build_statements(dialect: str) -> Statements:
@@ -70,4 +71,7 @@ def build_statements(dialect: str) -> Statements:
             "last_seq": add.excluded.last_seq,
         },
     )
-    return Statements(lookup=lookup, next_seq=next_seq, append=append, count=count)
+    save_decision = insert(DECISIONS).on_conflict_do_nothing().returning(DECISIONS.c.decision_id)
+    return Statements(
+        lookup=lookup, next_seq=next_seq, append=append, count=count, save_decision=save_decision
+    )
