@@ -139,7 +139,7 @@ def _decisions(
         query = select(DECISIONS.c.decision_id, DECISIONS.c.namespace, DECISIONS.c.choices).where(
             DECISIONS.c.decision_id.in_(chunk)
         )
-        for decision_id, namespace, choices in connection.execute(query).tuples():
+        for decision_id, namespace, choices in connection.execute(query):
             found[decision_id] = (namespace, choices_of(choices))
     for outcome in outcomes:
         if outcome.decision_id not in found:
@@ -160,7 +160,7 @@ def _lock_counters(
     )
     if dialect == "postgresql":  # SQLite's BEGIN IMMEDIATE already holds the only write lock
         query = query.order_by(COUNTERS.c.namespace).with_for_update()
-    return dict(connection.execute(query).tuples().all())
+    return dict(connection.execute(query).all())
 
 
 def _existing(
@@ -176,7 +176,7 @@ def _existing(
             OUTCOMES.c.reward,
             OUTCOMES.c.weight,
         ).where(OUTCOMES.c.decision_id.in_(chunk))
-        for decision_id, source, seq, reward, weight in connection.execute(query).tuples():
+        for decision_id, source, seq, reward, weight in connection.execute(query):
             if (decision_id, source) in keys:
                 found[(decision_id, source)] = (seq, reward, weight)
     return found

@@ -36,7 +36,7 @@ def prepare(connection: Connection, dialect: str, label: str) -> int:
             )
         _create(connection)
         return SCHEMA_VERSION
-    meta = dict(connection.execute(select(META.c.key, META.c.value)).tuples().all())
+    meta = dict(connection.execute(select(META.c.key, META.c.value)).all())
     if meta.get("application") != APPLICATION or "schema_version" not in meta:
         raise StoreUnavailableError(f"{label}: not a ThinkPath store (its metadata is foreign)")
     version = int(meta["schema_version"])

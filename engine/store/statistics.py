@@ -80,8 +80,9 @@ def recompute(connection: Connection) -> tuple[int, dict[tuple[str, str, str], A
     )
     totals: dict[tuple[str, str, str], list[Any]] = {}
     count = 0
-    result = connection.execution_options(yield_per=5_000).execute(query)
-    for namespace, seq, reward, weight, choices in result.tuples():
+    # per statement: Connection.execution_options() would change the connection itself
+    result = connection.execute(query, execution_options={"yield_per": 5_000})
+    for namespace, seq, reward, weight, choices in result:
         count += 1
         for role, arm_id in sorted(choices_of(choices).items()):
             total = totals.setdefault((namespace, role, arm_id), [0.0, 0.0, 0, 0])

@@ -70,20 +70,20 @@ def export_lines(connection: Connection, out: TextIO, schema_version: int) -> Tr
         "exported_at": datetime.now(UTC).isoformat(),
     }
     out.write(_line(header))
-    streaming = connection.execution_options(yield_per=BATCH)
+    streaming = {"yield_per": BATCH}  # per statement: never change the connection's options
     arms = decisions = outcomes = 0
     query = select(ARMS).order_by(ARMS.c.namespace, ARMS.c.role, ARMS.c.arm_id)
-    for row in streaming.execute(query).mappings():
+    for row in connection.execute(query, execution_options=streaming).mappings():
         arm = arm_from_row(row)
         out.write(_line({"kind": "arm", **_arm_fields(arm)}))
         arms += 1
     query = select(DECISIONS).order_by(DECISIONS.c.created_at, DECISIONS.c.decision_id)
-    for row in streaming.execute(query).mappings():
+    for row in connection.execute(query, execution_options=streaming).mappings():
         decision = decision_from_row(row)
         out.write(_line({"kind": "decision", **_decision_fields(decision)}))
         decisions += 1
     query = select(OUTCOMES).order_by(OUTCOMES.c.namespace, OUTCOMES.c.seq)
-    for row in streaming.execute(query).mappings():
+    for row in connection.execute(query, execution_options=streaming).mappings():
         fields = {name: row[name] for name in ("namespace", "seq", "decision_id", "source")}
         moment = utc(row["created_at"]).isoformat()
         fields |= {"reward": row["reward"], "weight": row["weight"], "created_at": moment}

@@ -84,9 +84,7 @@ def postgres_store(postgres_url: str) -> Iterator[SqlStore]:
         yield store
 
 
-@pytest.fixture(
-    params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def store(request: pytest.FixtureRequest) -> InMemoryStore | SqlStore:
     """Each store implementation in turn: they must behave the same."""
     if request.param == "memory":

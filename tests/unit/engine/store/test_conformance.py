@@ -69,9 +69,7 @@ def test_a_malformed_decision_is_refused_and_not_saved(
         store.get_decision(bad.decision_id or "d1")
 
 
-def test_outcomes_get_seqs_in_order_and_a_retry_is_applied_once(
-    store: Store, records: Any
-) -> None:
+def test_outcomes_get_seqs_in_order_and_a_retry_is_applied_once(store: Store, records: Any) -> None:
     for name in ("d1", "d2"):
         store.save_decision(records.decision(name))
     first = store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
@@ -103,8 +101,7 @@ def test_each_namespace_has_its_own_sequence(store: Store, records: Any) -> None
     store.save_decision(records.decision("b1", namespace="b"))
     store.save_decision(records.decision("a2", namespace="a"))
     seqs = [
-        store.record_outcome(OutcomeRecord(name, "checker", 1.0)).seq
-        for name in ("a1", "b1", "a2")
+        store.record_outcome(OutcomeRecord(name, "checker", 1.0)).seq for name in ("a1", "b1", "a2")
     ]
     assert seqs == [1, 1, 2]
     assert [o.decision_id for o in store.outcomes_since("a", 0)] == ["a1", "a2"]
