@@ -16,11 +16,21 @@ from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
 from engine.ports import OutcomeReceipt, OutcomeRecord
 from engine.store.codec import utc
 from engine.store.statistics import choices_of
-from engine.store.tables import COUNTERS, DECISIONS, OUTCOMES, STATISTICS
+from engine.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
 
 CHUNK = 900  # ids per IN (...) list: below SQLite's oldest limit of 999 bound parameters
 
 StatisticsKey = tuple[str, str, str]
+
+
+def save_arm_row(connection: Connection, insert: Any, row: dict[str, Any]) -> None:
+    """Insert an arm row, or update every field of it but its creation time."""
+    statement = insert(ARMS).values(row)
+    statement = statement.on_conflict_do_update(
+        index_elements=[ARMS.c.namespace, ARMS.c.role, ARMS.c.arm_id],
+        set_={name: statement.excluded[name] for name in row if name != "created_at"},
+    )
+    connection.execute(statement)
 
 
 def save_decision_rows(connection: Connection, insert: Any, rows: Sequence[dict[str, Any]]) -> int:

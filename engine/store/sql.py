@@ -227,14 +227,8 @@ class SqlStore:
     def save_arm(self, arm: ArmRecord) -> None:
         """Insert an arm or update it (retire it, revise its definition)."""
         check_arm(arm)
-        row = arm_row(arm)
-        statement = self._insert(ARMS).values(row)
-        statement = statement.on_conflict_do_update(
-            index_elements=[ARMS.c.namespace, ARMS.c.role, ARMS.c.arm_id],
-            set_={name: statement.excluded[name] for name in row if name != "created_at"},
-        )
         with self._guard("save an arm"), self._engines.writer.begin() as connection:
-            connection.execute(statement)
+            batch.save_arm_row(connection, self._insert, arm_row(arm))
 
     def list_arms(self, namespace: str) -> list[ArmRecord]:
         """Every arm of `namespace`, retired ones included, by role then arm id."""
@@ -269,8 +263,10 @@ class SqlStore:
             return transfer.export_lines(connection, out, self.schema_version)
 
     def import_jsonl(self, path: Path) -> transfer.TransferCounts:
-        """Read a JSON-lines export into this store; importing a file twice changes nothing."""
-        return transfer.import_lines(self, path)
+        """Import a JSON-lines export, all or nothing; importing it again changes nothing."""
+        transfer.check_file(path)  # a malformed line fails before the write lock is taken
+        with self._guard("import into the store"), self._engines.writer.begin() as connection:
+            return transfer.import_lines(connection, self.dialect, self._insert, path)
 
     def _guard(self, action: str) -> AbstractContextManager[None]:
         return translated_errors(self.label, action)

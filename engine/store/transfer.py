@@ -4,7 +4,8 @@ One object per line, each with a "kind": first a "header", then every "arm", eve
 and every "outcome" in seq order per namespace. Statistics are not exported: they follow from
 the outcomes, and an import recomputes them through the normal recording path. Importing a file
 into an empty store reproduces every seq; importing the same file twice changes nothing (the
-store's idempotence), and a file that conflicts with the store is refused with the line's number.
+store's idempotence). An import is one transaction: a malformed line (named by its number) or a
+record that conflicts with the store leaves the store exactly as it was.
 """
 
 import json
@@ -13,14 +14,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 from sqlalchemy import Connection, select
 
 from engine.errors import StoreError
-from engine.ports import ArmRecord, DecisionRecord, OutcomeReceipt, OutcomeRecord
-from engine.store.codec import arm_from_row, decision_from_row, utc
+from engine.ports import ArmRecord, DecisionRecord, OutcomeRecord
+from engine.store import batch
+from engine.store.codec import arm_from_row, arm_row, decision_from_row, decision_row, utc
 from engine.store.tables import ARMS, DECISIONS, OUTCOMES
+from engine.store.validation import check_arm, check_decision, check_outcome_values
 
 FORMAT = "thinkpath-store"
 FORMAT_VERSION = 1
@@ -38,16 +41,6 @@ class TransferCounts:
     outcomes: int = 0
     new_decisions: int = 0
     new_outcomes: int = 0
-
-
-class ImportTarget(Protocol):
-    """What an import writes through: the SQL store's batch methods."""
-
-    def save_arm(self, arm: ArmRecord) -> None: ...
-
-    def save_decisions(self, decisions: list[DecisionRecord]) -> int: ...
-
-    def record_outcomes(self, outcomes: list[OutcomeRecord]) -> list[OutcomeReceipt]: ...
 
 
 @contextmanager
@@ -105,30 +98,40 @@ def read_lines(path: Path) -> Iterator[tuple[int, Record]]:
         raise StoreError(f"cannot read the export {path}: {error}") from None
 
 
-def import_lines(target: ImportTarget, path: Path) -> TransferCounts:
-    """Import an export file: checked whole first, then written in batches of `BATCH`."""
+def check_file(path: Path) -> None:
+    """Read a whole export file, raising `StoreError` at its first malformed line."""
     for _ in read_lines(path):
-        pass  # a malformed line fails here, before anything is written
+        pass
+
+
+def import_lines(connection: Connection, dialect: str, insert: Any, path: Path) -> TransferCounts:
+    """Import an export file inside the caller's transaction, in batches of `BATCH` records."""
     arms = 0
     decisions: list[DecisionRecord] = []
     outcomes: list[OutcomeRecord] = []
     counts = {"decisions": 0, "outcomes": 0, "new_decisions": 0, "new_outcomes": 0}
 
     def flush_decisions() -> None:
-        counts["decisions"] += len(decisions)
-        counts["new_decisions"] += target.save_decisions(decisions) if decisions else 0
+        for decision in decisions:
+            check_decision(decision)
+        rows = [decision_row(decision) for decision in decisions]
+        counts["decisions"] += len(rows)
+        counts["new_decisions"] += batch.save_decision_rows(connection, insert, rows) if rows else 0
         decisions.clear()
 
     def flush_outcomes() -> None:
         flush_decisions()  # an outcome's decision must be stored first
-        receipts = target.record_outcomes(outcomes) if outcomes else []
+        for outcome in outcomes:
+            check_outcome_values(outcome)
+        receipts = batch.record_outcome_batch(connection, dialect, insert, outcomes)
         counts["outcomes"] += len(outcomes)
         counts["new_outcomes"] += sum(receipt.applied for receipt in receipts)
         outcomes.clear()
 
     for _, record in read_lines(path):
         if isinstance(record, ArmRecord):
-            target.save_arm(record)
+            check_arm(record)
+            batch.save_arm_row(connection, insert, arm_row(record))
             arms += 1
         elif isinstance(record, DecisionRecord):
             decisions.append(record)

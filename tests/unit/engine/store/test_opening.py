@@ -28,7 +28,7 @@ def test_the_default_store_is_created_under_the_data_directory(tmp_path: Path) -
 
 
 def test_a_missing_store_is_refused_when_it_may_not_be_created(tmp_path: Path) -> None:
-    with pytest.raises(StoreUnavailableError, match="no store at .* does not exist"):
+    with pytest.raises(StoreUnavailableError, match=r"no store at .* does not exist"):
         SqlStore(url_of(tmp_path / "absent.sqlite3"), create=False)
     assert not (tmp_path / "absent.sqlite3").exists()
 
@@ -45,7 +45,7 @@ def test_a_foreign_database_is_refused_and_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "foreign.sqlite3"
     with sqlite3.connect(path) as connection:
         connection.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
-    with pytest.raises(StoreUnavailableError, match="not a ThinkPath store.*invoices"):
+    with pytest.raises(StoreUnavailableError, match=r"not a ThinkPath store.*invoices"):
         SqlStore(url_of(path))
     with sqlite3.connect(path) as connection:
         tables = connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
@@ -138,9 +138,7 @@ def test_a_locked_store_is_a_clear_error_and_nothing_is_written(
     store.close()
 
 
-def test_a_read_only_store_reads_but_refuses_writes_clearly(
-    tmp_path: Path, records: Any
-) -> None:
+def test_a_read_only_store_reads_but_refuses_writes_clearly(tmp_path: Path, records: Any) -> None:
     path = tmp_path / "store.sqlite3"
     with SqlStore(url_of(path)) as store:
         store.save_decision(records.decision("d1"))
