@@ -23,9 +23,18 @@ from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.engine import URL, make_url
 
 from engine.errors import StoreError, StoreUnavailableError, ThinkPathError
+from engine.store.location import default_store_url, sqlite_url
+
+__all__ = [
+    "Durability",
+    "Engines",
+    "default_store_url",
+    "open_engines",
+    "sqlite_url",
+    "translated_errors",
+]
 
 Durability = Literal["normal", "full"]
-STORE_FILE = "store.sqlite3"
 
 
 @dataclass(frozen=True)
@@ -36,16 +45,6 @@ class Engines:
     reader: Engine
     dialect: str  # "sqlite" or "postgresql"
     label: str  # the URL without its password
-
-
-def sqlite_url(path: Path | str) -> str:
-    """The SQLAlchemy URL of a SQLite store file."""
-    return f"sqlite:///{Path(path).expanduser().resolve()}"
-
-
-def default_store_url(home: Path | str) -> str:
-    """The URL of the default store under a data directory (`THINKPATH_HOME`)."""
-    return sqlite_url(Path(home) / STORE_FILE)
 
 
 def open_engines(
