@@ -20,11 +20,18 @@ from sqlalchemy import Connection, Engine, TextClause, bindparam, column, select
 from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
 from engine.ports import OutcomeReceipt, OutcomeRecord
 from engine.store.codec import utc
-from engine.store.driver import RawStatement, compile_raw, timestamp_binder
+from engine.store.driver import (
+    PositionalStatement,
+    RawStatement,
+    compile_positional,
+    compile_raw,
+    timestamp_binder,
+)
 from engine.store.statements import dialect_insert
 from engine.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
 
 StatisticsKey = tuple[str, str, str]
+APPEND_ORDER = ("namespace", "seq", "decision_id", "source", "reward", "weight", "created_at")
 
 
 @dataclass(frozen=True)
@@ -40,7 +47,7 @@ class BatchStatements:
     lock_counter: RawStatement
     set_counter: RawStatement
     totals: RawStatement  # a namespace's statistics
-    append: RawStatement
+    append: PositionalStatement  # takes tuples in APPEND_ORDER
     write_total: RawStatement
     timestamp: Any  # how the driver takes a timestamp
 
@@ -97,10 +104,17 @@ def build_batch_statements(engine: Engine, dialect: str) -> BatchStatements:
             .values(last_seq=bindparam("counter_last_seq"))
         ),
         totals=raw(totals),
-        append=raw(insert(OUTCOMES)),
+        append=_append(engine),
         write_total=raw(write_total),
         timestamp=timestamp_binder(engine),
     )
+
+
+def _append(engine: Engine) -> PositionalStatement:
+    statement = compile_positional(OUTCOMES.insert(), engine)
+    if statement.names != APPEND_ORDER:  # the tuples below are built in this order
+        raise StoreError(f"unexpected outcome columns {statement.names}")
+    return statement
 
 
 def _ids_subquery(dialect: str) -> Any:
@@ -176,8 +190,7 @@ def record_outcome_batch(
     stamp = statements.timestamp
     default_moment = stamp(utc(now))
     receipts: list[OutcomeReceipt] = []
-    appended: list[dict[str, Any]] = []
-    touched: set[StatisticsKey] = set()
+    appended: list[tuple[Any, ...]] = []
     for outcome in outcomes:
         key = (outcome.decision_id, outcome.source)
         if key in prior:
@@ -187,17 +200,15 @@ def record_outcome_batch(
         seq = last_seq[namespace] = last_seq[namespace] + 1
         prior[key] = (seq, outcome.reward, outcome.weight)
         appended.append(
-            {
-                "namespace": namespace,
-                "seq": seq,
-                "decision_id": outcome.decision_id,
-                "source": outcome.source,
-                "reward": outcome.reward,
-                "weight": outcome.weight,
-                "created_at": default_moment
-                if outcome.created_at is None
-                else stamp(utc(outcome.created_at)),
-            }
+            (
+                namespace,
+                seq,
+                outcome.decision_id,
+                outcome.source,
+                outcome.reward,
+                outcome.weight,
+                default_moment if outcome.created_at is None else stamp(utc(outcome.created_at)),
+            )
         )
         for role, arm_id in choices:
             stat_key = (namespace, role, arm_id)
@@ -208,7 +219,6 @@ def record_outcome_batch(
             total[1] += outcome.weight * outcome.reward
             total[2] += 1
             total[3] = seq
-            touched.add(stat_key)
         receipts.append(OutcomeReceipt(seq=seq, applied=True))
     if appended:
         cursor.executemany(statements.append.sql, appended)
@@ -224,7 +234,7 @@ def record_outcome_batch(
                     "outcome_count": totals[key][2],
                     "last_seq": totals[key][3],
                 }
-                for key in sorted(touched)
+                for key in sorted(totals)  # a namespace holds few arms: write them all
             ],
         )
         cursor.executemany(
