@@ -42,9 +42,9 @@ from engine.store.codec import (
     utc,
 )
 from engine.store.connection import Durability, open_engines, translated_errors
-from engine.store.driver import RawTransactions, compile_raw, timestamp_binder
+from engine.store.driver import RawStatement, RawTransactions, compile_raw, timestamp_binder
 from engine.store.schema import prepare
-from engine.store.statements import build_statements, dialect_insert
+from engine.store.statements import build_statements, count_statement, dialect_insert
 from engine.store.statistics import ArmStatistics, RebuildReport
 from engine.store.tables import ARMS, DECISIONS, OUTCOMES
 from engine.store.validation import check_arm, check_decision, check_outcome_values
@@ -84,7 +84,8 @@ class SqlStore:
         self._lookup = compile_raw(self._statements.lookup, writer)
         self._next_seq = compile_raw(self._statements.next_seq, writer)
         self._append_outcome = compile_raw(self._statements.append, writer)
-        self._count = compile_raw(self._statements.count, writer)
+        self._counts: dict[int, RawStatement] = {}  # by number of roles, compiled on first use
+        self._parsed_choices: dict[str, list[tuple[str, str]]] = {}
         self._save_decision = compile_raw(self._statements.save_decision, writer)
         self._timestamp = timestamp_binder(writer)
         self._batch = batch.build_batch_statements(writer, self.dialect)
@@ -184,24 +185,32 @@ class SqlStore:
         )
         if cursor.fetchone() is None:
             raise _LostRaceError  # rolls back the counter too, so no seq is skipped
-        cursor.executemany(
-            self._count.sql,
-            [
-                self._count.bind(
-                    {
-                        "namespace": namespace,
-                        "role": role,
-                        "arm_id": arm_id,
-                        "pulls": outcome.weight,
-                        "reward_sum": outcome.weight * outcome.reward,
-                        "outcome_count": 1,
-                        "last_seq": seq,
-                    }
-                )
-                for role, arm_id in sorted(statistics.choices_of(choices).items())
-            ],
-        )
+        roles = self._roles(choices)
+        if roles:
+            count = self._counts.get(len(roles))
+            if count is None:
+                statement = count_statement(self.dialect, len(roles))
+                count = self._counts[len(roles)] = compile_raw(statement, self._engines.writer)
+            parameters = {
+                "namespace": namespace,
+                "pulls": outcome.weight,
+                "reward_sum": outcome.weight * outcome.reward,
+                "last_seq": seq,
+            }
+            for index, (role, arm_id) in enumerate(roles):
+                parameters[f"role_{index}"] = role
+                parameters[f"arm_{index}"] = arm_id
+            cursor.execute(count.sql, count.bind(parameters))
         return OutcomeReceipt(seq=seq, applied=True)
+
+    def _roles(self, choices: str) -> list[tuple[str, str]]:
+        """A decision's (role, arm) pairs from its JSON choices, cached: decisions share few."""
+        roles = self._parsed_choices.get(choices)
+        if roles is None:
+            roles = sorted(statistics.choices_of(choices).items())
+            if len(self._parsed_choices) < 4_096:
+                self._parsed_choices[choices] = roles
+        return roles
 
     def record_outcomes(self, outcomes: Sequence[OutcomeRecord]) -> list[OutcomeReceipt]:
         """Record many outcomes in one transaction (all or none): the bulk-import path.
