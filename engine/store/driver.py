@@ -10,7 +10,7 @@ rest of the store, where speed does not matter, uses SQLAlchemy normally.
 import os
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,12 +101,15 @@ class RawTransactions:
         try:
             if self._begin:
                 cursor.execute(self._begin)
-            try:
-                yield cursor
-            except BaseException:
-                connection.rollback()
-                raise
+            yield cursor
             connection.commit()
+        except BaseException:
+            # A failed statement or COMMIT must not leave a transaction open on a connection
+            # that is used again. The rollback's own failure (a dead connection) would only
+            # hide the error that matters, which propagates.
+            with suppress(Exception):
+                connection.rollback()
+            raise
         finally:
             cursor.close()
 

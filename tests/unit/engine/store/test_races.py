@@ -1,5 +1,6 @@
 """Writers that race: threads sharing one store, and two writers posting the same outcome."""
 
+import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -8,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine, text
 
+from engine.errors import StoreError
 from engine.ports import OutcomeReceipt, OutcomeRecord
 from engine.store.sql import SqlStore
 
@@ -64,3 +66,31 @@ def test_a_writer_that_loses_the_race_for_a_key_replays_it_without_a_gap(
     assert result == [OutcomeReceipt(seq=1, applied=False)]
     # the racer's counter bump was rolled back: the next outcome takes seq 2, no gap
     assert postgres_store.record_outcome(OutcomeRecord("d2", "checker", 1.0)).seq == 2
+
+
+def test_a_failed_commit_leaves_no_transaction_open(sqlite_store: SqlStore, records: Any) -> None:
+    sqlite_store.save_decision(records.decision("d1"))
+    sqlite_store.save_decision(records.decision("d2"))
+    sqlite_store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
+    pid, real = sqlite_store._raw._local.connection
+
+    class FailingCommit:
+        """The thread's connection, except that COMMIT fails (a full disk, say)."""
+
+        def cursor(self) -> Any:
+            return real.cursor()
+
+        def rollback(self) -> None:
+            real.rollback()
+
+        def commit(self) -> None:
+            raise sqlite3.OperationalError("database or disk is full")
+
+    sqlite_store._raw._local.connection = (pid, FailingCommit())
+    with pytest.raises(StoreError, match="disk is full"):
+        sqlite_store.record_outcome(OutcomeRecord("d2", "checker", 1.0))
+    sqlite_store._raw._local.connection = (pid, real)
+    assert not real.in_transaction
+    # nothing of the failed outcome stayed: the retry takes seq 2
+    assert sqlite_store.record_outcome(OutcomeRecord("d2", "checker", 1.0)).seq == 2
+    assert len(sqlite_store.outcomes_since("default", 0)) == 2
