@@ -1,0 +1,243 @@
+"""Stages 3-7 together: read the policies, rate if cold, detour if triggered, pick path and tool.
+
+The lock is held only while reading or changing the policies, never during an LLM call, so a slow
+model does not stall other decisions' bookkeeping.
+"""
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.config import EngineConfig
+from engine.contracts import NO_TOOL, PathDefinition, ToolBox
+from engine.errors import LLMError
+from engine.learner import Learner
+from engine.models import Candidate
+from engine.run_state import RunState
+from engine.stages import candidates, detour, rating, selection
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What selection decided: candidates, the path and tool picks, the tool's input, new arms."""
+
+    candidates: list[Candidate]
+    path: selection.Pick
+    tool: selection.Pick
+    tool_argument: str | None
+    new_paths: list[PathDefinition]
+    detour_reason: str | None
+
+
+@dataclass(frozen=True)
+class PolicyView:
+    """What the policies say about this query, read once under the lock."""
+
+    live: list[PathDefinition]
+    cold_paths: list[str]
+    cold_tools: list[str]
+    live_detours: list[str]
+    cold_detours: list[str]
+    prob_best: dict[str, float]
+    propensities: dict[str, float]
+    recent: list[float]
+
+    @classmethod
+    def take(
+        cls, learner: Learner, paths: Mapping[str, PathDefinition], context: list[float]
+    ) -> "PolicyView":
+        path_policy = learner.policies["path"]
+        path_context = learner.policy_context("path", context)
+        tool_context = learner.policy_context("tool", context)
+        live = candidates.live_candidates(path_policy.arms, paths)
+        cold_paths = selection.cold_arms(path_policy, path_context)
+        live_detours = [p.arm_id for p in live if p.origin == "detour"]
+        return cls(
+            live=live,
+            cold_paths=cold_paths,
+            cold_tools=selection.cold_arms(learner.policies["tool"], tool_context),
+            live_detours=live_detours,
+            cold_detours=[arm for arm in live_detours if arm in cold_paths],
+            prob_best={
+                k: round(float(v), 4) for k, v in path_policy.prob_best(path_context).items()
+            },
+            propensities={
+                k: round(float(v), 4) for k, v in path_policy.probabilities(path_context).items()
+            },
+            recent=learner.recent_rewards(context),
+        )
+
+
+class Chooser:
+    """Chooses a path and a tool for one decision from the shared learner."""
+
+    def __init__(
+        self,
+        *,
+        learner: Learner,
+        paths: dict[str, PathDefinition],
+        toolbox: ToolBox | None,
+        config: EngineConfig,
+        lock: threading.RLock,
+    ) -> None:
+        self._learner = learner
+        self._paths = paths
+        self._toolbox = toolbox
+        self._config = config
+        self._lock = lock
+        self._rng = np.random.default_rng(config.seed)
+
+    def choose(self, run: RunState, *, referee_calls: int) -> Choices:
+        """Rate if cold, detour if triggered, then pick a path and a tool."""
+        with self._lock:
+            view = PolicyView.take(self._learner, self._paths, run.context)
+        scores: dict[str, int] = {}
+        suggestion = None
+        if view.cold_paths or view.cold_tools:
+            run.warm = False
+            found = self._rate(run, view, later_calls=2 + referee_calls)
+            if found is not None:
+                scores, suggestion = found.scores, found
+        trigger = None
+        rules = self._config.detour
+        if not view.cold_detours and len(view.live_detours) < rules.max_live_detours:
+            trigger = detour.detour_trigger(
+                view.prob_best, view.recent, rules, any_cold=bool(view.cold_paths)
+            )
+        fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls) if trigger else []
+        with self._lock:
+            for path in fresh:
+                self._paths[path.arm_id] = path
+                self._learner.add_arm("path", path.arm_id)
+            path_pick = self._pick_path(run, view, scores, fresh)
+            tool_pick = self._pick_tool(run, view, suggestion)
+        min_rating = self._config.min_rating_to_explore
+        listed = [
+            Candidate(
+                arm_id=path.arm_id,
+                name=path.name,
+                origin="detour" if path.origin == "detour" else "template",
+                rating=scores.get(path.arm_id),
+                filtered=path.arm_id in scores and scores[path.arm_id] < min_rating,
+                cold=path.arm_id in view.cold_paths or path in fresh,
+                prob_best=view.prob_best.get(path.arm_id),
+                propensity=view.propensities.get(path.arm_id),
+            )
+            for path in [*view.live, *fresh]
+        ]
+        argument = (
+            suggestion.tool_argument if suggestion and suggestion.tool == tool_pick.arm else None
+        )
+        return Choices(listed, path_pick, tool_pick, argument, fresh, trigger if fresh else None)
+
+    def _rate(self, run: RunState, view: PolicyView, later_calls: int) -> rating.Rating | None:
+        started = run.trace.start()
+        inputs = {"cold_paths": view.cold_paths, "cold_tools": view.cold_tools}
+        if not run.can_afford_optional():
+            run.trace.budget_stop("rating", started, "no call left for rating besides the answer")
+            return None
+        tools_described = {NO_TOOL: "answer without a tool"}
+        if self._toolbox is not None:
+            tools_described.update(self._toolbox.describe())
+        try:
+            found = rating.rate_paths(
+                run.meter,
+                run.query,
+                view.live,
+                tools_described,
+                retries=run.retries(later_calls),
+                timeout_s=self._config.llm_timeout_s,
+            )
+        except LLMError as error:
+            run.trace.fault("rating", error, started, inputs=inputs)
+            return None
+        run.trace.add(
+            "rating",
+            "done",
+            started,
+            inputs=inputs,
+            outputs={
+                "scores": found.scores,
+                "tool": found.tool,
+                "tool_argument": found.tool_argument,
+            },
+        )
+        return found
+
+    def _detour(
+        self, run: RunState, view: PolicyView, trigger: str, later_calls: int
+    ) -> list[PathDefinition]:
+        started = run.trace.start()
+        run.warm = False
+        if not run.can_afford_optional():
+            run.trace.budget_stop("detour", started, f"triggered ({trigger}) but no call left")
+            return []
+        try:
+            fresh = detour.generate_paths(
+                run.meter,
+                run.query,
+                view.live,
+                self._config.detour,
+                retries=run.retries(later_calls),
+                timeout_s=self._config.llm_timeout_s,
+            )
+        except LLMError as error:
+            run.trace.fault("detour", error, started, inputs={"trigger": trigger})
+            return []
+        run.trace.add(
+            "detour",
+            "detour_trigger",
+            started,
+            inputs={"trigger": trigger},
+            outputs={"new_arms": [p.arm_id for p in fresh]},
+        )
+        return fresh
+
+    def _pick_path(
+        self,
+        run: RunState,
+        view: PolicyView,
+        scores: Mapping[str, int],
+        fresh: list[PathDefinition],
+    ) -> selection.Pick:
+        started = run.trace.start()
+        policy = self._learner.policies["path"]
+        context = self._learner.policy_context("path", run.context)
+        pick = None
+        if fresh:  # the model's fresh paths lead, as any cold arm's pick does
+            arm = fresh[int(self._rng.integers(len(fresh)))].arm_id
+            pick = selection.Pick(arm, 1.0 / len(fresh), "detour_trigger")
+        elif scores and view.cold_paths:
+            pick = selection.choose_cold(
+                view.cold_paths, scores, self._rng, min_rating=self._config.min_rating_to_explore
+            )
+        if pick is None:
+            pick = selection.choose_by_posterior(policy, context)
+        run.trace.add(
+            "selection",
+            pick.reason,
+            started,
+            inputs={"cold": view.cold_paths, "prob_best": view.prob_best},
+            outputs={"arm": pick.arm, "propensity": pick.propensity},
+        )
+        return pick
+
+    def _pick_tool(
+        self, run: RunState, view: PolicyView, suggestion: rating.Rating | None
+    ) -> selection.Pick:
+        started = run.trace.start()
+        if suggestion is not None and suggestion.tool in view.cold_tools:
+            pick = selection.Pick(suggestion.tool, 1.0, "cold_start")
+        else:
+            context = self._learner.policy_context("tool", run.context)
+            pick = selection.choose_by_posterior(self._learner.policies["tool"], context)
+        run.trace.add(
+            "tool_selection",
+            pick.reason,
+            started,
+            inputs={"cold": view.cold_tools},
+            outputs={"arm": pick.arm, "propensity": pick.propensity},
+        )
+        return pick

@@ -1,0 +1,61 @@
+"""Stage 5, selection: the policy's posterior chooses, except while arms are cold.
+
+While the arms are cold the LLM's own pick leads: among the cold arms that the rating call did not
+filter out, the best-rated one is tried (ties broken at random), so exploration starts where the
+model expects success and every cold arm still gets its turn. The policy learns from what the pick
+brings, through outcomes, like any other choice.
+"""
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.learner import PolicyLike
+from engine.models import Reason
+
+NEUTRAL_RATING = 3  # an arm the rating call did not score is treated as middling
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A chosen arm, the probability that the logging rule chose it, and why."""
+
+    arm: str
+    propensity: float
+    reason: Reason
+
+
+def cold_arms(policy: PolicyLike, context: np.ndarray | None) -> list[str]:
+    """The policy's arms that are still cold for this context, in arm order."""
+    return [arm for arm in policy.arms if policy.is_cold(arm, context=context)]
+
+
+def choose_cold(
+    cold: Sequence[str],
+    ratings: Mapping[str, int],
+    rng: np.random.Generator,
+    *,
+    min_rating: int,
+) -> Pick | None:
+    """The best-rated cold arm not filtered out (rating >= `min_rating`); None if there is none.
+
+    >>> pick = choose_cold(["a", "b", "c"], {"a": 2, "b": 5, "c": 4}, np.random.default_rng(0),
+    ...                    min_rating=2)
+    >>> (pick.arm, pick.propensity, pick.reason)
+    ('b', 1.0, 'cold_start')
+    """
+    eligible = [arm for arm in cold if ratings.get(arm, NEUTRAL_RATING) >= min_rating]
+    if not eligible:
+        return None
+    top = max(ratings.get(arm, NEUTRAL_RATING) for arm in eligible)
+    best = [arm for arm in eligible if ratings.get(arm, NEUTRAL_RATING) == top]
+    arm = best[int(rng.integers(len(best)))]
+    return Pick(arm, 1.0 / len(best), "cold_start")
+
+
+def choose_by_posterior(policy: PolicyLike, context: np.ndarray | None) -> Pick:
+    """Let the policy choose; its propensity is taken from the state it chose in."""
+    probabilities = policy.probabilities(context=context)
+    arm = policy.select(context=context)
+    return Pick(arm, float(probabilities.get(arm, 0.0)), "chose_by_posterior")
