@@ -10,7 +10,7 @@ import math
 import time
 from dataclasses import dataclass, replace
 
-from engine.errors import BudgetExceededError, ConfigError, LLMError
+from engine.errors import BudgetExceededError, ConfigError, LLMError, LLMUnavailableError
 from engine.models import Cost
 from engine.ports import LLM, LLMRequest, LLMResponse
 
@@ -88,6 +88,13 @@ class MeteredLLM:
         except LLMError:
             self._seconds += time.monotonic() - started
             raise
+        except Exception as error:
+            # The port promises LLMError only, but an adapter bug or a provider SDK can still leak
+            # its own exception; the pipeline must be able to degrade on it rather than crash.
+            self._seconds += time.monotonic() - started
+            raise LLMUnavailableError(
+                f"the model raised {type(error).__name__}: {error}"
+            ) from error
         self._seconds += max(response.seconds, time.monotonic() - started)
         self._prompt_tokens += response.prompt_tokens
         self._completion_tokens += response.completion_tokens
