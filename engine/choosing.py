@@ -12,11 +12,11 @@ import numpy as np
 
 from engine.config import EngineConfig
 from engine.contracts import NO_TOOL, PathDefinition, ToolBox
-from engine.errors import LLMError
 from engine.learner import Learner
 from engine.models import Candidate
 from engine.run_state import RunState
 from engine.stages import candidates, detour, rating, selection
+from engine.trace import LLM_FAULTS
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ class Chooser:
                 retries=run.retries(later_calls),
                 timeout_s=self._config.llm_timeout_s,
             )
-        except LLMError as error:
+        except LLM_FAULTS as error:
             run.trace.fault("rating", error, started, inputs=inputs)
             return None
         run.trace.add(
@@ -183,7 +183,7 @@ class Chooser:
                 retries=run.retries(later_calls),
                 timeout_s=self._config.llm_timeout_s,
             )
-        except LLMError as error:
+        except LLM_FAULTS as error:
             run.trace.fault("detour", error, started, inputs={"trigger": trigger})
             return []
         run.trace.add(

@@ -22,7 +22,7 @@ import numpy as np
 from engine.choosing import Chooser
 from engine.config import EngineConfig
 from engine.contracts import NO_TOOL, Featurizer, PathDefinition, ToolBox
-from engine.errors import LLMError, ThinkPathError
+from engine.errors import ThinkPathError
 from engine.learner import Learner
 from engine.metering import Budget, MeteredLLM
 from engine.models import Choice, Decision, ToolRun
@@ -30,7 +30,7 @@ from engine.ports import LLM, Searcher
 from engine.run_state import RunState
 from engine.seeding import Seeder
 from engine.stages import answer, referee, tools
-from engine.trace import TraceRecorder
+from engine.trace import LLM_FAULTS, TraceRecorder
 
 Checker = Callable[[str], float]
 
@@ -151,7 +151,7 @@ class Pipeline:
                 max_tokens=self._config.answer_max_tokens,
                 timeout_s=self._config.llm_timeout_s,
             )
-        except LLMError as error:
+        except LLM_FAULTS as error:
             run.trace.fault("answer", error, started, inputs={"path": arm})
             return None
         run.trace.add("answer", "done", started, inputs={"path": arm}, outputs={"answer": text})
@@ -173,7 +173,7 @@ class Pipeline:
                 retries=run.retries(0),
                 timeout_s=self._config.llm_timeout_s,
             )
-        except LLMError as error:
+        except LLM_FAULTS as error:
             run.trace.fault("referee", error, started)
             return []
         reward = referee.reward_of(verdict)

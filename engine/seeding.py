@@ -1,11 +1,12 @@
 """Stages 1-2 together: search, check, rebuild once or flag, then write the brief."""
 
 from engine.config import EngineConfig
-from engine.errors import LLMError, RetrievalError
+from engine.errors import RetrievalError
 from engine.models import Seed, SeedSource
 from engine.ports import Passage, Searcher
 from engine.run_state import RunState
 from engine.stages import seed, seed_check
+from engine.trace import LLM_FAULTS
 
 
 class Seeder:
@@ -93,7 +94,7 @@ class Seeder:
                 max_tokens=self._config.seed_max_tokens,
                 timeout_s=self._config.llm_timeout_s,
             )
-        except LLMError as error:
+        except LLM_FAULTS as error:
             run.trace.fault("seed", error, started)
             return partial
         problems = seed_check.check_brief(run.query, brief, verdict.relevant)

@@ -3,8 +3,12 @@
 import time
 from typing import Any
 
-from engine.errors import BudgetExceededError
+from engine.errors import BudgetExceededError, LLMError
 from engine.models import Reason, TraceStep
+
+# What an LLM stage catches: the model failed, or the decision cannot afford the call. Anything
+# else is a bug and is allowed to surface.
+LLM_FAULTS = (LLMError, BudgetExceededError)
 
 
 class TraceRecorder:

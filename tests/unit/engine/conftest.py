@@ -148,6 +148,8 @@ class World:
     def _referee(self, request: LLMRequest) -> str:
         return json.dumps({"score": self.referee_score, "reason": "scripted"})
 
+    checker_for = staticmethod(checker_for)
+
     # -- engines ------------------------------------------------------------------------------
     def llm(self) -> ScriptedLLM:
         return ScriptedLLM(self.script)
@@ -172,6 +174,7 @@ class World:
         config: EngineConfig | None = None,
         cold_pulls: float = 2.0,
         tools: bool = False,
+        policy_factory: Callable[[str, list[str], int], Any] | None = None,
     ) -> Engine:
         return Engine(
             llm=llm or self.llm(),
@@ -180,7 +183,7 @@ class World:
             templates=TEMPLATES,
             featurizer=featurize,
             family_of=family,
-            policy_factory=self.policy_factory(cold_pulls),
+            policy_factory=policy_factory or self.policy_factory(cold_pulls),
             toolbox=self.toolbox if tools else None,
             config=config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0)),
         )

@@ -37,7 +37,8 @@ def test_a_warm_decision_makes_at_most_three_calls(world) -> None:
     decision = warm.decide(ARITHMETIC)
     assert [request.purpose for request in llm.requests] == ["seed", "answer", "referee"]
     assert decision.cost.calls == 3
-    assert decision.path is not None and decision.path.reason == "chose_by_posterior"
+    assert decision.path is not None
+    assert decision.path.reason == "chose_by_posterior"
     assert not _has(decision, "rating")
 
 
