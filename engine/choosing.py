@@ -100,12 +100,9 @@ class Chooser:
             found = self._rate(run, view, later_calls=2 + referee_calls)
             if found is not None:
                 scores, suggestion = found.scores, found
-        trigger = None
-        rules = self._config.detour
-        if not view.cold_detours and len(view.live_detours) < rules.max_live_detours:
-            trigger = detour.detour_trigger(
-                view.prob_best, view.recent, rules, any_cold=bool(view.cold_paths)
-            )
+        else:
+            run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": "no arm is cold"})
+        trigger = self._detour_trigger(run, view)
         fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls) if trigger else []
         with self._lock:
             for path in fresh:
@@ -131,6 +128,24 @@ class Chooser:
             suggestion.tool_argument if suggestion and suggestion.tool == tool_pick.arm else None
         )
         return Choices(listed, path_pick, tool_pick, argument, fresh, trigger if fresh else None)
+
+    def _detour_trigger(self, run: RunState, view: PolicyView) -> str | None:
+        """The detour's trigger, or None with the reason it did not fire traced."""
+        rules = self._config.detour
+        started = run.trace.start()
+        if view.cold_detours:
+            why = f"detour arms still on trial: {', '.join(view.cold_detours)}"
+        elif len(view.live_detours) >= rules.max_live_detours:
+            why = f"already {len(view.live_detours)} live detour arms (the most allowed)"
+        else:
+            trigger = detour.detour_trigger(
+                view.prob_best, view.recent, rules, any_cold=bool(view.cold_paths)
+            )
+            if trigger is not None:
+                return trigger
+            why = "paths are neither failing repeatedly nor all unconvincing"
+        run.trace.add("detour", "skipped", started, outputs={"why": why})
+        return None
 
     def _rate(self, run: RunState, view: PolicyView, later_calls: int) -> rating.Rating | None:
         started = run.trace.start()
@@ -180,6 +195,7 @@ class Chooser:
                 run.query,
                 view.live,
                 self._config.detour,
+                known_ids=set(self._paths),
                 retries=run.retries(later_calls),
                 timeout_s=self._config.llm_timeout_s,
             )

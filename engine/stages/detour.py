@@ -116,10 +116,15 @@ def generate_paths(
     current: Sequence[PathDefinition],
     rules: DetourRules,
     *,
+    known_ids: set[str],
     retries: int,
     timeout_s: float,
 ) -> list[PathDefinition]:
-    """One structured call for fresh paths; raises `LLMError` (the pipeline degrades)."""
+    """One structured call for fresh paths; raises `LLMError` (the pipeline degrades).
+
+    A path whose id is in `known_ids` (live or retired) is dropped: a retired path stays retired
+    even if the model invents it again.
+    """
     parsed = ask_structured(
         llm,
         detour_messages(query, current, rules.paths_per_detour),
@@ -129,7 +134,7 @@ def generate_paths(
         timeout_s=timeout_s,
         retries=retries,
     )
-    known = {p.arm_id for p in current}
+    known = set(known_ids)
     fresh = []
     for item in parsed.paths[: rules.paths_per_detour]:
         arm_id = detour_arm_id(item.name, item.approach)
