@@ -71,7 +71,9 @@ class Engine:
         }
         self._featurizer = featurizer
         self._context_dim = int(np.asarray(featurizer("probe")).shape[0])
-        self._tools = [NO_TOOL, *(toolbox.names() if toolbox else [])]
+        # "none" is always an arm, whether or not the toolbox lists it.
+        listed = toolbox.names() if toolbox else []
+        self._tools = [NO_TOOL, *(name for name in listed if name != NO_TOOL)]
         self._pending_retirements: list[TraceStep] = []
         detours = self._load_catalog()
         path_arms = [arm for arm in self._paths if self._paths[arm].origin == "template"]

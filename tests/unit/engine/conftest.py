@@ -87,7 +87,7 @@ class FakeToolBox:
     runs: list[tuple[str, str]] = field(default_factory=list)
 
     def names(self) -> list[str]:
-        return ["calculator", "broken_search"]
+        return ["none", "calculator", "broken_search"]
 
     def describe(self) -> dict[str, str]:
         return {"calculator": "evaluates arithmetic", "broken_search": "searches (broken)"}
@@ -95,7 +95,7 @@ class FakeToolBox:
     def run(self, name: str, argument: str, timeout_s: float) -> ToolResult:
         self.runs.append((name, argument))
         if name == "calculator":
-            return ToolResult(True, solve(argument + " +0") if "+" in argument else "?", None)
+            return ToolResult(True, solve(argument), None)
         if name == "broken_search":
             return ToolResult(False, "", "connection refused")
         raise ToolError(f"tool {name!r} is not allowed")

@@ -53,7 +53,7 @@ def test_the_llms_tool_pick_leads_while_tools_are_cold(world) -> None:
     decision = engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
     assert decision.tool is not None
     assert (decision.tool.arm_id, decision.tool.reason) == ("calculator", "cold_start")
-    assert world.toolbox.runs == [("calculator", "3 + 4")]
+    assert world.toolbox.runs == [("calculator", ARITHMETIC)]
     assert decision.tool_run is not None
     assert decision.tool_run.ok
     answer_prompt = next(r for r in llm.requests if r.purpose == "answer").messages[-1].content
