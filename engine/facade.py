@@ -152,8 +152,9 @@ class Engine:
         with self._lock:
             self._sync_catalog()
             while True:
-                batch = self._store.outcomes_since(self.config.namespace, self._learner.last_seq)
-                if not batch:
+                before = self._learner.last_seq
+                batch = self._store.outcomes_since(self.config.namespace, before)
+                if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
                     return applied
                 report = self._learner.apply(batch)
                 applied += report.applied

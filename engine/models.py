@@ -74,6 +74,7 @@ class SeedSource(_Frozen):
     title: str = ""
     score: float = 0.0
     relevance: float = 0.0  # the seed check's share of query terms the passage covers
+    flags: list[str] = Field(default_factory=list)  # e.g. "instruction-like", from the sanitiser
 
 
 class Seed(_Frozen):

@@ -7,6 +7,7 @@ from engine.ports import Passage, Searcher
 from engine.run_state import RunState
 from engine.stages import seed, seed_check
 from engine.trace import LLM_FAULTS
+from retrieval.gather import gather
 
 
 class Seeder:
@@ -22,13 +23,17 @@ class Seeder:
         A flagged seed keeps its sources for the record but has no brief, and the answer is told
         there is no background: a weak seed is never used silently.
         """
-        passages = self._search(run, run.query) or []
+        limit = self._config.passages
+        flags: dict[str, list[str]] = {}  # source -> what the sanitiser found in it
+        passages = self._search(run, run.query, limit, flags)
         started = run.trace.start()
         verdict = seed_check.check_passages(run.query, passages)
         rebuilt = False
         if not verdict.ok and seed.content_terms(run.query):
             rebuilt = True
-            passages = self._search(run, seed.rephrase_for_search(run.query)) or []
+            # The rebuild digs deeper on the keywords alone: twice the passages to choose from.
+            keywords = seed.rephrase_for_search(run.query)
+            passages = self._search(run, keywords, 2 * limit, flags)
             verdict = seed_check.check_passages(run.query, passages)
         sources = [
             SeedSource(
@@ -36,6 +41,7 @@ class Seeder:
                 title=p.title,
                 score=p.score,
                 relevance=round(verdict.relevance.get(p.source, 0.0), 4),
+                flags=flags.get(p.source, []),
             )
             for p in passages
         ]
@@ -58,21 +64,31 @@ class Seeder:
         run.trace.add("seed_check", "done", started, outputs=check_out)
         return self._write_brief(run, verdict, sources, rebuilt)
 
-    def _search(self, run: RunState, query: str) -> list[Passage] | None:
+    def _search(
+        self, run: RunState, query: str, limit: int, flags: dict[str, list[str]]
+    ) -> list[Passage]:
+        """Gather passages for `query` (several searches merged, sanitised, instruction-like
+        text flagged into `flags`); a failure is a traced fault and no passages."""
         started = run.trace.start()
         try:
-            passages = seed.search_passages(self._searcher, query, self._config.passages)
+            found = gather(self._searcher, query, limit=limit)
         except RetrievalError as error:
             run.trace.fault("search", error, started, inputs={"query": query})
-            return None
+            return []
+        for passage in found.passages:
+            flags[passage.source] = list(found.flags.get(passage.source, ()))
         run.trace.add(
             "search",
             "done",
             started,
-            inputs={"query": query},
-            outputs={"sources": [p.source for p in passages]},
+            inputs={"query": query, "searches": list(found.queries)},
+            outputs={
+                "sources": [p.source for p in found.passages],
+                "flags": {k: list(v) for k, v in found.flags.items()},
+                "failures": list(found.failures),
+            },
         )
-        return passages
+        return list(found.passages)
 
     def _write_brief(
         self,

@@ -50,8 +50,12 @@ class Settings(BaseSettings):
     path_policy: str = "thompson"
     tool_policy: str = "thompson"
     policy_seed: int | None = None
+    # An arm is cold below 3 effective pulls. The width test is kept loose (a Beta posterior
+    # after 3 pulls has a std of about 0.16-0.2) so that pulls decide: with 13 templates and 10
+    # query families a tighter width would keep the rating call running for about a thousand
+    # decisions before the first warm (3-call) one.
     cold_pulls: float = Field(default=3.0, ge=0)
-    cold_width: float = Field(default=0.15, gt=0)
+    cold_width: float = Field(default=0.25, gt=0)
     # per-decision budget
     budget_calls: int = Field(default=6, ge=1, le=100)
     budget_tokens: int = Field(default=8192, ge=64)

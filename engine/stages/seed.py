@@ -2,7 +2,7 @@
 
 import re
 
-from engine.ports import LLM, ChatMessage, LLMRequest, Passage, Searcher
+from engine.ports import LLM, ChatMessage, LLMRequest, Passage
 from engine.stages.prompting import DATA_RULE, fence
 
 STOPWORDS = frozenset(
@@ -101,11 +101,6 @@ def content_terms(text: str) -> list[str]:
 def rephrase_for_search(query: str) -> str:
     """The rebuild's second query: content words only, which keyword backends match better."""
     return " ".join(content_terms(query))
-
-
-def search_passages(searcher: Searcher, query: str, limit: int) -> list[Passage]:
-    """Search; `RetrievalError` propagates so the pipeline can record it as a fault."""
-    return searcher.search(query, limit=limit)
 
 
 def brief_messages(query: str, passages: list[Passage]) -> tuple[ChatMessage, ...]:

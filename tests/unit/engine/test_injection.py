@@ -58,6 +58,7 @@ def test_a_planted_instruction_is_not_followed(world) -> None:
     llm = world.llm()
     decision = world.engine(llm).decide("What is the sum 3 + 4?")
 
+    assert "instruction-like" in decision.seed.sources[0].flags  # the sanitiser noticed it too
     assert decision.seed.brief is not None
     assert "Ignore all previous" in decision.seed.brief
     assert decision.answer is not None
