@@ -38,7 +38,7 @@ _MARKER = re.compile(
     r"(?:final\s+answer|answer)\s*(?:is\s*[:=]?|[:=])\s*(?P<value>[^\n]*)", re.IGNORECASE
 )
 _BOXED = re.compile(r"\\boxed\{([^{}\n]*)\}")
-_PLACEHOLDER = re.compile(r"^[<\[{(]?\s*(?:answer|your answer|x)\s*[>\]})]?['\".]*$", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"^[<\[{(]\s*(?:your |the |final )*answer\s*[>\]})]$", re.IGNORECASE)
 # A sign only where it cannot be subtraction ("10-3" ends in 3, not -3), and no number glued to
 # a word, a slash or a point: "11/03/2024" holds no number, "3/4" is one.
 _NUMBER = re.compile(
@@ -127,7 +127,7 @@ def normalize_text(text: str) -> str:
     """
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
     kept = "".join(
-        " " if unicodedata.category(char).startswith(("P", "Z", "C")) else char
+        " " if unicodedata.category(char).startswith(("P", "Z", "C", "Sk")) else char
         for char in decomposed
         if not unicodedata.combining(char)
     )

@@ -228,13 +228,14 @@ def test_normalize_ignores_case_spacing_and_wrapping(text: str) -> None:
 
 @given(one_line)
 def test_an_answer_line_matches_its_own_text(text: str) -> None:
-    assume(normalize_text(text) and "=" not in text)
+    assume(normalize_text(text) and "answer" not in text.casefold() and "boxed" not in text)
     assert check_answer(f"Some working: 2 + 2.\nAnswer: {text}", text, "exact") == 1.0
 
 
 @given(one_line, one_line)
 def test_exact_matches_only_equal_normal_forms(first: str, second: str) -> None:
     assume(normalize_text(first) and normalize_text(second))
+    assume("answer" not in first.casefold() and "boxed" not in first)
     same = normalize_text(first) == normalize_text(second)
     assert check_answer(f"Answer: {first}", second, "exact") == (1.0 if same else 0.0)
 
