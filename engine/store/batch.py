@@ -4,23 +4,126 @@ A batch has exactly the semantics of the same records written one by one, in ord
 seqs, the same idempotent replays and conflicts, the same statistics to the last bit (each sum
 is accumulated in seq order from the stored value, as the one-by-one path does in SQL). It costs
 one lock and one commit for the whole batch, and any error rolls all of it back.
+
+Like the one-by-one hot path it runs compiled SQL on a driver cursor (see driver.py): ids are
+looked up all at once through one array parameter (SQLite's json_each, PostgreSQL's unnest)
+rather than an IN list of thousands of parameters.
 """
 
-from collections.abc import Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select, update
+from sqlalchemy import Connection, Engine, TextClause, bindparam, column, select, text, update
 
 from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
 from engine.ports import OutcomeReceipt, OutcomeRecord
 from engine.store.codec import utc
-from engine.store.statistics import choices_of
+from engine.store.driver import (
+    PositionalStatement,
+    RawStatement,
+    compile_positional,
+    compile_raw,
+    timestamp_binder,
+)
+from engine.store.statements import dialect_insert
 from engine.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
 
-CHUNK = 900  # ids per IN (...) list: below SQLite's oldest limit of 999 bound parameters
-
 StatisticsKey = tuple[str, str, str]
+APPEND_ORDER = ("namespace", "seq", "decision_id", "source", "reward", "weight", "created_at")
+
+
+@dataclass(frozen=True)
+class BatchStatements:
+    """The batch path's statements, compiled for one store's dialect."""
+
+    dialect: str
+    decisions: RawStatement  # decision_id, namespace, choices of the ids given
+    stored: RawStatement  # the whole rows of the decisions given
+    insert_decision: RawStatement
+    existing: RawStatement  # outcomes already recorded for the decisions given
+    ensure_counter: RawStatement
+    lock_counter: RawStatement
+    set_counter: RawStatement
+    totals: RawStatement  # a namespace's statistics
+    append: PositionalStatement  # takes tuples in APPEND_ORDER
+    write_total: RawStatement
+    timestamp: Any  # how the driver takes a timestamp
+
+    def ids(self, ids: list[str]) -> Any:
+        """The array parameter of a list of ids, as the dialect reads it."""
+        return json.dumps(ids) if self.dialect == "sqlite" else ids
+
+
+def build_batch_statements(engine: Engine, dialect: str) -> BatchStatements:
+    """Compile the batch statements for `engine`'s dialect."""
+    insert = dialect_insert(dialect)
+    ids = _ids_subquery(dialect)
+    decisions = select(DECISIONS.c.decision_id, DECISIONS.c.namespace, DECISIONS.c.choices)
+    lock = select(COUNTERS.c.last_seq).where(COUNTERS.c.namespace == bindparam("namespace"))
+    totals = select(
+        STATISTICS.c.role,
+        STATISTICS.c.arm_id,
+        STATISTICS.c.pulls,
+        STATISTICS.c.reward_sum,
+        STATISTICS.c.outcome_count,
+        STATISTICS.c.last_seq,
+    ).where(STATISTICS.c.namespace == bindparam("namespace"))
+    write_total = insert(STATISTICS)
+    write_total = write_total.on_conflict_do_update(
+        index_elements=[STATISTICS.c.namespace, STATISTICS.c.role, STATISTICS.c.arm_id],
+        set_={
+            name: write_total.excluded[name]
+            for name in ("pulls", "reward_sum", "outcome_count", "last_seq")
+        },
+    )
+    existing = select(
+        OUTCOMES.c.decision_id,
+        OUTCOMES.c.source,
+        OUTCOMES.c.seq,
+        OUTCOMES.c.reward,
+        OUTCOMES.c.weight,
+    ).where(OUTCOMES.c.decision_id.in_(ids))
+
+    def raw(statement: Any) -> RawStatement:
+        return compile_raw(statement, engine)
+
+    return BatchStatements(
+        dialect=dialect,
+        decisions=raw(decisions.where(DECISIONS.c.decision_id.in_(ids))),
+        stored=raw(select(DECISIONS).where(DECISIONS.c.decision_id.in_(ids))),
+        insert_decision=raw(insert(DECISIONS).on_conflict_do_nothing()),
+        existing=raw(existing),
+        ensure_counter=raw(insert(COUNTERS).on_conflict_do_nothing()),
+        # SQLite's BEGIN IMMEDIATE already holds the only write lock; PostgreSQL locks the row
+        lock_counter=raw(lock.with_for_update() if dialect == "postgresql" else lock),
+        set_counter=raw(
+            update(COUNTERS)
+            .where(COUNTERS.c.namespace == bindparam("counter_namespace"))
+            .values(last_seq=bindparam("counter_last_seq"))
+        ),
+        totals=raw(totals),
+        append=_append(engine),
+        write_total=raw(write_total),
+        timestamp=timestamp_binder(engine),
+    )
+
+
+def _append(engine: Engine) -> PositionalStatement:
+    statement = compile_positional(OUTCOMES.insert(), engine)
+    if statement.names != APPEND_ORDER:  # the tuples below are built in this order
+        raise StoreError(f"unexpected outcome columns {statement.names}")
+    return statement
+
+
+def _ids_subquery(dialect: str) -> Any:
+    clause: TextClause
+    if dialect == "sqlite":
+        clause = text("SELECT value FROM json_each(:ids)")
+    else:
+        clause = text("SELECT unnest(CAST(:ids AS TEXT[]))")
+    return clause.columns(column("value"))
 
 
 def save_arm_row(connection: Connection, insert: Any, row: dict[str, Any]) -> None:
@@ -33,105 +136,109 @@ def save_arm_row(connection: Connection, insert: Any, row: dict[str, Any]) -> No
     connection.execute(statement)
 
 
-def save_decision_rows(connection: Connection, insert: Any, rows: Sequence[dict[str, Any]]) -> int:
-    """Insert decision rows that are new; refuse one that differs from its stored version."""
+def save_decision_rows(
+    cursor: Any, statements: BatchStatements, rows: Sequence[dict[str, Any]]
+) -> int:
+    """Insert the decision rows that are new; refuse one that differs from its stored version."""
     unique: dict[str, dict[str, Any]] = {}
     for row in rows:
-        earlier = unique.setdefault(row["decision_id"], row)
-        if earlier is not row and earlier != row:
+        stored_row = {**row, "created_at": statements.timestamp(row["created_at"])}
+        earlier = unique.setdefault(row["decision_id"], stored_row)
+        if earlier != stored_row:
             raise StoreError(
                 f"decision {row['decision_id']!r} appears twice with different content"
             )
-    if len(unique) == 1:
-        # the common case, one decision: a single round trip when it is new
-        (row,) = unique.values()
-        statement = insert(DECISIONS).on_conflict_do_nothing().returning(DECISIONS.c.decision_id)
-        if connection.execute(statement, row).first() is not None:
-            return 1
-        _check_same(connection, [row])
+    if not unique:
         return 0
-    stored = _check_same(connection, list(unique.values()))
+    stored = _check_same(cursor, statements, unique)
     new = [row for decision_id, row in unique.items() if decision_id not in stored]
     if new:
-        connection.execute(insert(DECISIONS).on_conflict_do_nothing(), new)
+        cursor.executemany(statements.insert_decision.sql, new)
     return len(new)
 
 
-def _check_same(connection: Connection, rows: list[dict[str, Any]]) -> set[str]:
+def _check_same(
+    cursor: Any, statements: BatchStatements, rows: dict[str, dict[str, Any]]
+) -> set[str]:
     """The ids among `rows` already stored; raise when a stored one differs from its row."""
-    wanted = {row["decision_id"]: row for row in rows}
+    cursor.execute(statements.stored.sql, {"ids": statements.ids(list(rows))})
+    names = [description[0] for description in cursor.description]
     stored: set[str] = set()
-    for chunk in _chunks(sorted(wanted)):
-        query = select(DECISIONS).where(DECISIONS.c.decision_id.in_(chunk))
-        for found in connection.execute(query).mappings():
-            row = wanted[found["decision_id"]]
-            if {**found, "created_at": utc(found["created_at"])} != row:
-                raise StoreError(
-                    f"decision {row['decision_id']!r} was saved before with different content; "
-                    "a decision is immutable once saved"
-                )
-            stored.add(found["decision_id"])
+    for values in cursor.fetchall():
+        found = dict(zip(names, values, strict=True))
+        row = rows[found["decision_id"]]
+        if found != row:
+            raise StoreError(
+                f"decision {row['decision_id']!r} was saved before with different content; "
+                "a decision is immutable once saved"
+            )
+        stored.add(found["decision_id"])
     return stored
 
 
 def record_outcome_batch(
-    connection: Connection, dialect: str, insert: Any, outcomes: Sequence[OutcomeRecord]
+    cursor: Any, statements: BatchStatements, outcomes: Sequence[OutcomeRecord], now: Any
 ) -> list[OutcomeReceipt]:
-    """Record `outcomes` in order inside the caller's transaction; return one receipt each."""
+    """Record `outcomes` in order inside the cursor's transaction; return one receipt each."""
     if not outcomes:
         return []
-    decisions = _decisions(connection, outcomes)
+    decisions = _decisions(cursor, statements, outcomes)
     namespaces = sorted({namespace for namespace, _ in decisions.values()})
-    last_seq = _lock_counters(connection, dialect, insert, namespaces)
-    prior = _existing(connection, outcomes)
-    totals = _totals(connection, namespaces)
-    now = datetime.now(UTC)
+    last_seq = _lock_counters(cursor, statements, namespaces)
+    prior = _existing(cursor, statements, outcomes)
+    totals = _totals(cursor, statements, namespaces)
+    stamp = statements.timestamp
+    default_moment = stamp(utc(now))
     receipts: list[OutcomeReceipt] = []
-    appended: list[dict[str, Any]] = []
-    touched: set[StatisticsKey] = set()
+    appended: list[tuple[Any, ...]] = []
     for outcome in outcomes:
         key = (outcome.decision_id, outcome.source)
         if key in prior:
-            seq, reward, weight = prior[key]
-            if (reward, weight) != (outcome.reward, outcome.weight):
-                raise OutcomeConflictError(
-                    f"decision {outcome.decision_id!r} already has a {outcome.source!r} outcome "
-                    f"(reward {reward}, weight {weight}); refusing reward {outcome.reward}, "
-                    f"weight {outcome.weight}"
-                )
-            receipts.append(OutcomeReceipt(seq=seq, applied=False))
+            receipts.append(_replayed(outcome, prior[key]))
             continue
         namespace, choices = decisions[outcome.decision_id]
-        last_seq[namespace] += 1
-        seq = last_seq[namespace]
+        seq = last_seq[namespace] = last_seq[namespace] + 1
         prior[key] = (seq, outcome.reward, outcome.weight)
         appended.append(
-            {
-                "namespace": namespace,
-                "seq": seq,
-                "decision_id": outcome.decision_id,
-                "source": outcome.source,
-                "reward": outcome.reward,
-                "weight": outcome.weight,
-                "created_at": utc(outcome.created_at or now),
-            }
+            (
+                namespace,
+                seq,
+                outcome.decision_id,
+                outcome.source,
+                outcome.reward,
+                outcome.weight,
+                default_moment if outcome.created_at is None else stamp(utc(outcome.created_at)),
+            )
         )
-        for role, arm_id in sorted(choices.items()):
+        for role, arm_id in choices:
             stat_key = (namespace, role, arm_id)
-            total = totals.setdefault(stat_key, [0.0, 0.0, 0, 0])
+            total = totals.get(stat_key)
+            if total is None:
+                total = totals[stat_key] = [0.0, 0.0, 0, 0]
             total[0] += outcome.weight
             total[1] += outcome.weight * outcome.reward
             total[2] += 1
             total[3] = seq
-            touched.add(stat_key)
         receipts.append(OutcomeReceipt(seq=seq, applied=True))
     if appended:
-        connection.execute(insert(OUTCOMES), appended)
-        _write_totals(connection, insert, {key: totals[key] for key in sorted(touched)})
-        connection.execute(
-            update(COUNTERS)
-            .where(COUNTERS.c.namespace == bindparam("counter_namespace"))
-            .values(last_seq=bindparam("counter_last_seq")),
+        cursor.executemany(statements.append.sql, appended)
+        cursor.executemany(
+            statements.write_total.sql,
+            [
+                {
+                    "namespace": key[0],
+                    "role": key[1],
+                    "arm_id": key[2],
+                    "pulls": totals[key][0],
+                    "reward_sum": totals[key][1],
+                    "outcome_count": totals[key][2],
+                    "last_seq": totals[key][3],
+                }
+                for key in sorted(totals)  # a namespace holds few arms: write them all
+            ],
+        )
+        cursor.executemany(
+            statements.set_counter.sql,
             [
                 {"counter_namespace": namespace, "counter_last_seq": seq}
                 for namespace, seq in last_seq.items()
@@ -140,17 +247,29 @@ def record_outcome_batch(
     return receipts
 
 
-def _decisions(
-    connection: Connection, outcomes: Sequence[OutcomeRecord]
-) -> dict[str, tuple[str, dict[str, str]]]:
-    wanted = sorted({outcome.decision_id for outcome in outcomes})
-    found: dict[str, tuple[str, dict[str, str]]] = {}
-    for chunk in _chunks(wanted):
-        query = select(DECISIONS.c.decision_id, DECISIONS.c.namespace, DECISIONS.c.choices).where(
-            DECISIONS.c.decision_id.in_(chunk)
+def _replayed(outcome: OutcomeRecord, prior: tuple[int, float, float]) -> OutcomeReceipt:
+    seq, reward, weight = prior
+    if (reward, weight) != (outcome.reward, outcome.weight):
+        raise OutcomeConflictError(
+            f"decision {outcome.decision_id!r} already has a {outcome.source!r} outcome "
+            f"(reward {reward}, weight {weight}); refusing reward {outcome.reward}, "
+            f"weight {outcome.weight}"
         )
-        for decision_id, namespace, choices in connection.execute(query):
-            found[decision_id] = (namespace, choices_of(choices))
+    return OutcomeReceipt(seq=seq, applied=False)
+
+
+def _decisions(
+    cursor: Any, statements: BatchStatements, outcomes: Sequence[OutcomeRecord]
+) -> dict[str, tuple[str, list[tuple[str, str]]]]:
+    wanted = list({outcome.decision_id: None for outcome in outcomes})
+    cursor.execute(statements.decisions.sql, {"ids": statements.ids(wanted)})
+    parsed: dict[str, list[tuple[str, str]]] = {}  # decisions share a few distinct choices
+    found: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+    for decision_id, namespace, choices in cursor.fetchall():
+        roles = parsed.get(choices)
+        if roles is None:
+            roles = parsed[choices] = sorted(json.loads(choices).items())
+        found[decision_id] = (namespace, roles)
     for outcome in outcomes:
         if outcome.decision_id not in found:
             raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
@@ -158,84 +277,39 @@ def _decisions(
 
 
 def _lock_counters(
-    connection: Connection, dialect: str, insert: Any, namespaces: list[str]
+    cursor: Any, statements: BatchStatements, namespaces: list[str]
 ) -> dict[str, int]:
-    """Lock the counters of `namespaces` (in name order, so batches cannot deadlock)."""
-    connection.execute(
-        insert(COUNTERS).on_conflict_do_nothing(),
+    """Lock the counters of `namespaces` in name order, so that batches cannot deadlock."""
+    cursor.executemany(
+        statements.ensure_counter.sql,
         [{"namespace": namespace, "last_seq": 0} for namespace in namespaces],
     )
-    query = select(COUNTERS.c.namespace, COUNTERS.c.last_seq).where(
-        COUNTERS.c.namespace.in_(namespaces)
-    )
-    if dialect == "postgresql":  # SQLite's BEGIN IMMEDIATE already holds the only write lock
-        query = query.order_by(COUNTERS.c.namespace).with_for_update()
-    return dict(connection.execute(query).all())
+    last_seq: dict[str, int] = {}
+    for namespace in namespaces:
+        cursor.execute(statements.lock_counter.sql, {"namespace": namespace})
+        (last_seq[namespace],) = cursor.fetchone()
+    return last_seq
 
 
 def _existing(
-    connection: Connection, outcomes: Sequence[OutcomeRecord]
+    cursor: Any, statements: BatchStatements, outcomes: Sequence[OutcomeRecord]
 ) -> dict[tuple[str, str], tuple[int, float, float]]:
     keys = {(outcome.decision_id, outcome.source) for outcome in outcomes}
-    found: dict[tuple[str, str], tuple[int, float, float]] = {}
-    for chunk in _chunks(sorted({decision_id for decision_id, _ in keys})):
-        query = select(
-            OUTCOMES.c.decision_id,
-            OUTCOMES.c.source,
-            OUTCOMES.c.seq,
-            OUTCOMES.c.reward,
-            OUTCOMES.c.weight,
-        ).where(OUTCOMES.c.decision_id.in_(chunk))
-        for decision_id, source, seq, reward, weight in connection.execute(query):
-            if (decision_id, source) in keys:
-                found[(decision_id, source)] = (seq, reward, weight)
-    return found
-
-
-def _totals(connection: Connection, namespaces: list[str]) -> dict[StatisticsKey, list[Any]]:
-    query = select(
-        STATISTICS.c.namespace,
-        STATISTICS.c.role,
-        STATISTICS.c.arm_id,
-        STATISTICS.c.pulls,
-        STATISTICS.c.reward_sum,
-        STATISTICS.c.outcome_count,
-        STATISTICS.c.last_seq,
-    ).where(STATISTICS.c.namespace.in_(namespaces))
+    wanted = list({decision_id: None for decision_id, _ in keys})
+    cursor.execute(statements.existing.sql, {"ids": statements.ids(wanted)})
     return {
-        (namespace, role, arm_id): [pulls, reward_sum, count, last]
-        for namespace, role, arm_id, pulls, reward_sum, count, last in connection.execute(query)
+        (decision_id, source): (seq, reward, weight)
+        for decision_id, source, seq, reward, weight in cursor.fetchall()
+        if (decision_id, source) in keys
     }
 
 
-def _write_totals(
-    connection: Connection, insert: Any, totals: Mapping[StatisticsKey, list[Any]]
-) -> None:
-    statement = insert(STATISTICS)
-    statement = statement.on_conflict_do_update(
-        index_elements=[STATISTICS.c.namespace, STATISTICS.c.role, STATISTICS.c.arm_id],
-        set_={
-            name: statement.excluded[name]
-            for name in ("pulls", "reward_sum", "outcome_count", "last_seq")
-        },
-    )
-    connection.execute(
-        statement,
-        [
-            {
-                "namespace": namespace,
-                "role": role,
-                "arm_id": arm_id,
-                "pulls": pulls,
-                "reward_sum": reward_sum,
-                "outcome_count": count,
-                "last_seq": last,
-            }
-            for (namespace, role, arm_id), (pulls, reward_sum, count, last) in totals.items()
-        ],
-    )
-
-
-def _chunks(items: list[str]) -> Iterator[list[str]]:
-    for start in range(0, len(items), CHUNK):
-        yield items[start : start + CHUNK]
+def _totals(
+    cursor: Any, statements: BatchStatements, namespaces: list[str]
+) -> dict[StatisticsKey, list[Any]]:
+    totals: dict[StatisticsKey, list[Any]] = {}
+    for namespace in namespaces:
+        cursor.execute(statements.totals.sql, {"namespace": namespace})
+        for role, arm_id, pulls, reward_sum, count, last in cursor.fetchall():
+            totals[(namespace, role, arm_id)] = [pulls, reward_sum, count, last]
+    return totals

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import ClauseElement, DateTime, Engine
+from sqlalchemy.sql.compiler import SQLCompiler
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,24 @@ def compile_raw(statement: ClauseElement, engine: Engine) -> RawStatement:
     """Compile `statement` once for `engine`'s dialect."""
     compiled = statement.compile(dialect=engine.dialect)
     return RawStatement(compiled.string, dict(compiled.params))
+
+
+@dataclass(frozen=True)
+class PositionalStatement:
+    """SQL text with positional parameters, and the names of those parameters in order."""
+
+    sql: str
+    names: tuple[str, ...]
+
+
+def compile_positional(statement: ClauseElement, engine: Engine) -> PositionalStatement:
+    """Compile `statement` with positional parameters: executemany then takes plain tuples,
+    which the drivers bind faster than dicts (the bulk path's largest cost after the insert)."""
+    dialect_type: Any = type(engine.dialect)
+    style = "qmark" if engine.dialect.name == "sqlite" else "format"
+    compiled = statement.compile(dialect=dialect_type(paramstyle=style))
+    assert isinstance(compiled, SQLCompiler)
+    return PositionalStatement(compiled.string, tuple(compiled.positiontup or ()))
 
 
 def timestamp_binder(engine: Engine) -> Callable[[Any], Any]:

@@ -83,6 +83,7 @@ class SqlStore:
         self._count = compile_raw(self._statements.count, writer)
         self._save_decision = compile_raw(self._statements.save_decision, writer)
         self._timestamp = timestamp_binder(writer)
+        self._batch = batch.build_batch_statements(writer, self.dialect)
         try:
             with self._guard("open the store"), self._engines.writer.begin() as connection:
                 self.schema_version = prepare(connection, self.dialect, self.label)
@@ -121,8 +122,8 @@ class SqlStore:
         for decision in decisions:
             check_decision(decision)
         rows = [decision_row(decision) for decision in decisions]
-        with self._guard("save decisions"), self._engines.writer.begin() as connection:
-            return batch.save_decision_rows(connection, self._insert, rows)
+        with self._guard("save decisions"), self._raw.transaction() as cursor:
+            return batch.save_decision_rows(cursor, self._batch, rows)
 
     def get_decision(self, decision_id: str) -> DecisionRecord:
         """The stored decision; `UnknownDecisionError` when there is none."""
@@ -203,8 +204,9 @@ class SqlStore:
         """
         for outcome in outcomes:
             check_outcome_values(outcome)
-        with self._guard("record outcomes"), self._engines.writer.begin() as connection:
-            return batch.record_outcome_batch(connection, self.dialect, self._insert, outcomes)
+        now = datetime.now(UTC)
+        with self._guard("record outcomes"), self._raw.transaction() as cursor:
+            return batch.record_outcome_batch(cursor, self._batch, outcomes, now)
 
     def outcomes_since(
         self, namespace: str, after_seq: int, limit: int = 10_000
@@ -266,7 +268,7 @@ class SqlStore:
         """Import a JSON-lines export, all or nothing; importing it again changes nothing."""
         transfer.check_file(path)  # a malformed line fails before the write lock is taken
         with self._guard("import into the store"), self._engines.writer.begin() as connection:
-            return transfer.import_lines(connection, self.dialect, self._insert, path)
+            return transfer.import_lines(connection, self._batch, self._insert, path)
 
     def _guard(self, action: str) -> AbstractContextManager[None]:
         return translated_errors(self.label, action)

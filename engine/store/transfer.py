@@ -104,8 +104,12 @@ def check_file(path: Path) -> None:
         pass
 
 
-def import_lines(connection: Connection, dialect: str, insert: Any, path: Path) -> TransferCounts:
+def import_lines(
+    connection: Connection, statements: batch.BatchStatements, insert: Any, path: Path
+) -> TransferCounts:
     """Import an export file inside the caller's transaction, in batches of `BATCH` records."""
+    cursor = connection.connection.cursor()  # the driver's, inside the same transaction
+    now = datetime.now(UTC)
     arms = 0
     decisions: list[DecisionRecord] = []
     outcomes: list[OutcomeRecord] = []
@@ -116,14 +120,14 @@ def import_lines(connection: Connection, dialect: str, insert: Any, path: Path) 
             check_decision(decision)
         rows = [decision_row(decision) for decision in decisions]
         counts["decisions"] += len(rows)
-        counts["new_decisions"] += batch.save_decision_rows(connection, insert, rows) if rows else 0
+        counts["new_decisions"] += batch.save_decision_rows(cursor, statements, rows)
         decisions.clear()
 
     def flush_outcomes() -> None:
         flush_decisions()  # an outcome's decision must be stored first
         for outcome in outcomes:
             check_outcome_values(outcome)
-        receipts = batch.record_outcome_batch(connection, dialect, insert, outcomes)
+        receipts = batch.record_outcome_batch(cursor, statements, outcomes, now)
         counts["outcomes"] += len(outcomes)
         counts["new_outcomes"] += sum(receipt.applied for receipt in receipts)
         outcomes.clear()

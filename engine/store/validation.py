@@ -14,23 +14,26 @@ MAX_SOURCE = 64
 MAX_ROLE = 64
 MAX_ARM = 256
 ORIGINS = ("template", "detour", "tool")
+_NUMBERS = (float, int)  # exact types: bool (an int) as a reward is a caller's bug, not 1.0
 
 
 def check_outcome_values(outcome: OutcomeRecord) -> None:
     """Reject a reward outside [0, 1] or a weight outside (0, 1], NaN and infinities included."""
-    if not (_is_number(outcome.reward) and 0.0 <= outcome.reward <= 1.0):
-        raise InvalidRewardError(
-            f"reward must be a finite number in [0, 1], got {outcome.reward!r}"
-        )
-    if not (_is_number(outcome.weight) and 0.0 < outcome.weight <= 1.0):
-        raise InvalidRewardError(
-            f"weight must be a finite number in (0, 1], got {outcome.weight!r}"
-        )
-    if not isinstance(outcome.source, str) or not 0 < len(outcome.source) <= MAX_SOURCE:
+    # The range tests also reject NaN (every comparison with NaN is false) and infinities, so
+    # one chained comparison per value suffices: this runs once per outcome on the bulk path.
+    reward, weight = outcome.reward, outcome.weight
+    if type(reward) not in _NUMBERS or not 0.0 <= reward <= 1.0:
+        raise InvalidRewardError(f"reward must be a finite number in [0, 1], got {reward!r}")
+    if type(weight) not in _NUMBERS or not 0.0 < weight <= 1.0:
+        raise InvalidRewardError(f"weight must be a finite number in (0, 1], got {weight!r}")
+    source = outcome.source
+    if type(source) is not str or not 0 < len(source) <= MAX_SOURCE:
         raise InvalidRewardError(
             f"source must be a non-empty name of at most {MAX_SOURCE} characters"
         )
-    _check_name("decision_id", outcome.decision_id, MAX_ID)
+    decision_id = outcome.decision_id
+    if type(decision_id) is not str or not 0 < len(decision_id) <= MAX_ID:
+        _check_name("decision_id", decision_id, MAX_ID)
 
 
 def check_decision(decision: DecisionRecord) -> None:
