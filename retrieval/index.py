@@ -21,7 +21,13 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from retrieval.documents import SUPPORTED_SUFFIXES, Document, SkippedFile, read_document
+from retrieval.documents import (
+    MAX_FILE_BYTES,
+    SUPPORTED_SUFFIXES,
+    Document,
+    SkippedFile,
+    read_document,
+)
 from retrieval.embedding import Embedder
 from retrieval.errors import EmbeddingError, EmbeddingMismatchError, IndexStoreError
 from retrieval.fusion import DEFAULT_ALPHA, hybrid_scores, top
@@ -204,6 +210,10 @@ class LocalIndex:
             ).fetchone()
             if row and (row[0], row[1]) == (stat.st_mtime_ns, stat.st_size):
                 return "unchanged"
+            if stat.st_size > MAX_FILE_BYTES:  # checked before hashing: never read a huge file
+                with self._transaction() as conn:
+                    self._delete_file(conn, key)
+                return SkippedFile(file, f"too large ({stat.st_size} bytes > {MAX_FILE_BYTES})")
             digest = hashlib.sha256(file.read_bytes()).hexdigest()
         except OSError as error:
             return SkippedFile(file, f"unreadable: {error.strerror or error}")

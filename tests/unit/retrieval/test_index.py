@@ -167,3 +167,16 @@ def test_fts_syntax_in_queries_never_raises(index: LocalIndex, query: str) -> No
 def test_bad_mode_is_refused(index: LocalIndex) -> None:
     with pytest.raises(ValueError, match="mode"):
         index.search("leap", 1, mode="fuzzy")  # type: ignore[arg-type]
+
+
+def test_a_file_grown_too_large_is_dropped_without_being_read(
+    index: LocalIndex, notes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("retrieval.index.MAX_FILE_BYTES", 100)
+    (notes / "units.txt").write_text("One mile is 1.609344 kilometres. " * 10)
+    report = index.index_folder(notes)
+    assert [(s.path.name, s.reason) for s in report.skipped] == [
+        ("units.txt", "too large (330 bytes > 100)")
+    ]
+    assert report.unchanged == 2
+    assert index.search("kilometres", 3, mode="keyword") == []
