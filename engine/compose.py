@@ -8,7 +8,6 @@ experiment or a test can replace one piece (say, the store) and keep the rest:
 """
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
@@ -24,7 +23,8 @@ from engine.llm.local_provider import register_local_provider
 from engine.ports import LLM, Searcher, Tracker
 from engine.settings import Settings, load_settings
 from engine.store.memory import InMemoryStore
-from engine.tools import Calculator, ToolRegistry, local_search_tool, web_search_tool
+from engine.tools import ToolRegistry
+from engine.tools.catalog import standard_tools
 from learning import make_policy
 from learning.registry import policy_class
 from templates import load_templates
@@ -74,11 +74,12 @@ def build_searcher(settings: Settings) -> Searcher:
 
 def build_toolbox(settings: Settings, searcher: Searcher) -> ToolBox:
     """The tools on the allow-list `THINKPATH_TOOLS`."""
-    tools: list[Any] = [Calculator(), local_search_tool(searcher)]
+    web = None
     if settings.web_search:
         from retrieval.web import WebSearcher  # noqa: PLC0415 - see the module top
 
-        tools.append(web_search_tool(WebSearcher()))
+        web = WebSearcher()
+    tools = standard_tools(local_searcher=searcher, web_searcher=web)
     known = {tool.name for tool in tools} | {"none"}
     unknown = sorted(set(settings.tools) - known)
     if unknown:
