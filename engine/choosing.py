@@ -176,7 +176,6 @@ class Chooser:
             outputs={
                 "scores": found.scores,
                 "tool": found.tool,
-                "tool_argument": found.tool_argument,
             },
         )
         return found

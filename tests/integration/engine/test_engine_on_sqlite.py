@@ -15,7 +15,7 @@ def script(request: LLMRequest) -> str:
     if request.purpose == "rate":
         assert request.json_schema is not None
         arms = request.json_schema["$defs"]["PathScores"]["properties"]
-        return json.dumps({"scores": dict.fromkeys(arms, 3), "tool": "none", "tool_argument": ""})
+        return json.dumps({"scores": dict.fromkeys(arms, 3), "tool": "none"})
     if request.purpose == "referee":
         return json.dumps({"score": 4, "reason": "fine"})
     if request.purpose == "seed":

@@ -124,10 +124,7 @@ class World:
         return "Addition combines numbers [notes/addition.md]; an initial is a first letter."
 
     def _rate(self, request: LLMRequest) -> str:
-        assert request.json_schema is not None
-        arms = list(request.json_schema["$defs"]["PathScores"]["properties"])
-        scores = {arm: (5 if arm == self.rating_favourite else 3) for arm in arms}
-        return json.dumps({"scores": scores, "tool": self.rating_tool, "tool_argument": ""})
+        return json.dumps(rating_reply(request, self.rating_favourite, self.rating_tool))
 
     def _detour(self, request: LLMRequest) -> str:
         paths = [
@@ -187,6 +184,13 @@ class World:
             toolbox=self.toolbox if tools else None,
             config=config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0)),
         )
+
+
+def rating_reply(request: LLMRequest, favourite: str | None, tool: str) -> dict[str, Any]:
+    """Score 5 for `favourite` and 3 for the rest, reading the numbered list in the prompt."""
+    numbered = re.findall(r"^(\d+)\. (\S+):", request.messages[-1].content, re.MULTILINE)
+    scores = {number: (5 if arm == favourite else 3) for number, arm in numbered}
+    return {"scores": scores, "tool": tool}
 
 
 @pytest.fixture

@@ -75,9 +75,7 @@ def script(request: LLMRequest) -> str:
     if request.purpose == "rate":
         assert request.json_schema is not None
         arms = request.json_schema["$defs"]["PathScores"]["properties"]
-        return json.dumps(
-            {"scores": dict.fromkeys(arms, 3), "tool": "calculator", "tool_argument": ""}
-        )
+        return json.dumps({"scores": dict.fromkeys(arms, 3), "tool": "calculator"})
     if request.purpose == "referee":
         return json.dumps({"score": 4, "reason": "fine"})
     return "Seventeen times three is 51.\nAnswer: 51"
