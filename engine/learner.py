@@ -149,10 +149,14 @@ class Learner:
         taught = []
         for role in roles_taught_by(outcome.source):
             arm = outcome.choices.get(role)
-            if arm is None or arm not in self.policies[role].arms:
-                continue  # a retired or unknown arm: its statistics are closed
-            context = self.policy_context(role, outcome.context)
-            self.policies[role].update(arm, outcome.reward, context=context, weight=outcome.weight)
+            live = arm is not None and arm in self.policies[role].arms
+            if arm is None or not (live or (role, arm) in self.retired):
+                continue  # an arm this namespace never had (e.g. a template since removed)
+            if live:  # a retired arm's late outcomes still count in its record, not in a policy
+                context = self.policy_context(role, outcome.context)
+                self.policies[role].update(
+                    arm, outcome.reward, context=context, weight=outcome.weight
+                )
             tally = self.tallies.setdefault((role, arm), ArmTally())
             tally.pulls += outcome.weight
             tally.reward_sum += outcome.weight * outcome.reward
@@ -162,7 +166,7 @@ class Learner:
             key = _context_key(outcome.context)
             window = self._recent.setdefault(key, deque(maxlen=self._recent_window))
             window.append(outcome.reward)
-        return None if taught else "its arms are no longer live"
+        return None if taught else "none of its arms is known here"
 
     def _retire_failing(self, outcome: LearnedOutcome) -> list[tuple[str, str, str]]:
         retired = []
