@@ -41,8 +41,10 @@ class PolicyView:
     live_detours: list[str]
     cold_detours: list[str]
     prob_best: dict[str, float]
-    propensities: dict[str, float]
+    propensities: dict[str, float]  # rounded, for the record
+    exact_propensities: dict[str, float]
     recent: list[float]
+    state: tuple[int, tuple[str, ...]]  # (last seq, arms) the view was read in
 
     @classmethod
     def take(
@@ -54,6 +56,7 @@ class PolicyView:
         live = candidates.live_candidates(path_policy.arms, paths)
         cold_paths = selection.cold_arms(path_policy, path_context)
         live_detours = [p.arm_id for p in live if p.origin == "detour"]
+        propensities = {k: float(v) for k, v in path_policy.probabilities(path_context).items()}
         return cls(
             live=live,
             cold_paths=cold_paths,
@@ -63,10 +66,10 @@ class PolicyView:
             prob_best={
                 k: round(float(v), 4) for k, v in path_policy.prob_best(path_context).items()
             },
-            propensities={
-                k: round(float(v), 4) for k, v in path_policy.probabilities(path_context).items()
-            },
+            propensities={k: round(v, 4) for k, v in propensities.items()},
+            exact_propensities=propensities,
             recent=learner.recent_rewards(context),
+            state=(learner.last_seq, tuple(path_policy.arms)),
         )
 
 
@@ -229,7 +232,10 @@ class Chooser:
                 view.cold_paths, scores, self._rng, min_rating=self._config.min_rating_to_explore
             )
         if pick is None:
-            pick = selection.choose_by_posterior(policy, context)
+            # The view's propensities still hold if nothing was learned or added since.
+            unchanged = view.state == (self._learner.last_seq, tuple(policy.arms))
+            known = view.exact_propensities if unchanged else None
+            pick = selection.choose_by_posterior(policy, context, known)
         run.trace.add(
             "selection",
             pick.reason,

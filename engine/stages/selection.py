@@ -54,8 +54,17 @@ def choose_cold(
     return Pick(arm, 1.0 / len(best), "cold_start")
 
 
-def choose_by_posterior(policy: PolicyLike, context: np.ndarray | None) -> Pick:
-    """Let the policy choose; its propensity is taken from the state it chose in."""
-    probabilities = policy.probabilities(context=context)
+def choose_by_posterior(
+    policy: PolicyLike,
+    context: np.ndarray | None,
+    probabilities: Mapping[str, float] | None = None,
+) -> Pick:
+    """Let the policy choose; its propensity is taken from the state it chose in.
+
+    `probabilities` may be passed when the caller computed them in this very state (they are a
+    Monte Carlo estimate for Thompson sampling, so not free).
+    """
+    if probabilities is None:
+        probabilities = policy.probabilities(context=context)
     arm = policy.select(context=context)
     return Pick(arm, float(probabilities.get(arm, 0.0)), "chose_by_posterior")

@@ -14,8 +14,8 @@ QUERY = "How many days are in a leap year?"
 def script(request: LLMRequest) -> str:
     if request.purpose == "rate":
         assert request.json_schema is not None
-        arms = request.json_schema["$defs"]["PathScores"]["properties"]
-        return json.dumps({"scores": dict.fromkeys(arms, 3), "tool": "none"})
+        count = request.json_schema["properties"]["scores"]["minItems"]
+        return json.dumps({"scores": [3] * count, "tool": "none"})
     if request.purpose == "referee":
         return json.dumps({"score": 4, "reason": "fine"})
     if request.purpose == "seed":

@@ -189,7 +189,7 @@ class World:
 def rating_reply(request: LLMRequest, favourite: str | None, tool: str) -> dict[str, Any]:
     """Score 5 for `favourite` and 3 for the rest, reading the numbered list in the prompt."""
     numbered = re.findall(r"^(\d+)\. (\S+):", request.messages[-1].content, re.MULTILINE)
-    scores = {number: (5 if arm == favourite else 3) for number, arm in numbered}
+    scores = [5 if arm == favourite else 3 for _, arm in numbered]
     return {"scores": scores, "tool": tool}
 
 

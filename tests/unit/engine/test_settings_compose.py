@@ -74,8 +74,8 @@ def test_the_memory_store_is_a_setting() -> None:
 def script(request: LLMRequest) -> str:
     if request.purpose == "rate":
         assert request.json_schema is not None
-        arms = request.json_schema["$defs"]["PathScores"]["properties"]
-        return json.dumps({"scores": dict.fromkeys(arms, 3), "tool": "calculator"})
+        count = request.json_schema["properties"]["scores"]["minItems"]
+        return json.dumps({"scores": [3] * count, "tool": "calculator"})
     if request.purpose == "referee":
         return json.dumps({"score": 4, "reason": "fine"})
     return "Seventeen times three is 51.\nAnswer: 51"
