@@ -44,7 +44,19 @@ class PolicyView:
     propensities: dict[str, float]  # rounded, for the record
     exact_propensities: dict[str, float]
     recent: list[float]
-    state: tuple[int, tuple[str, ...]]  # (last seq, arms) the view was read in
+    path_draw: selection.Pick  # the policies' own choices, drawn in this state
+    tool_draw: selection.Pick
+    cold_tool_mass: float  # the tool policy's probability of drawing a cold tool
+
+    @property
+    def cold_path_mass(self) -> float:
+        """The path policy's probability of drawing a cold arm."""
+        return sum(self.exact_propensities.get(arm, 0.0) for arm in self.cold_paths)
+
+    @property
+    def draws_cold(self) -> bool:
+        """Did either policy choose to explore a cold arm?"""
+        return self.path_draw.arm in self.cold_paths or self.tool_draw.arm in self.cold_tools
 
     @classmethod
     def take(
@@ -57,10 +69,13 @@ class PolicyView:
         cold_paths = selection.cold_arms(path_policy, path_context)
         live_detours = [p.arm_id for p in live if p.origin == "detour"]
         propensities = {k: float(v) for k, v in path_policy.probabilities(path_context).items()}
+        tool_policy = learner.policies["tool"]
+        tool_propensities = tool_policy.probabilities(tool_context)
+        cold_tools = selection.cold_arms(tool_policy, tool_context)
         return cls(
             live=live,
             cold_paths=cold_paths,
-            cold_tools=selection.cold_arms(learner.policies["tool"], tool_context),
+            cold_tools=cold_tools,
             live_detours=live_detours,
             cold_detours=[arm for arm in live_detours if arm in cold_paths],
             prob_best={
@@ -69,7 +84,9 @@ class PolicyView:
             propensities={k: round(v, 4) for k, v in propensities.items()},
             exact_propensities=propensities,
             recent=learner.recent_rewards(context),
-            state=(learner.last_seq, tuple(path_policy.arms)),
+            path_draw=selection.choose_by_posterior(path_policy, path_context, propensities),
+            tool_draw=selection.choose_by_posterior(tool_policy, tool_context, tool_propensities),
+            cold_tool_mass=sum(float(tool_propensities.get(arm, 0.0)) for arm in cold_tools),
         )
 
 
@@ -98,13 +115,14 @@ class Chooser:
             view = PolicyView.take(self._learner, self._paths, run.context)
         scores: dict[str, int] = {}
         suggestion = None
-        if view.cold_paths or view.cold_tools:
+        if view.draws_cold:
             run.warm = False
             found = self._rate(run, view, later_calls=2 + referee_calls)
             if found is not None:
                 scores, suggestion = found.scores, found
         else:
-            run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": "no arm is cold"})
+            why = "the policies chose warm arms: nothing to explore"
+            run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": why})
         trigger = self._detour_trigger(run, view)
         fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls) if trigger else []
         with self._lock:
@@ -221,26 +239,29 @@ class Chooser:
         fresh: list[PathDefinition],
     ) -> selection.Pick:
         started = run.trace.start()
-        policy = self._learner.policies["path"]
-        context = self._learner.policy_context("path", run.context)
         pick = None
         if fresh:  # the model's fresh paths lead, as any cold arm's pick does
             arm = fresh[int(self._rng.integers(len(fresh)))].arm_id
             pick = selection.Pick(arm, 1.0 / len(fresh), "detour_trigger")
-        elif scores and view.cold_paths:
+        elif scores and view.path_draw.arm in view.cold_paths:
             pick = selection.choose_cold(
-                view.cold_paths, scores, self._rng, min_rating=self._config.min_rating_to_explore
+                view.cold_paths,
+                scores,
+                self._rng,
+                min_rating=self._config.min_rating_to_explore,
+                cold_mass=view.cold_path_mass,
             )
         if pick is None:
-            # The view's propensities still hold if nothing was learned or added since.
-            unchanged = view.state == (self._learner.last_seq, tuple(policy.arms))
-            known = view.exact_propensities if unchanged else None
-            pick = selection.choose_by_posterior(policy, context, known)
+            pick = view.path_draw
         run.trace.add(
             "selection",
             pick.reason,
             started,
-            inputs={"cold": view.cold_paths, "prob_best": view.prob_best},
+            inputs={
+                "cold": view.cold_paths,
+                "prob_best": view.prob_best,
+                "policy_draw": view.path_draw.arm,
+            },
             outputs={"arm": pick.arm, "propensity": pick.propensity},
         )
         return pick
@@ -249,11 +270,11 @@ class Chooser:
         self, run: RunState, view: PolicyView, suggestion: rating.Rating | None
     ) -> selection.Pick:
         started = run.trace.start()
-        if suggestion is not None and suggestion.tool in view.cold_tools:
-            pick = selection.Pick(suggestion.tool, 1.0, "cold_start")
+        explores = view.tool_draw.arm in view.cold_tools
+        if explores and suggestion is not None and suggestion.tool in view.cold_tools:
+            pick = selection.Pick(suggestion.tool, view.cold_tool_mass, "cold_start")
         else:
-            context = self._learner.policy_context("tool", run.context)
-            pick = selection.choose_by_posterior(self._learner.policies["tool"], context)
+            pick = view.tool_draw
         run.trace.add(
             "tool_selection",
             pick.reason,

@@ -79,7 +79,7 @@ class SimulatedModel:
 
     def __init__(self, table: dict[tuple[str, str], float], prompts: dict[str, str], seed: int):
         self.table = table
-        self.prompts = prompts  # template id -> the start of its prompt, to recognise it
+        self.prompts = prompts  # template id -> a distinctive line of its prompt
         self.rng = np.random.default_rng(seed)
         self.current: Task | None = None
         self.detours = 0
@@ -102,7 +102,7 @@ class SimulatedModel:
 
     def _answer(self, prompt: str) -> str:
         assert self.current is not None
-        template = next((t for t, start in self.prompts.items() if start in prompt), None)
+        template = next((t for t, line in self.prompts.items() if line in prompt), None)
         p = self.table.get((template, self.current.family), 0.25) if template else 0.25
         correct = self.rng.random() < p
         return f"Answer: {self.current.answer if correct else 'unsure'}"
@@ -112,7 +112,7 @@ def run(policy: str, decisions: int, seed: int, window: int) -> list[dict[str, f
     templates = load_templates()
     rng = np.random.default_rng(seed)
     table = success_table([t.id for t in templates], rng)
-    prompts = {t.id: t.prompt[:60] for t in templates}
+    prompts = {t.id: _signature(t.prompt) for t in templates}
     model = SimulatedModel(table, prompts, seed)
     settings = load_settings(store_url="memory", path_policy=policy, policy_seed=seed, tools=[])
     engine = build_engine(
@@ -154,6 +154,12 @@ def run(policy: str, decisions: int, seed: int, window: int) -> list[dict[str, f
         row["best_single"] = float(best_single)
         row["oracle"] = 0.9
     return rows
+
+
+def _signature(prompt: str) -> str:
+    """A line of the template that survives placeholder filling: how the model recognises it."""
+    lines = [line for line in prompt.splitlines() if "{" not in line and len(line) > 15]
+    return max(lines, key=len) if lines else prompt
 
 
 def _check(text: str, task: Task) -> float:
