@@ -13,6 +13,10 @@ from learning.errors import StateError
 from learning.params import Param
 from learning.thompson import ThompsonSampling
 
+# Splits tried per test: the cost stays O(256) however long the history, and a change is located
+# to within history / 256 observations (Besson et al. 2022, section 6, subsample split points).
+_MAX_SPLITS = 256
+
 
 class GLRThompsonSampling(ThompsonSampling):
     """Thompson sampling with a Bernoulli GLR change detector and global restart.
@@ -56,12 +60,22 @@ class GLRThompsonSampling(ThompsonSampling):
         ),
         "check_every": Param(10, low=1, integer=True, doc="test an arm every this many pulls"),
         "forced_exploration": Param(0.0, low=0.0, high=1.0, doc="alpha: uniform choice share"),
+        "max_history": Param(
+            4096, low=16, integer=True, doc="observations kept per arm for the test"
+        ),
     }
 
     def _init_stats(self, arm_count: int, /) -> None:
         super()._init_stats(arm_count)
-        self._histories: list[_History] = [_History() for _ in range(arm_count)]
+        # Read once: parameters never change, and these are read on every step.
+        self._check_every = int(self.params["check_every"] or 1)
+        self._confidence = float(self.params["confidence"] or 1.0)
+        self._forced_exploration = float(self.params["forced_exploration"] or 0.0)
+        self._histories: list[_History] = [self._new_history() for _ in range(arm_count)]
         self.restarts = 0
+
+    def _new_history(self) -> _History:
+        return _History(int(self.params["max_history"] or 16))
 
     def update(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
         """Update the posterior, record the observation and restart if a change is detected."""
@@ -71,17 +85,17 @@ class GLRThompsonSampling(ThompsonSampling):
     def _update(
         self, index: int, reward: float, weight: float, _context: FloatArray | None, /
     ) -> None:
-        self._ab[0, index] += weight * reward
-        self._ab[1, index] += weight * (1.0 - reward)
+        self._alpha[index] += weight * reward
+        self._beta[index] += weight - weight * reward
         history = self._histories[index]
         history.append(weight, weight * reward)
-        if history.size % int(self.params["check_every"] or 1) == 0 and self._changed(history):
+        if history.size % self._check_every == 0 and self._changed(history):
             self._restart()
 
     def _changed(self, history: _History) -> bool:
         weights, sums = history.cumulative()
-        threshold = glr_threshold(history.size, float(self.params["confidence"] or 1.0))
-        return bernoulli_glr(weights, sums) > threshold
+        threshold = glr_threshold(history.size, self._confidence)
+        return bernoulli_glr(weights, sums, _MAX_SPLITS) > threshold
 
     def _restart(self) -> None:
         self._ab[:] = self._prior[:, None]
@@ -90,7 +104,7 @@ class GLRThompsonSampling(ThompsonSampling):
         self.restarts += 1
 
     def _select(self, context: FloatArray | None, /) -> int:
-        alpha = float(self.params["forced_exploration"] or 0.0)
+        alpha = self._forced_exploration
         if alpha > 0.0 and self._rng.random() < alpha:
             return int(self._rng.integers(len(self._arms)))
         return super()._select(context)
@@ -109,7 +123,7 @@ class GLRThompsonSampling(ThompsonSampling):
 
     def _append_arm(self) -> None:
         super()._append_arm()
-        self._histories.append(_History())
+        self._histories.append(self._new_history())
 
     def _delete_arm(self, index: int, /) -> None:
         super()._delete_arm(index)
@@ -135,8 +149,9 @@ class GLRThompsonSampling(ThompsonSampling):
             )
         if len(weights) != arm_count or len(sums) != arm_count:
             raise StateError(f"state stats need one history per arm ({arm_count})")
+        limit = int(self.params["max_history"] or 16)
         histories = [
-            _History.from_lists(arm_weights, arm_sums)
+            _History.from_lists(arm_weights, arm_sums, limit)
             for arm_weights, arm_sums in zip(weights, sums, strict=True)
         ]
         restarts = stats.get("restarts")
@@ -149,15 +164,22 @@ class GLRThompsonSampling(ThompsonSampling):
 
 
 class _History:
-    """One arm's observations since the last restart, as growable cumulative-sum buffers."""
+    """One arm's latest observations since the last restart, as cumulative-sum buffers.
 
-    def __init__(self) -> None:
+    At most `limit` observations are kept: when full, the older half is dropped (by rebasing the
+    running sums). That bounds memory, saved state and the O(n) cost of a test, while keeping
+    thousands of pre-change observations to compare recent ones against.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self.size = 0
+        self._last_weight = self._last_sum = 0.0
         self._weights = np.zeros(16)  # cumulative weights W_1..W_n
         self._sums = np.zeros(16)  # cumulative weighted rewards S_1..S_n
 
     @classmethod
-    def from_lists(cls, weights: Any, sums: Any) -> _History:
+    def from_lists(cls, weights: Any, sums: Any, limit: int) -> _History:
         """Rebuild a history from saved running sums, checking that they are consistent."""
         size = len(weights) if isinstance(weights, list) else -1
         columns = {"cumulative_weights": weights, "cumulative_rewards": sums}
@@ -167,27 +189,48 @@ class _History:
         steps_r = np.diff(cumulative_sums, prepend=0.0)
         if (steps_w <= 0).any() or (steps_r < -1e-9).any() or (steps_r > steps_w + 1e-9).any():
             raise StateError("state history is not a running sum of weights in (0, 1] and rewards")
-        history = cls()
+        if size > limit:
+            raise StateError(f"state history holds {size} observations, above max_history {limit}")
+        history = cls(limit)
         history.size = size
         history._weights = np.concatenate((cumulative_weights, np.zeros(16)))
         history._sums = np.concatenate((cumulative_sums, np.zeros(16)))
+        if size:
+            history._last_weight = float(cumulative_weights[-1])
+            history._last_sum = float(cumulative_sums[-1])
         return history
 
     def append(self, weight: float, weighted_reward: float) -> None:
         """Add one observation (amortised O(1): the buffers double when full)."""
+        if self.size == self.limit:
+            self._drop_older_half()
         size = self.size
         if size == self._weights.size:
             self._weights = np.concatenate((self._weights, np.zeros(size)))
             self._sums = np.concatenate((self._sums, np.zeros(size)))
-        last_weight = self._weights[size - 1] if size else 0.0
-        last_sum = self._sums[size - 1] if size else 0.0
-        self._weights[size] = last_weight + weight
-        self._sums[size] = last_sum + weighted_reward
+        # The running totals live in Python floats: reading numpy scalars back costs more.
+        self._last_weight += weight
+        self._last_sum += weighted_reward
+        self._weights[size] = self._last_weight
+        self._sums[size] = self._last_sum
         self.size = size + 1
+
+    def _drop_older_half(self) -> None:
+        keep = self.size - self.size // 2
+        start = self.size - keep
+        base_weight, base_sum = self._weights[start - 1], self._sums[start - 1]
+        self._weights[:keep] = self._weights[start : self.size] - base_weight
+        self._sums[:keep] = self._sums[start : self.size] - base_sum
+        self.size = keep
+        self._last_weight, self._last_sum = (
+            float(self._weights[keep - 1]),
+            float(self._sums[keep - 1]),
+        )
 
     def clear(self) -> None:
         """Forget every observation (the buffers are kept for reuse)."""
         self.size = 0
+        self._last_weight = self._last_sum = 0.0
 
     def cumulative(self) -> tuple[FloatArray, FloatArray]:
         """The running weights and reward sums, W_1..W_n and S_1..S_n (views, not copies)."""
