@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.errors import StoreError
-from engine.ports import ArmRecord, DecisionRecord, LearnedOutcome
+from engine.ports import ArmRecord, DecisionRecord
 
 
 def to_json(value: object, what: str) -> str:
@@ -69,20 +69,6 @@ def decision_from_row(row: Mapping[Any, Any]) -> DecisionRecord:
 def context_from_json(text: str | None) -> tuple[float, ...] | None:
     """A decision's context from its JSON column."""
     return None if text is None else tuple(float(x) for x in from_json(text))
-
-
-def learned_from_row(row: Mapping[Any, Any]) -> LearnedOutcome:
-    """A learned outcome from an `outcomes` row joined with its decision's choices and context."""
-    return LearnedOutcome(
-        seq=row["seq"],
-        decision_id=row["decision_id"],
-        namespace=row["namespace"],
-        choices=from_json(row["choices"]),
-        context=context_from_json(row["context"]),
-        source=row["source"],
-        reward=row["reward"],
-        weight=row["weight"],
-    )
 
 
 def arm_row(arm: ArmRecord) -> dict[str, Any]:

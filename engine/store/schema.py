@@ -20,8 +20,11 @@ Migration = Callable[[Connection], None]
 MIGRATIONS: dict[int, Migration] = {}
 
 
-def prepare(connection: Connection, dialect: str, label: str) -> int:
-    """Make the database behind `connection` a current ThinkPath store; return its version."""
+def prepare(connection: Connection, dialect: str, label: str, *, create: bool = True) -> int:
+    """Make the database behind `connection` a current ThinkPath store; return its version.
+
+    An empty database becomes a new store only when `create` is true.
+    """
     if dialect == "postgresql":
         connection.exec_driver_sql(
             "SELECT pg_advisory_xact_lock(hashtext('thinkpath-store:' || current_schema()))"
@@ -34,6 +37,8 @@ def prepare(connection: Connection, dialect: str, label: str) -> int:
                 f"{', '.join(sorted(names)[:5])}); point ThinkPath at an empty database, "
                 "schema or file"
             )
+        if not create:
+            raise StoreUnavailableError(f"{label}: no store there (the database is empty)")
         _create(connection)
         return SCHEMA_VERSION
     meta = dict(connection.execute(select(META.c.key, META.c.value)).all())

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 
 from engine.errors import (
     OutcomeConflictError,
@@ -36,15 +36,15 @@ from engine.store import batch, statistics, transfer
 from engine.store.codec import (
     arm_from_row,
     arm_row,
+    context_from_json,
     decision_from_row,
     decision_row,
-    learned_from_row,
     utc,
 )
 from engine.store.connection import Durability, open_engines, translated_errors
-from engine.store.driver import RawWriter, compile_raw, timestamp_binder
+from engine.store.driver import RawStatement, RawTransactions, compile_raw, timestamp_binder
 from engine.store.schema import prepare
-from engine.store.statements import build_statements, dialect_insert
+from engine.store.statements import build_statements, count_statement, dialect_insert
 from engine.store.statistics import ArmStatistics, RebuildReport
 from engine.store.tables import ARMS, DECISIONS, OUTCOMES
 from engine.store.validation import check_arm, check_decision, check_outcome_values
@@ -76,23 +76,31 @@ class SqlStore:
         self._statements = build_statements(self.dialect)
         self._insert = dialect_insert(self.dialect)
         writer = self._engines.writer
-        self._raw = RawWriter(writer, self.dialect)
+        sqlite = self.dialect == "sqlite"
+        begin = "BEGIN IMMEDIATE" if sqlite else None
+        self._raw = RawTransactions(writer, begin, per_thread=sqlite)
+        self._raw_reader = RawTransactions(self._engines.reader, None, per_thread=sqlite)
+        self._since = compile_raw(_since_query(), writer)
         self._lookup = compile_raw(self._statements.lookup, writer)
         self._next_seq = compile_raw(self._statements.next_seq, writer)
         self._append_outcome = compile_raw(self._statements.append, writer)
-        self._count = compile_raw(self._statements.count, writer)
+        self._counts: dict[int, RawStatement] = {}  # by number of roles, compiled on first use
+        self._parsed_choices: dict[str, list[tuple[str, str]]] = {}
         self._save_decision = compile_raw(self._statements.save_decision, writer)
         self._timestamp = timestamp_binder(writer)
         self._batch = batch.build_batch_statements(writer, self.dialect)
         try:
             with self._guard("open the store"), self._engines.writer.begin() as connection:
-                self.schema_version = prepare(connection, self.dialect, self.label)
+                self.schema_version = prepare(connection, self.dialect, self.label, create=create)
         except BaseException:
             self.close()
             raise
 
     def close(self) -> None:
-        """Release every pooled connection; the store object is unusable afterwards."""
+        """Release every connection; the store object is unusable afterwards."""
+        for transactions in ("_raw", "_raw_reader"):
+            if hasattr(self, transactions):
+                getattr(self, transactions).close()
         self._engines.writer.dispose()
         self._engines.reader.dispose()
 
@@ -177,24 +185,32 @@ class SqlStore:
         )
         if cursor.fetchone() is None:
             raise _LostRaceError  # rolls back the counter too, so no seq is skipped
-        cursor.executemany(
-            self._count.sql,
-            [
-                self._count.bind(
-                    {
-                        "namespace": namespace,
-                        "role": role,
-                        "arm_id": arm_id,
-                        "pulls": outcome.weight,
-                        "reward_sum": outcome.weight * outcome.reward,
-                        "outcome_count": 1,
-                        "last_seq": seq,
-                    }
-                )
-                for role, arm_id in sorted(statistics.choices_of(choices).items())
-            ],
-        )
+        roles = self._roles(choices)
+        if roles:
+            count = self._counts.get(len(roles))
+            if count is None:
+                statement = count_statement(self.dialect, len(roles))
+                count = self._counts[len(roles)] = compile_raw(statement, self._engines.writer)
+            parameters = {
+                "namespace": namespace,
+                "pulls": outcome.weight,
+                "reward_sum": outcome.weight * outcome.reward,
+                "last_seq": seq,
+            }
+            for index, (role, arm_id) in enumerate(roles):
+                parameters[f"role_{index}"] = role
+                parameters[f"arm_{index}"] = arm_id
+            cursor.execute(count.sql, count.bind(parameters))
         return OutcomeReceipt(seq=seq, applied=True)
+
+    def _roles(self, choices: str) -> list[tuple[str, str]]:
+        """A decision's (role, arm) pairs from its JSON choices, cached: decisions share few."""
+        roles = self._parsed_choices.get(choices)
+        if roles is None:
+            roles = sorted(statistics.choices_of(choices).items())
+            if len(self._parsed_choices) < 4_096:
+                self._parsed_choices[choices] = roles
+        return roles
 
     def record_outcomes(self, outcomes: Sequence[OutcomeRecord]) -> list[OutcomeReceipt]:
         """Record many outcomes in one transaction (all or none): the bulk-import path.
@@ -214,15 +230,28 @@ class SqlStore:
         """Outcomes of `namespace` with seq > `after_seq`, in seq order, at most `limit`."""
         if limit < 1:
             raise StoreError(f"limit must be at least 1, got {limit}")
-        query = (
-            select(OUTCOMES, DECISIONS.c.choices, DECISIONS.c.context)
-            .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
-            .where(OUTCOMES.c.namespace == namespace, OUTCOMES.c.seq > after_seq)
-            .order_by(OUTCOMES.c.seq)
-            .limit(limit)
-        )
-        with self._guard("read outcomes"), self._engines.reader.begin() as connection:
-            return [learned_from_row(row) for row in connection.execute(query).mappings()]
+        parameters = {"namespace": namespace, "after_seq": after_seq, "limit": limit}
+        with self._guard("read outcomes"), self._raw_reader.transaction() as cursor:
+            cursor.execute(self._since.sql, self._since.bind(parameters))
+            rows = cursor.fetchall()
+        parsed: dict[str, dict[str, str]] = {}  # decisions share a few distinct choices
+        learned = []
+        for seq, decision_id, source, reward, weight, choices, context in rows:
+            if choices not in parsed:
+                parsed[choices] = statistics.choices_of(choices)
+            learned.append(
+                LearnedOutcome(
+                    seq=seq,
+                    decision_id=decision_id,
+                    namespace=namespace,
+                    choices=dict(parsed[choices]),
+                    context=context_from_json(context),
+                    source=source,
+                    reward=reward,
+                    weight=weight,
+                )
+            )
+        return learned
 
     # -- ArmCatalog ----------------------------------------------------------------------------
 
@@ -272,6 +301,28 @@ class SqlStore:
 
     def _guard(self, action: str) -> AbstractContextManager[None]:
         return translated_errors(self.label, action)
+
+
+def _since_query() -> Any:
+    """A namespace's outcomes after a seq, with their decisions' choices and context."""
+    return (
+        select(
+            OUTCOMES.c.seq,
+            OUTCOMES.c.decision_id,
+            OUTCOMES.c.source,
+            OUTCOMES.c.reward,
+            OUTCOMES.c.weight,
+            DECISIONS.c.choices,
+            DECISIONS.c.context,
+        )
+        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+        .where(
+            OUTCOMES.c.namespace == bindparam("namespace"),
+            OUTCOMES.c.seq > bindparam("after_seq"),
+        )
+        .order_by(OUTCOMES.c.seq)
+        .limit(bindparam("limit"))
+    )
 
 
 def _replayed(outcome: OutcomeRecord, found: Sequence[Any]) -> OutcomeReceipt:

@@ -26,6 +26,11 @@ from sqlmodel import Field, SQLModel
 SCHEMA_VERSION = 1
 APPLICATION = "thinkpath"
 
+# Small rows looked up by their key: on SQLite, storing them in their primary-key tree (no
+# separate rowid tree) leaves fewer pages for each outcome's commit to write to the WAL.
+# PostgreSQL ignores the option.
+WITHOUT_ROWID = {"sqlite_with_rowid": False}
+
 
 def _timestamp(*, nullable: bool = False) -> Column[datetime]:
     """A timezone-aware timestamp (SQLite keeps the UTC wall clock; the codec adds UTC back)."""
@@ -57,6 +62,7 @@ class OutcomeRow(SQLModel, table=True):
     __tablename__ = "outcomes"
     __table_args__ = (
         UniqueConstraint("decision_id", "source", name="uq_outcomes_decision_source"),
+        WITHOUT_ROWID,
     )
 
     namespace: str = Field(primary_key=True, max_length=128)
@@ -72,6 +78,7 @@ class OutcomeRow(SQLModel, table=True):
 
 class NamespaceCounterRow(SQLModel, table=True):
     __tablename__ = "namespace_counters"
+    __table_args__ = (WITHOUT_ROWID,)
 
     namespace: str = Field(primary_key=True, max_length=128)
     last_seq: int
@@ -79,6 +86,7 @@ class NamespaceCounterRow(SQLModel, table=True):
 
 class ArmStatisticsRow(SQLModel, table=True):
     __tablename__ = "arm_statistics"
+    __table_args__ = (WITHOUT_ROWID,)
 
     namespace: str = Field(primary_key=True, max_length=128)
     role: str = Field(primary_key=True, max_length=64)

@@ -131,6 +131,7 @@ def raw_batched(path: Path, durability: Durability, rows: list[tuple[Any, ...]])
 def store_one_by_one(url: str, durability: Durability, outcomes: list[OutcomeRecord]) -> float:
     """Seconds to record `outcomes` through the store, one call each."""
     with SqlStore(url, durability=durability) as store:
+        store.record_outcomes([])  # open this thread's connection outside the timing, as raw does
         start = time.perf_counter()
         for outcome in outcomes:
             store.record_outcome(outcome)
@@ -140,6 +141,7 @@ def store_one_by_one(url: str, durability: Durability, outcomes: list[OutcomeRec
 def store_batched(url: str, durability: Durability, outcomes: list[OutcomeRecord]) -> float:
     """Seconds to record `outcomes` through the store's batch API."""
     with SqlStore(url, durability=durability) as store:
+        store.record_outcomes([])  # open this thread's connection outside the timing, as raw does
         start = time.perf_counter()
         for first in range(0, len(outcomes), BATCH):
             store.record_outcomes(outcomes[first : first + BATCH])
@@ -186,28 +188,46 @@ def decision_latency(url: str, durability: Durability, count: int) -> tuple[floa
     return statistics.median(samples), statistics.quantiles(samples, n=10)[-1]
 
 
-def run(count: int, processes: int, durability: Durability, folder: Path) -> dict[str, Any]:
-    """Every case, on fresh files under `folder`."""
-    url = f"sqlite:///{folder / 'store.sqlite3'}"
+def fresh_store(
+    folder: Path, name: str, durability: Durability, prefixes: list[str], count: int
+) -> str:
+    """A new store holding `count` decisions per prefix, its WAL checkpointed: a clean start."""
+    path = folder / f"{name}.sqlite3"
+    url = f"sqlite:///{path}"
     with SqlStore(url, durability=durability) as store:
-        for prefix in ["one", "batch", *(f"p{n}" for n in range(processes))]:
+        for prefix in prefixes:
             store.save_decisions(decisions_of(prefix, count))
-    median_ms, p90_ms = decision_latency(url, durability, min(count, 2_000))
+    with sqlite3.connect(path) as connection:
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    return url
+
+
+def measure(
+    folder: Path, durability: Durability, count: int, processes: int, repeat: int
+) -> list[Case]:
+    """One round of every case, each on fresh files (store and raw alike)."""
+    tag = f"r{repeat}"
+    url = fresh_store(folder, f"one{tag}", durability, ["one"], count)
     one = outcomes_of(decisions_of("one", count))
     cases = [
         Case(
             "one process, one outcome per call",
             count,
             store_one_by_one(url, durability, one),
-            raw_one_by_one(folder / "raw1.sqlite3", durability, raw_rows("one", one)),
+            raw_one_by_one(folder / f"raw_one{tag}.sqlite3", durability, raw_rows("one", one)),
         )
     ]
-    many = [outcomes_of(decisions_of(f"p{n}", count)) for n in range(processes)]
+    prefixes = [f"p{n}" for n in range(processes)]
+    url = fresh_store(folder, f"many{tag}", durability, prefixes, count)
+    many = [outcomes_of(decisions_of(prefix, count)) for prefix in prefixes]
     store_seconds = in_parallel([(store_one_by_one, (url, durability, o)) for o in many])
-    raw_path = folder / "raw_many.sqlite3"
+    raw_path = folder / f"raw_many{tag}.sqlite3"
     raw_table(raw_path, durability).close()
     raw_seconds = in_parallel(
-        [(raw_one_by_one, (raw_path, durability, raw_rows(f"p{n}", o))) for n, o in enumerate(many)]
+        [
+            (raw_one_by_one, (raw_path, durability, raw_rows(p, o)))
+            for p, o in zip(prefixes, many, strict=True)
+        ]
     )
     cases.append(
         Case(
@@ -217,32 +237,53 @@ def run(count: int, processes: int, durability: Durability, folder: Path) -> dic
             raw_seconds,
         )
     )
+    url = fresh_store(folder, f"batch{tag}", durability, ["batch"], count)
     bulk = outcomes_of(decisions_of("batch", count))
+    raw_path = folder / f"raw_batch{tag}.sqlite3"
     cases.append(
         Case(
-            f"batch API, {BATCH} per call",
+            f"batch API, up to {BATCH} per call",
             count,
             store_batched(url, durability, bulk),
-            raw_batched(folder / "raw_batch.sqlite3", durability, raw_rows("batch", bulk)),
+            raw_batched(raw_path, durability, raw_rows("batch", bulk)),
         )
     )
-    with SqlStore(url) as store:
-        agrees = store.rebuild_statistics().agrees
-    return {
-        "durability": durability,
-        "save_decision_ms": {"median": median_ms, "p90": p90_ms},
-        "cases": [
+    return cases
+
+
+def run(
+    count: int, processes: int, durability: Durability, folder: Path, repeats: int
+) -> dict[str, Any]:
+    """Every case `repeats` times on fresh files under `folder`; medians are reported."""
+    url = fresh_store(folder, "latency", durability, [], 0)
+    median_ms, p90_ms = decision_latency(url, durability, min(count, 2_000))
+    rounds = [measure(folder, durability, count, processes, r) for r in range(repeats)]
+    agrees = True
+    for path in sorted(folder.glob("*.sqlite3")):
+        if not path.name.startswith("raw_"):
+            with SqlStore(f"sqlite:///{path}", create=False) as store:
+                agrees = agrees and store.rebuild_statistics().agrees
+    summary = []
+    for index, case in enumerate(rounds[0]):
+        same = [round_[index] for round_ in rounds]
+        rate = statistics.median(c.rate for c in same)
+        raw_rate = statistics.median(c.raw_rate or 0.0 for c in same)
+        summary.append(
             {
                 "name": case.name,
                 "outcomes": case.outcomes,
-                "per_second": round(case.rate),
-                "raw_per_second": None if case.raw_rate is None else round(case.raw_rate),
-                "share_of_raw": None
-                if case.raw_rate is None
-                else round(case.rate / case.raw_rate, 3),
+                "per_second": round(rate),
+                "raw_per_second": round(raw_rate),
+                "share_of_raw": round(
+                    statistics.median(c.rate / (c.raw_rate or 1.0) for c in same), 3
+                ),
+                "rounds": [[round(c.rate), round(c.raw_rate or 0.0)] for c in same],
             }
-            for case in cases
-        ],
+        )
+    return {
+        "durability": durability,
+        "save_decision_ms": {"median": median_ms, "p90": p90_ms},
+        "cases": summary,
         "rebuild_agrees": agrees,
     }
 
@@ -269,12 +310,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--outcomes", type=int, default=4_000, help="per process and case")
     parser.add_argument("--processes", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3, help="rounds; medians are reported")
     parser.add_argument("--durability", choices=["normal", "full"], default="normal")
     parser.add_argument("--postgres", help="also measure this PostgreSQL URL")
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="thinkpath-bench-") as folder:
-        results = run(args.outcomes, args.processes, args.durability, Path(folder))
+        results = run(args.outcomes, args.processes, args.durability, Path(folder), args.repeats)
     if args.postgres:
         results["postgres"] = run_postgres(args.postgres, args.outcomes)
     print(json.dumps(results, indent=2))

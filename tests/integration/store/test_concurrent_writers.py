@@ -82,7 +82,7 @@ def test_eight_sqlite_writers_of_two_thousand_outcomes_each(
 def test_four_postgres_writers_share_one_log(
     postgres_url: str, start_worker: Any, seed_decisions: Any
 ) -> None:
-    workers, count, retries = 4, 250, 50
+    workers, count, retries = 4, 150, 40
     seed_decisions(postgres_url, workers, count)
     reports = run_writers(postgres_url, start_worker, workers, count, retries)
     check_the_log(postgres_url, workers, count, retries, reports)

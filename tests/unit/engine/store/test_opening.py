@@ -192,3 +192,14 @@ def test_postgres_store_refuses_a_newer_schema(postgres_url: str) -> None:
         )
     with pytest.raises(SchemaVersionError, match="schema version 7"):
         SqlStore(postgres_url)
+
+
+def test_an_empty_database_is_not_made_a_store_when_it_may_not_be_created(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "empty.sqlite3"
+    sqlite3.connect(path).close()
+    with pytest.raises(StoreUnavailableError, match="no store there"):
+        SqlStore(url_of(path), create=False)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT count(*) FROM sqlite_master").fetchone() == (0,)
