@@ -329,7 +329,9 @@ class LocalIndex:
         if not len(ids):
             return {}
         query_vector = self._embedder.embed([text])[0]
-        cosines = matrix @ query_vector
+        # einsum runs in the calling thread; `matrix @ vector` goes to OpenBLAS's thread pool,
+        # which took 14-28 ms instead of 1 ms for 10,000 x 384 on a busy 2-core machine.
+        cosines = np.einsum("ij,j->i", matrix, query_vector)
         count = min(pool, len(ids))
         nearest = np.argpartition(-cosines, count - 1)[:count]
         scores = {int(ids[i]): float(cosines[i]) for i in nearest}
