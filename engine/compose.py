@@ -17,9 +17,8 @@ from engine.errors import ConfigError
 from engine.facade import Engine, Store
 from engine.keyed_policy import KeyedPolicy
 from engine.learner import PolicyFactory, PolicyLike
-from engine.llm.litellm_chat import LiteLLMChat  # cheap: litellm itself loads on first call
+from engine.llm.connect import connect_chat  # cheap: litellm itself loads on the first call
 from engine.llm.local_model import LocalModelSettings
-from engine.llm.local_provider import register_local_provider
 from engine.ports import LLM, Searcher, Tracker
 from engine.settings import Settings, load_settings
 from engine.store.memory import InMemoryStore
@@ -44,12 +43,13 @@ __all__ = [
 
 def build_llm(settings: Settings) -> LLM:
     """The model named by `THINKPATH_MODEL` through litellm; `local/...` runs in-process."""
-    if settings.model.startswith("local/"):
-        register_local_provider(
-            LocalModelSettings(threads=settings.llm_threads, n_ctx=settings.llm_context)
-        )
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
-    return LiteLLMChat(settings.model, api_base=settings.api_base, api_key=api_key)
+    return connect_chat(
+        settings.model,
+        api_base=settings.api_base,
+        api_key=api_key,
+        local=LocalModelSettings(threads=settings.llm_threads, n_ctx=settings.llm_context),
+    )
 
 
 def build_store(settings: Settings) -> Store:
