@@ -215,12 +215,8 @@ class Engine:
             created_at=decision.created_at,
             query=decision.query,
             context=tuple(decision.context) if decision.context is not None else None,
-            choices={"path": decision.path.arm_id, "tool": decision.tool.arm_id}
-            if decision.path and decision.tool
-            else {},
-            propensities={"path": decision.path.propensity, "tool": decision.tool.propensity}
-            if decision.path and decision.tool
-            else {},
+            choices={"path": decision.path.arm_id, "tool": decision.tool.arm_id},
+            propensities={"path": decision.path.propensity, "tool": decision.tool.propensity},
             payload=decision.model_dump(mode="json"),
         )
         self._store.save_decision(record)

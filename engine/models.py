@@ -153,8 +153,8 @@ class Decision(_Frozen):
     context: list[float] | None = None
     seed: Seed
     candidates: list[Candidate]
-    path: Choice | None = None
-    tool: Choice | None = None
+    path: Choice
+    tool: Choice  # "none" when the decision used no tool
     tool_run: ToolRun | None = None
     answer: str | None = None
     outcomes: list[OutcomeResult] = Field(default_factory=list)  # recorded while deciding
