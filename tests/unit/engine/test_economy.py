@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from engine.config import EngineConfig
 from engine.ports import LLMRequest
 from engine.stages.detour import DetourRules
@@ -92,3 +94,28 @@ def test_cost_counts_tokens_and_money(world) -> None:
     assert decision.cost.prompt_tokens > 0
     assert decision.cost.completion_tokens > 0
     assert decision.cost.cost_usd == 0.0  # the scripted model reports a price of zero
+
+
+def test_the_llm_is_asked_only_when_the_policy_chooses_to_explore(world) -> None:
+    world.rating_favourite = "digits"
+    engine = world.engine(cold_pulls=3)
+    decisions = [
+        engine.decide(ARITHMETIC, checker=lambda text: 1.0 if "Answer: 7" in text else 0.0)
+        for _ in range(12)
+    ]
+    exploiting = [
+        d
+        for d in decisions
+        if d.step("rating").reason == "skipped" and d.step("selection").inputs["cold"]
+    ]
+    assert exploiting, "with arms still cold, a warm draw must not call the rater"
+    assert all(d.path.reason == "chose_by_posterior" for d in exploiting)
+    for decision in decisions:
+        selection = decision.step("selection")
+        if decision.path.reason == "cold_start":
+            assert selection.inputs["policy_draw"] in selection.inputs["cold"]
+            cold = selection.inputs["cold"]
+            cold_mass = sum(c.propensity or 0.0 for c in decision.candidates if c.arm_id in cold)
+            ratings = [c.rating for c in decision.candidates if c.arm_id in cold]
+            ties = ratings.count(max(r or 0 for r in ratings))  # the pick shares the mass
+            assert decision.path.propensity == pytest.approx(cold_mass / ties, abs=1e-3)
