@@ -9,6 +9,7 @@ are re-exported here so that callers import every error from one place.
     │   ├── InvalidRewardError, UnknownArmError, DuplicateArmError, ContextError
     │   └── UnknownPolicyError, InvalidParameterError, StateError
     ├── ConfigError                     a setting that is missing, malformed or inconsistent
+    ├── InvalidQueryError (ValueError)  a query that is empty, not text or too long
     ├── TemplateError                   a reasoning-path template file that does not validate
     ├── StoreError                      the persistent store cannot do what was asked
     │   ├── StoreUnavailableError       missing, locked, read-only, corrupt or foreign database
@@ -44,6 +45,7 @@ __all__ = [
     "ContextError",
     "DuplicateArmError",
     "InvalidParameterError",
+    "InvalidQueryError",
     "InvalidRewardError",
     "LLMError",
     "LLMOutputError",
@@ -67,6 +69,10 @@ __all__ = [
 
 class ConfigError(ThinkPathError):
     """A setting that is missing, malformed or inconsistent."""
+
+
+class InvalidQueryError(ThinkPathError, ValueError):
+    """A query that is empty, not text, or too long; nothing was decided or stored."""
 
 
 class StoreError(ThinkPathError):

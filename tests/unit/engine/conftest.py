@@ -1,0 +1,198 @@
+"""A small test world for the pipeline: templates, features, tools, a searcher and a scripted LLM.
+
+Two kinds of query: arithmetic ("What is 3 + 4?") and spelling ("First letter of apple?"). The
+"digits" path answers arithmetic right, "letters" answers spelling right, "ramble" answers
+nothing right. The scripted model plays the part of an LLM that follows the path it is given.
+"""
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.config import EngineConfig
+from engine.errors import ToolError
+from engine.facade import Engine
+from engine.keyed_policy import KeyedPolicy
+from engine.learner import PolicyLike
+from engine.llm.scripted import ScriptedLLM
+from engine.memory_searcher import InMemorySearcher
+from engine.ports import LLMRequest, Passage
+from engine.stages.detour import DetourRules
+from engine.store.memory import InMemoryStore
+from learning import make_policy
+
+
+@dataclass(frozen=True)
+class FakeTemplate:
+    id: str
+    name: str
+    description: str
+    prompt: str
+    tags: tuple[str, ...] = ()
+
+
+TEMPLATES = [
+    FakeTemplate("digits", "Digits", "compute numerically", "STRATEGY=DIGITS\n{seed}\n{query}"),
+    FakeTemplate("letters", "Letters", "spell it out", "STRATEGY=LETTERS\n{query}"),
+    FakeTemplate("ramble", "Ramble", "talk around it", "STRATEGY=RAMBLE\n{query}"),
+]
+
+PASSAGES = [
+    Passage("Addition combines two numbers into their sum.", "notes/addition.md", "Addition"),
+    Passage("The first letter of a word is its initial.", "notes/letters.md", "Letters"),
+]
+
+
+def featurize(query: str) -> np.ndarray:
+    """One-hot family (arithmetic, spelling) plus a bias."""
+    arithmetic = 1.0 if re.search(r"\d\s*[-+*/]\s*\d", query) else 0.0
+    return np.array([arithmetic, 1.0 - arithmetic, 1.0])
+
+
+def family(query: str) -> str:
+    return "arithmetic" if featurize(query)[0] else "spelling"
+
+
+def solve(query: str) -> str:
+    """The right answer to a test query."""
+    match = re.search(r"(\d+)\s*\+\s*(\d+)", query)
+    if match:
+        return str(int(match.group(1)) + int(match.group(2)))
+    word = re.search(r"of (\w+)", query)
+    return word.group(1)[0] if word else "?"
+
+
+def checker_for(query: str) -> Callable[[str], float]:
+    expected = solve(query)
+    return lambda text: 1.0 if text.strip().endswith(f"Answer: {expected}") else 0.0
+
+
+@dataclass
+class ToolResult:
+    ok: bool
+    output: str
+    error: str | None
+    seconds: float = 0.0
+
+
+@dataclass
+class FakeToolBox:
+    """A calculator that works and a search tool that always fails."""
+
+    runs: list[tuple[str, str]] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        return ["none", "calculator", "broken_search"]
+
+    def describe(self) -> dict[str, str]:
+        return {"calculator": "evaluates arithmetic", "broken_search": "searches (broken)"}
+
+    def run(self, name: str, argument: str, timeout_s: float) -> ToolResult:
+        self.runs.append((name, argument))
+        if name == "calculator":
+            return ToolResult(True, solve(argument), None)
+        if name == "broken_search":
+            return ToolResult(False, "", "connection refused")
+        raise ToolError(f"tool {name!r} is not allowed")
+
+
+class World:
+    """Builds engines over one shared store, with a configurable scripted model."""
+
+    def __init__(self) -> None:
+        self.store = InMemoryStore()
+        self.searcher = InMemorySearcher(PASSAGES)
+        self.toolbox = FakeToolBox()
+        self.overrides: dict[str, Callable[[LLMRequest], str]] = {}
+        self.rating_favourite: str | None = None  # the arm the scripted rater scores 5
+        self.rating_tool = "none"
+        self.referee_score = 4
+        self.policies: list[PolicyLike] = []
+
+    # -- the scripted model -------------------------------------------------------------------
+    def script(self, request: LLMRequest) -> str:
+        if request.purpose in self.overrides:
+            return self.overrides[request.purpose](request)
+        return getattr(self, f"_{request.purpose}")(request)
+
+    def _seed(self, request: LLMRequest) -> str:
+        return "Addition combines numbers [notes/addition.md]; an initial is a first letter."
+
+    def _rate(self, request: LLMRequest) -> str:
+        return json.dumps(rating_reply(request, self.rating_favourite, self.rating_tool))
+
+    def _detour(self, request: LLMRequest) -> str:
+        paths = [
+            {"name": "Sketch it", "approach": "STRATEGY=SKETCH draw the situation, then solve."},
+            {"name": "Ask why", "approach": "STRATEGY=WHY ask why five times, then solve it."},
+        ]
+        return json.dumps({"paths": paths})
+
+    def _answer(self, request: LLMRequest) -> str:
+        prompt = request.messages[-1].content
+        query = next((line for line in prompt.splitlines() if line.startswith("What is")), "")
+        arithmetic = bool(featurize(query)[0])
+        good = ("STRATEGY=DIGITS" in prompt and arithmetic) or (
+            "STRATEGY=LETTERS" in prompt and not arithmetic
+        )
+        return f"Thinking.\nAnswer: {solve(query) if good else 'unsure'}"
+
+    def _referee(self, request: LLMRequest) -> str:
+        return json.dumps({"score": self.referee_score, "reason": "scripted"})
+
+    checker_for = staticmethod(checker_for)
+
+    # -- engines ------------------------------------------------------------------------------
+    def llm(self) -> ScriptedLLM:
+        return ScriptedLLM(self.script)
+
+    def policy_factory(self, cold_pulls: float = 2.0) -> Callable[[str, list[str], int], Any]:
+        def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
+            def base(arm_names: list[str], seed: int | None) -> PolicyLike:
+                return make_policy(
+                    "thompson", arm_names, seed=seed, cold_pulls=cold_pulls, cold_width=1.0
+                )
+
+            policy = KeyedPolicy(base, arms, context_dim=context_dim, seed=11)
+            self.policies.append(policy)
+            return policy
+
+        return build
+
+    def engine(
+        self,
+        llm: ScriptedLLM | None = None,
+        *,
+        config: EngineConfig | None = None,
+        cold_pulls: float = 2.0,
+        tools: bool = False,
+        policy_factory: Callable[[str, list[str], int], Any] | None = None,
+    ) -> Engine:
+        return Engine(
+            llm=llm or self.llm(),
+            searcher=self.searcher,
+            store=self.store,
+            templates=TEMPLATES,
+            featurizer=featurize,
+            family_of=family,
+            policy_factory=policy_factory or self.policy_factory(cold_pulls),
+            toolbox=self.toolbox if tools else None,
+            config=config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0)),
+        )
+
+
+def rating_reply(request: LLMRequest, favourite: str | None, tool: str) -> dict[str, Any]:
+    """Score 5 for `favourite` and 3 for the rest, reading the numbered list in the prompt."""
+    numbered = re.findall(r"^(\d+)\. (\S+):", request.messages[-1].content, re.MULTILINE)
+    scores = [5 if arm == favourite else 3 for _, arm in numbered]
+    return {"scores": scores, "tool": tool}
+
+
+@pytest.fixture
+def world() -> World:
+    return World()

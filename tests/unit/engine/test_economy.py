@@ -1,0 +1,121 @@
+"""Call counts: a warm decision makes at most 3 LLM calls, the worst case at most 6."""
+
+import json
+
+import pytest
+
+from engine.config import EngineConfig
+from engine.ports import LLMRequest
+from engine.stages.detour import DetourRules
+
+ARITHMETIC = "What is the sum 3 + 4?"
+
+
+def warm_up(world, engine, query: str, rounds: int = 8) -> None:
+    for _ in range(rounds):
+        engine.decide(query, checker=lambda text: 1.0 if "Answer: 7" in text else 0.0)
+
+
+def test_a_cold_decision_rates_once_and_the_llm_pick_leads(world) -> None:
+    world.rating_favourite = "letters"
+    llm = world.llm()
+    engine = world.engine(llm)
+    decision = engine.decide(ARITHMETIC)
+    purposes = [request.purpose for request in llm.requests]
+    assert purposes == ["seed", "rate", "answer", "referee"]
+    assert decision.path is not None
+    assert (decision.path.arm_id, decision.path.reason) == ("letters", "cold_start")
+    assert decision.path.propensity == 1.0
+    assert decision.step("rating").outputs["scores"]["letters"] == 5
+    assert decision.cost.calls == 4
+
+
+def test_a_warm_decision_makes_at_most_three_calls(world) -> None:
+    engine = world.engine()
+    warm_up(world, engine, ARITHMETIC)
+    llm = world.llm()
+    warm = world.engine(llm)  # a second engine on the same store: it learns by replay
+    decision = warm.decide(ARITHMETIC)
+    assert [request.purpose for request in llm.requests] == ["seed", "answer", "referee"]
+    assert decision.cost.calls == 3
+    assert decision.path is not None
+    assert decision.path.reason == "chose_by_posterior"
+    assert decision.step("rating").reason == "skipped"
+
+
+def test_a_checker_replaces_the_referee(world) -> None:
+    engine = world.engine()
+    warm_up(world, engine, ARITHMETIC)
+    llm = world.llm()
+    decision = world.engine(llm).decide(ARITHMETIC, checker=lambda text: 1.0)
+    assert [request.purpose for request in llm.requests] == ["seed", "answer"]
+    assert decision.step("referee").reason == "skipped"
+    assert [(o.source, o.reward) for o in decision.outcomes] == [("checker", 1.0)]
+
+
+def test_a_malformed_referee_in_a_warm_decision_degrades_instead_of_retrying(world) -> None:
+    engine = world.engine()
+    warm_up(world, engine, ARITHMETIC)
+    world.overrides["referee"] = lambda request: "not json"
+    llm = world.llm()
+    decision = world.engine(llm).decide(ARITHMETIC)
+    assert decision.cost.calls == 3
+    assert decision.degraded
+    assert decision.step("referee").reason == "fault"
+
+
+def test_the_worst_case_cold_arms_plus_a_detour_stays_within_six_calls(world) -> None:
+    # Every arm cold, failures repeating, a malformed first rating (one retry) and a referee
+    # that never parses: the most calls any decision can be driven to.
+    rules = DetourRules(prob_best_floor=0.0, failure_streak=2)
+    engine = world.engine(config=EngineConfig(seed=1, detour=rules), cold_pulls=50)
+    for _ in range(2):
+        engine.decide(ARITHMETIC, checker=lambda text: 0.0)
+    ratings = iter(["{broken", None])
+
+    def rate(request: LLMRequest) -> str:
+        text = next(ratings)
+        return text if text is not None else world._rate(request)
+
+    world.overrides["rate"] = rate
+    world.overrides["referee"] = lambda request: json.dumps({"score": 9})
+    llm = world.llm()
+    decision = world.engine(llm, config=EngineConfig(seed=1, detour=rules), cold_pulls=50).decide(
+        ARITHMETIC
+    )
+    purposes = [request.purpose for request in llm.requests]
+    assert purposes == ["seed", "rate", "rate", "detour", "answer", "referee"]
+    assert decision.cost.calls == 6 == EngineConfig().budget.max_calls
+    assert decision.step("detour").reason == "detour_trigger"
+
+
+def test_cost_counts_tokens_and_money(world) -> None:
+    decision = world.engine().decide(ARITHMETIC)
+    assert decision.cost.prompt_tokens > 0
+    assert decision.cost.completion_tokens > 0
+    assert decision.cost.cost_usd == 0.0  # the scripted model reports a price of zero
+
+
+def test_the_llm_is_asked_only_when_the_policy_chooses_to_explore(world) -> None:
+    world.rating_favourite = "digits"
+    engine = world.engine(cold_pulls=3)
+    decisions = [
+        engine.decide(ARITHMETIC, checker=lambda text: 1.0 if "Answer: 7" in text else 0.0)
+        for _ in range(12)
+    ]
+    exploiting = [
+        d
+        for d in decisions
+        if d.step("rating").reason == "skipped" and d.step("selection").inputs["cold"]
+    ]
+    assert exploiting, "with arms still cold, a warm draw must not call the rater"
+    assert all(d.path.reason == "chose_by_posterior" for d in exploiting)
+    for decision in decisions:
+        selection = decision.step("selection")
+        if decision.path.reason == "cold_start":
+            assert selection.inputs["policy_draw"] in selection.inputs["cold"]
+            cold = selection.inputs["cold"]
+            cold_mass = sum(c.propensity or 0.0 for c in decision.candidates if c.arm_id in cold)
+            ratings = [c.rating for c in decision.candidates if c.arm_id in cold]
+            ties = ratings.count(max(r or 0 for r in ratings))  # the pick shares the mass
+            assert decision.path.propensity == pytest.approx(cold_mass / ties, abs=1e-3)

@@ -1,0 +1,97 @@
+"""Seed check, tools and bad input, through the facade."""
+
+import pytest
+
+from engine.errors import InvalidQueryError
+from engine.memory_searcher import InMemorySearcher
+from engine.ports import Passage
+
+ARITHMETIC = "What is the sum 3 + 4?"
+
+
+def test_a_weak_seed_is_rebuilt_once_then_flagged_and_not_used(world) -> None:
+    world.searcher = InMemorySearcher([Passage("Cats purr around the house.", "c.md")])
+    llm = world.llm()
+    decision = world.engine(llm).decide("What is the total distance around a circle of radius 2?")
+    first, rebuild = world.searcher.queries[:2], world.searcher.queries[2:]
+    assert first[0] == "What is the total distance around a circle of radius 2?"
+    assert rebuild[0] == "total distance around circle radius"
+    assert decision.seed.weak
+    assert decision.seed.rebuilt
+    assert decision.seed.brief is None
+    assert decision.step("seed_check").reason == "weak_seed"
+    assert "no passage covers" in (decision.step("seed_check").error or "")
+    assert "seed" not in [request.purpose for request in llm.requests]
+    answer_prompt = next(r for r in llm.requests if r.purpose == "answer").messages[-1].content
+    assert "(no background brief)" in answer_prompt
+
+
+def test_a_relevant_seed_is_written_cited_and_used(world) -> None:
+    llm = world.llm()
+    decision = world.engine(llm).decide(ARITHMETIC)
+    assert not decision.seed.weak
+    assert decision.seed.brief is not None
+    assert [s.source for s in decision.seed.sources] == ["notes/addition.md"]
+    assert decision.seed.sources[0].relevance == 1.0
+    answer_prompt = next(r for r in llm.requests if r.purpose == "answer").messages[-1].content
+    assert decision.seed.brief in answer_prompt
+
+
+def test_an_unusable_brief_is_flagged(world) -> None:
+    world.overrides["seed"] = lambda request: ""
+    decision = world.engine().decide(ARITHMETIC)
+    assert decision.seed.weak
+    assert decision.seed.brief is None
+    assert decision.step("seed").reason == "weak_seed"
+
+
+def test_the_llms_tool_pick_leads_while_tools_are_cold(world) -> None:
+    world.rating_tool = "calculator"
+    llm = world.llm()
+    engine = world.engine(llm, tools=True)
+    decision = engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    assert decision.tool is not None
+    assert (decision.tool.arm_id, decision.tool.reason) == ("calculator", "cold_start")
+    assert world.toolbox.runs == [("calculator", ARITHMETIC)]
+    assert decision.tool_run is not None
+    assert decision.tool_run.ok
+    answer_prompt = next(r for r in llm.requests if r.purpose == "answer").messages[-1].content
+    assert "<tool_output>\n7\n</tool_output>" in answer_prompt
+
+
+def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
+    world.rating_tool = "broken_search"
+    engine = world.engine(tools=True)
+    decision = engine.decide(ARITHMETIC, checker=lambda text: 1.0)
+    assert not decision.degraded
+    assert decision.step("tool").reason == "fault"
+    assert decision.step("tool").error == "connection refused"
+    assert [(o.source, o.reward, o.roles) for o in decision.outcomes] == [
+        ("tool", 0.0, ["tool"]),
+        ("checker", 1.0, ["path", "tool"]),
+    ]
+    stats = {(r.role, r.arm_id): (r.pulls, r.mean_reward) for r in engine.arms()}
+    assert stats[("tool", "broken_search")] == (2.0, 0.5)
+    assert stats[("path", decision.path.arm_id)] == (1.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [("", "empty"), ("   ", "empty"), (42, "must be text"), ("x" * 9000, "limit is 8000")],
+)
+def test_a_bad_query_is_refused_and_nothing_is_stored(world, query, message) -> None:
+    engine = world.engine()
+    with pytest.raises(InvalidQueryError, match=message):
+        engine.decide(query)
+    assert world.store.outcomes_since("default", 0) == []
+
+
+def test_a_stored_decision_round_trips(world) -> None:
+    engine = world.engine()
+    decision = engine.decide(ARITHMETIC, checker=lambda text: 1.0)
+    stored = engine.get_decision(decision.id)
+    assert stored.model_dump(exclude={"outcomes"}) == decision.model_dump(exclude={"outcomes"})
+    record = world.store.get_decision(decision.id)
+    assert record.choices == {"path": decision.path.arm_id, "tool": "none"}
+    assert record.propensities["path"] == decision.path.propensity
+    assert record.context == (1.0, 0.0, 1.0)
