@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from engine.metering import Budget
+from engine.llm.budget import Budget
 from engine.stages.detour import DetourRules
 
 
@@ -11,7 +11,11 @@ class EngineConfig:
     """Everything the pipeline and the facade need to know, with working defaults."""
 
     namespace: str = "default"
-    budget: Budget = field(default_factory=Budget)
+    # Six calls is the worst case the pipeline can reach, so the default never cuts a decision
+    # short on calls; tokens and seconds are generous for the embedded model.
+    budget: Budget = field(
+        default_factory=lambda: Budget(max_calls=6, max_tokens=8192, max_seconds=120.0)
+    )
     passages: int = 5  # retrieved per search
     seed_max_tokens: int = 160
     answer_max_tokens: int = 320

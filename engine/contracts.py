@@ -69,13 +69,8 @@ class ToolBox(Protocol):
     def run(self, name: str, argument: str, timeout_s: float) -> ToolResultLike: ...
 
 
-class Featurizer(Protocol):
-    """Cheap, deterministic query features (`engine.features`)."""
-
-    def __call__(self, query: str) -> np.ndarray: ...
-
-
-FamilyOf = Callable[[str], str]
+# Cheap, deterministic query features (`engine.features.query_features`): a 1-D float array.
+Featurizer = Callable[[str], np.ndarray]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from engine.config import EngineConfig
 from engine.contracts import NO_TOOL, Featurizer, PathDefinition, TemplateLike, ToolBox
 from engine.errors import InvalidQueryError, InvalidRewardError
 from engine.learner import ROLES, ArmTally, Learner, PolicyFactory, roles_taught_by
-from engine.metering import Budget
+from engine.llm.budget import Budget
 from engine.models import ArmStats, Decision, OutcomeResult, TraceStep
 from engine.pipeline import Checker, Draft, Pipeline
 from engine.ports import (

@@ -23,9 +23,11 @@ from engine.choosing import Chooser
 from engine.config import EngineConfig
 from engine.contracts import NO_TOOL, Featurizer, PathDefinition, ToolBox
 from engine.errors import ThinkPathError
+from engine.guarded_llm import GuardedLLM
 from engine.learner import Learner
-from engine.metering import Budget, MeteredLLM
-from engine.models import Choice, Decision, ToolRun
+from engine.llm.budget import Budget, MeteredLLM
+from engine.llm.budget import Cost as LLMCost
+from engine.models import Choice, Cost, Decision, ToolRun
 from engine.ports import LLM, Searcher
 from engine.run_state import RunState
 from engine.seeding import Seeder
@@ -62,7 +64,7 @@ class Pipeline:
         config: EngineConfig,
         lock: threading.RLock,
     ) -> None:
-        self._llm = llm
+        self._llm = GuardedLLM(llm)
         self._toolbox = toolbox
         self._featurizer = featurizer
         self._family_of = family_of
@@ -75,7 +77,7 @@ class Pipeline:
 
     def run(self, query: str, *, checker: Checker | None, budget: Budget | None) -> Draft:
         """Make one decision for `query`; the facade persists it and its outcomes."""
-        meter = MeteredLLM(self._llm, budget or self._config.budget)
+        meter = MeteredLLM(self._llm, budget or self._config.budget)  # one meter per decision
         features = np.asarray(self._featurizer(query), dtype=float)
         run = RunState(query, meter, TraceRecorder(), [float(x) for x in features])
         seed_model = self._seeder.build(run)
@@ -111,7 +113,7 @@ class Pipeline:
             tool_run=tool_run,
             answer=answer_text,
             trace=run.trace.steps,
-            cost=meter.cost(),
+            cost=edge_cost(meter.cost),
             degraded=bool(run.trace.degraded_reasons),
             degraded_reasons=run.trace.degraded_reasons,
         )
@@ -162,7 +164,7 @@ class Pipeline:
         started = run.trace.start()
         if checker is not None:
             return self._check(run, text, checker, started)
-        if run.meter.calls_left < 1:
+        if run.calls_left < 1:
             run.trace.budget_stop("referee", started, "no call left for the referee")
             return []
         try:
@@ -201,3 +203,17 @@ class Pipeline:
             "referee", "skipped", run.trace.start(), outputs={"why": "a checker scored the answer"}
         )
         return [("checker", reward)]
+
+
+def edge_cost(cost: LLMCost) -> Cost:
+    """The meter's cost as the decision reports it; money is None when no call had a price."""
+    priced = cost.llm_calls - cost.failed_calls - cost.unpriced_calls
+    return Cost(
+        calls=cost.llm_calls,
+        failed_calls=cost.failed_calls,
+        prompt_tokens=cost.prompt_tokens,
+        completion_tokens=cost.completion_tokens,
+        seconds=round(cost.seconds, 6),
+        cost_usd=cost.usd if priced > 0 else None,
+        unpriced_calls=cost.unpriced_calls,
+    )

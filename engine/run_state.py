@@ -2,11 +2,12 @@
 
 from dataclasses import dataclass
 
-from engine.metering import MeteredLLM
+from engine.llm.budget import MeteredLLM
 from engine.trace import TraceRecorder
 
 # seed, rating, detour, answer, referee, and one structured retry
 WORST_CASE_CALLS = 6
+UNLIMITED = 1_000_000
 
 
 @dataclass
@@ -20,9 +21,15 @@ class RunState:
     warm: bool = True  # no rating and no detour call so far
     brief: str | None = None
 
+    @property
+    def calls_left(self) -> int:
+        """LLM calls the decision's budget still allows (a large number when unlimited)."""
+        limit = self.meter.budget.max_calls
+        return UNLIMITED if limit is None else limit - self.meter.cost.llm_calls
+
     def can_afford_optional(self) -> bool:
         """An optional call (seed, rating, detour) may run only if the answer stays affordable."""
-        return self.meter.calls_left >= 2
+        return self.calls_left >= 2
 
     def retries(self, later_calls: int) -> int:
         """Structured retries this stage may make: one, only off the warm path, and only while
@@ -33,5 +40,5 @@ class RunState:
         """
         if self.warm:
             return 0
-        ceiling = min(self.meter.budget.max_calls, WORST_CASE_CALLS)
-        return 1 if self.meter.cost().calls + 2 + later_calls <= ceiling else 0
+        ceiling = min(self.meter.budget.max_calls or WORST_CASE_CALLS, WORST_CASE_CALLS)
+        return 1 if self.meter.cost.llm_calls + 2 + later_calls <= ceiling else 0

@@ -62,6 +62,9 @@ class TraceRecorder:
         """Record a failed stage: a budget stop or a fault, classified by the exception."""
         reason: Reason = "budget_stop" if isinstance(error, BudgetExceededError) else "fault"
         message = f"{type(error).__name__}: {error}"
+        raw_text = getattr(error, "raw_text", None)  # what a malformed reply actually said
+        if isinstance(raw_text, str):
+            outputs = {**(outputs or {}), "raw_text": raw_text[:500]}
         self.add(stage, reason, started, inputs=inputs, outputs=outputs, error=message)
         if degrades:
             self.degraded_reasons.append(f"{stage}: {message}")

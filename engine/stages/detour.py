@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.contracts import PathDefinition
 from engine.learner import ArmTally
+from engine.llm.structured import ask_structured
 from engine.ports import LLM, ChatMessage
 from engine.stages.prompting import neutralise
-from engine.structured import ask_structured
 
 ANSWER_LINE = "End with a line 'Answer: <answer>'."
 

@@ -13,9 +13,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from engine.contracts import PathDefinition
+from engine.llm.structured import ask_structured
 from engine.ports import LLM, ChatMessage
 from engine.stages.prompting import DATA_RULE, neutralise
-from engine.structured import ask_structured
 
 Score = Literal[1, 2, 3, 4, 5]  # an enum in the schema: small models ignore minimum/maximum
 

@@ -8,9 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.llm.structured import ask_structured
 from engine.ports import LLM, ChatMessage
 from engine.stages.prompting import fence, neutralise
-from engine.structured import ask_structured
 
 REFEREE_SYSTEM = (
     "You grade an answer to a question from 0 (wrong or useless) to 4 (correct and complete). "

@@ -1,11 +1,10 @@
 """An in-memory store: a first-class double of the SQL store, for tests and throw-away engines."""
 
-import math
 import threading
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from engine.errors import InvalidRewardError, OutcomeConflictError, UnknownDecisionError
+from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
 from engine.ports import (
     ArmRecord,
     DecisionRecord,
@@ -13,20 +12,9 @@ from engine.ports import (
     OutcomeReceipt,
     OutcomeRecord,
 )
+from engine.store.validation import check_arm, check_decision, check_outcome_values
 
-
-def check_outcome_values(outcome: OutcomeRecord) -> None:
-    """Reject a reward outside [0, 1] or a weight outside (0, 1], NaN and infinities included."""
-    if not (math.isfinite(outcome.reward) and 0.0 <= outcome.reward <= 1.0):
-        raise InvalidRewardError(
-            f"reward must be a finite number in [0, 1], got {outcome.reward!r}"
-        )
-    if not (math.isfinite(outcome.weight) and 0.0 < outcome.weight <= 1.0):
-        raise InvalidRewardError(
-            f"weight must be a finite number in (0, 1], got {outcome.weight!r}"
-        )
-    if not outcome.source or len(outcome.source) > 64:
-        raise InvalidRewardError("source must be a non-empty name of at most 64 characters")
+__all__ = ["InMemoryStore", "check_outcome_values"]
 
 
 class InMemoryStore:
@@ -40,8 +28,15 @@ class InMemoryStore:
         self._arms: dict[tuple[str, str, str], ArmRecord] = {}
 
     def save_decision(self, decision: DecisionRecord) -> None:
+        """Store a decision; saving the same decision again is a no-op, a changed one an error."""
+        check_decision(decision)
         with self._lock:
-            self._decisions[decision.decision_id] = decision
+            earlier = self._decisions.setdefault(decision.decision_id, decision)
+            if earlier is not decision and earlier != decision:
+                raise StoreError(
+                    f"decision {decision.decision_id!r} was saved before with different "
+                    "content; a decision is immutable once saved"
+                )
 
     def get_decision(self, decision_id: str) -> DecisionRecord:
         with self._lock:
@@ -86,14 +81,17 @@ class InMemoryStore:
     def outcomes_since(
         self, namespace: str, after_seq: int, limit: int = 10_000
     ) -> list[LearnedOutcome]:
+        if limit < 1:
+            raise StoreError(f"limit must be at least 1, got {limit}")
         with self._lock:
             learned = self._learned.get(namespace, [])
             return learned[max(after_seq, 0) : max(after_seq, 0) + limit]
 
     def save_arm(self, arm: ArmRecord) -> None:
+        check_arm(arm)
         with self._lock:
             self._arms[(arm.namespace, arm.role, arm.arm_id)] = arm
 
     def list_arms(self, namespace: str) -> list[ArmRecord]:
         with self._lock:
-            return [arm for key, arm in self._arms.items() if key[0] == namespace]
+            return [arm for key, arm in sorted(self._arms.items()) if key[0] == namespace]

@@ -3,7 +3,6 @@
 import json
 
 from engine.config import EngineConfig
-from engine.metering import Budget
 from engine.ports import LLMRequest
 from engine.stages.detour import DetourRules
 
@@ -84,7 +83,7 @@ def test_the_worst_case_cold_arms_plus_a_detour_stays_within_six_calls(world) ->
     )
     purposes = [request.purpose for request in llm.requests]
     assert purposes == ["seed", "rate", "rate", "detour", "answer", "referee"]
-    assert decision.cost.calls == 6 <= Budget().max_calls
+    assert decision.cost.calls == 6 == EngineConfig().budget.max_calls
     assert decision.step("detour").reason == "detour_trigger"
 
 

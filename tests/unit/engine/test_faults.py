@@ -3,6 +3,7 @@
 import pytest
 
 from engine.errors import LLMOutputError, LLMTimeoutError, LLMUnavailableError
+from engine.llm.structured import StructuredOutputError
 from engine.ports import LLMRequest
 
 QUERY = "What is the sum 3 + 4?"
@@ -40,7 +41,7 @@ def test_malformed_rating_output_falls_back_to_the_policy(world) -> None:
     world.overrides["rate"] = lambda request: "I think digits is best!"
     decision = world.engine().decide(QUERY)
     assert decision.step("rating").reason == "fault"
-    assert "LLMOutputError" in (decision.step("rating").error or "")
+    assert "OutputError" in (decision.step("rating").error or "")
     assert decision.path is not None
     assert decision.path.reason == "chose_by_posterior"
     assert 0.0 < decision.path.propensity <= 1.0
@@ -65,6 +66,7 @@ def test_a_broken_checker_is_a_fault_not_a_crash(world) -> None:
 def test_structured_output_error_names_the_raw_text(world) -> None:
     world.overrides["referee"] = lambda request: "ten out of ten"
     decision = world.engine().decide(QUERY)
-    error = decision.step("referee").error or ""
-    assert error.startswith(LLMOutputError.__name__)
-    assert "ten out of ten" in error
+    step = decision.step("referee")
+    assert issubclass(StructuredOutputError, LLMOutputError)
+    assert (step.error or "").startswith(StructuredOutputError.__name__)
+    assert step.outputs["raw_text"] == "ten out of ten"

@@ -1,0 +1,138 @@
+"""The composition root: `build_engine(settings)` is the one place that builds clients.
+
+Nothing happens on import. Each collaborator has its own `build_*` function, so a service, an
+experiment or a test can replace one piece (say, the store) and keep the rest:
+
+    engine = build_engine(load_settings())
+    engine = build_engine(settings, llm=ScriptedLLM(script), store=InMemoryStore())
+"""
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine import features
+from engine.contracts import ToolBox
+from engine.errors import ConfigError
+from engine.facade import Engine, Store
+from engine.keyed_policy import KeyedPolicy
+from engine.learner import PolicyFactory, PolicyLike
+from engine.llm.litellm_chat import LiteLLMChat  # cheap: litellm itself loads on first call
+from engine.llm.local_model import LocalModelSettings
+from engine.llm.local_provider import register_local_provider
+from engine.ports import LLM, Searcher, Tracker
+from engine.settings import Settings, load_settings
+from engine.store.memory import InMemoryStore
+from engine.tools import Calculator, ToolRegistry, local_search_tool, web_search_tool
+from learning import make_policy
+from learning.registry import policy_class
+from templates import load_templates
+
+# The SQL store (SQLAlchemy) and the retrieval backends (SQLite index, ONNX embedder, ddgs) are
+# imported only when chosen: an engine on the in-memory store and a given searcher starts fast.
+
+__all__ = [
+    "build_engine",
+    "build_llm",
+    "build_policy_factory",
+    "build_searcher",
+    "build_store",
+    "build_toolbox",
+]
+
+
+def build_llm(settings: Settings) -> LLM:
+    """The model named by `THINKPATH_MODEL` through litellm; `local/...` runs in-process."""
+    if settings.model.startswith("local/"):
+        register_local_provider(
+            LocalModelSettings(threads=settings.llm_threads, n_ctx=settings.llm_context)
+        )
+    api_key = settings.api_key.get_secret_value() if settings.api_key else None
+    return LiteLLMChat(settings.model, api_base=settings.api_base, api_key=api_key)
+
+
+def build_store(settings: Settings) -> Store:
+    """`THINKPATH_STORE_URL`: "memory", a SQLAlchemy URL, or empty for SQLite under the home."""
+    if settings.store_url == "memory":
+        return InMemoryStore()
+    from engine.store.location import default_store_url  # noqa: PLC0415 - see the module top
+    from engine.store.sql import SqlStore  # noqa: PLC0415
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return SqlStore(settings.store_url or default_store_url(settings.data_dir))
+
+
+def build_searcher(settings: Settings) -> Searcher:
+    """The local index (embedded corpus plus `THINKPATH_INDEX_FOLDERS`), and the web if enabled."""
+    from retrieval.factory import build_default_searcher  # noqa: PLC0415 - see the module top
+
+    return build_default_searcher(
+        settings.data_dir, web=settings.web_search, index_folders=settings.index_folders
+    )
+
+
+def build_toolbox(settings: Settings, searcher: Searcher) -> ToolBox:
+    """The tools on the allow-list `THINKPATH_TOOLS`."""
+    tools: list[Any] = [Calculator(), local_search_tool(searcher)]
+    if settings.web_search:
+        from retrieval.web import WebSearcher  # noqa: PLC0415 - see the module top
+
+        tools.append(web_search_tool(WebSearcher()))
+    known = {tool.name for tool in tools} | {"none"}
+    unknown = sorted(set(settings.tools) - known)
+    if unknown:
+        raise ConfigError(
+            f"invalid setting THINKPATH_TOOLS: {unknown} are not available; "
+            f"available: {sorted(known)} (web_search needs THINKPATH_WEB_SEARCH=true)"
+        )
+    return ToolRegistry(tools, allowed=settings.tools)
+
+
+def build_policy_factory(settings: Settings) -> PolicyFactory:
+    """Policies by name; a non-contextual one is keyed by query family (see `KeyedPolicy`)."""
+    params = {"cold_pulls": settings.cold_pulls, "cold_width": settings.cold_width}
+
+    def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
+        name = settings.path_policy if role == "path" else settings.tool_policy
+        if policy_class(name).is_contextual:
+            return make_policy(
+                name, arms, seed=settings.policy_seed, context_dim=context_dim, **params
+            )
+
+        def base(arm_names: list[str], seed: int | None) -> PolicyLike:
+            return make_policy(name, arm_names, seed=seed, **params)
+
+        return KeyedPolicy(base, arms, context_dim=context_dim, seed=settings.policy_seed)
+
+    return build
+
+
+def build_engine(
+    settings: Settings | None = None,
+    *,
+    llm: LLM | None = None,
+    store: Store | None = None,
+    searcher: Searcher | None = None,
+    toolbox: ToolBox | None = None,
+    tracker: Tracker | None = None,
+    featurizer: Callable[[str], np.ndarray] | None = None,
+) -> Engine:
+    """Build the engine from settings (read from the environment when None).
+
+    Any collaborator passed in is used as is; the rest are built from the settings.
+    """
+    settings = settings or load_settings()
+    searcher = searcher or build_searcher(settings)
+    return Engine(
+        llm=llm or build_llm(settings),
+        searcher=searcher,
+        store=store or build_store(settings),
+        templates=load_templates(settings.templates_dirs),
+        featurizer=featurizer or features.query_features,
+        family_of=features.family,
+        policy_factory=build_policy_factory(settings),
+        toolbox=toolbox or build_toolbox(settings, searcher),
+        config=settings.engine_config(),
+        tracker=tracker,
+    )

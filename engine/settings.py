@@ -1,0 +1,140 @@
+"""ThinkPath's settings: environment variables prefixed `THINKPATH_`, validated with clear errors.
+
+Reading them has no side effect; `engine.compose.build_engine` is the only place that turns them
+into clients. `THINKPATH_HOME` (default `~/.thinkpath`) holds every file ThinkPath writes.
+
+>>> settings = load_settings(path_policy="thompson", budget_calls=4)
+>>> settings.engine_config().budget.max_calls
+4
+>>> load_settings(path_policy="nope")
+Traceback (most recent call last):
+...
+engine.errors.ConfigError: invalid setting THINKPATH_PATH_POLICY: Value error, unknown policy ...
+"""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+
+from engine.config import EngineConfig
+from engine.errors import ConfigError
+from engine.llm.budget import Budget
+from engine.stages.detour import DetourRules
+from learning import available_policies
+
+__all__ = ["Settings", "load_settings"]
+
+PathList = Annotated[list[Path], NoDecode]
+NameList = Annotated[list[str], NoDecode]
+
+
+class Settings(BaseSettings):
+    """Every setting, with its environment variable `THINKPATH_<NAME>`."""
+
+    model_config = SettingsConfigDict(env_prefix="THINKPATH_", extra="forbid", frozen=True)
+
+    home: Path = Field(default=Path("~/.thinkpath"), description="data directory")
+    namespace: str = Field(default="default", min_length=1, max_length=64, pattern=r"^[\w.-]+$")
+    # language model
+    model: str = Field(default="local/smollm2", description="a litellm model string")
+    api_base: str | None = None
+    api_key: SecretStr | None = None
+    llm_threads: int = Field(default=1, ge=1, le=64, description="local model CPU threads")
+    llm_context: int = Field(default=4096, ge=512, le=131072, description="local model n_ctx")
+    llm_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    # store: a SQLAlchemy URL, "memory", or empty for the SQLite file under `home`
+    store_url: str = ""
+    # learning
+    path_policy: str = "thompson"
+    tool_policy: str = "thompson"
+    policy_seed: int | None = None
+    cold_pulls: float = Field(default=3.0, ge=0)
+    cold_width: float = Field(default=0.15, gt=0)
+    # per-decision budget
+    budget_calls: int = Field(default=6, ge=1, le=100)
+    budget_tokens: int = Field(default=8192, ge=64)
+    budget_seconds: float = Field(default=120.0, gt=0)
+    # retrieval and tools
+    web_search: bool = False
+    index_folders: PathList = Field(default_factory=list)
+    templates_dirs: PathList = Field(default_factory=list)
+    tools: NameList = Field(default_factory=lambda: ["calculator", "local_search"])
+    tool_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    # outcomes and detours
+    referee_weight: float = Field(default=0.5, gt=0, le=1)
+    detour_prob_best_floor: float = Field(default=0.2, ge=0, le=1)
+    detour_failure_streak: int = Field(default=3, ge=1)
+    detour_retire_min_pulls: float = Field(default=3.0, gt=0)
+    detour_retire_below: float = Field(default=0.3, ge=0, le=1)
+
+    @field_validator("index_folders", "templates_dirs", "tools", mode="before")
+    @classmethod
+    def _split_commas(cls, value: Any) -> Any:
+        # Lists come from the environment as "a,b,c": friendlier than JSON in a shell.
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @field_validator("path_policy", "tool_policy")
+    @classmethod
+    def _known_policy(cls, value: str) -> str:
+        known = available_policies()
+        if value not in known:
+            raise ValueError(f"unknown policy {value!r}; known policies: {', '.join(known)}")
+        return value
+
+    @field_validator("model")
+    @classmethod
+    def _provider_model(cls, value: str) -> str:
+        if "/" not in value:
+            raise ValueError(
+                f"model {value!r} names no provider: use provider/model, e.g. local/smollm2"
+            )
+        return value
+
+    @property
+    def data_dir(self) -> Path:
+        return self.home.expanduser()
+
+    def engine_config(self) -> EngineConfig:
+        """The engine's tunables from these settings."""
+        return EngineConfig(
+            namespace=self.namespace,
+            budget=Budget(
+                max_calls=self.budget_calls,
+                max_tokens=self.budget_tokens,
+                max_seconds=self.budget_seconds,
+            ),
+            llm_timeout_s=self.llm_timeout_s,
+            tool_timeout_s=self.tool_timeout_s,
+            detour=DetourRules(
+                prob_best_floor=self.detour_prob_best_floor,
+                failure_streak=self.detour_failure_streak,
+                retire_min_pulls=self.detour_retire_min_pulls,
+                retire_below=self.detour_retire_below,
+            ),
+            source_weights={
+                "checker": 1.0,
+                "user": 1.0,
+                "referee": self.referee_weight,
+                "tool": 1.0,
+            },
+            seed=self.policy_seed,
+        )
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the environment (overrides win); a bad value raises `ConfigError` naming it."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors():
+            field = ".".join(str(part) for part in item["loc"]) or "settings"
+            name = f"THINKPATH_{field.upper()}" if field != "settings" else field
+            problems.append(f"invalid setting {name}: {item['msg']}")
+        raise ConfigError("; ".join(problems)) from None
+    except SettingsError as error:
+        raise ConfigError(f"unreadable settings: {error}") from None

@@ -1,0 +1,284 @@
+"""The SQL store: decisions, outcomes and arms in SQLite (default) or PostgreSQL, one code path.
+
+Outcomes are the source of truth and append-only. Recording one is a single transaction that
+takes the next seq of its decision's namespace (locking that namespace's counter row, which
+serialises its writers and makes seqs follow commit order), appends the outcome and adds it to
+its arms' statistics. A retry of the same (decision, source) returns the first receipt; another
+value for it is an `OutcomeConflictError`. Nothing is half-written: a failure rolls back.
+
+    store = SqlStore(default_store_url(home))
+    store.save_decision(decision)
+    receipt = store.record_outcome(OutcomeRecord(decision.decision_id, "checker", 1.0))
+    for outcome in store.outcomes_since(decision.namespace, last_seq): ...
+"""
+
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+
+from engine.errors import (
+    OutcomeConflictError,
+    StoreError,
+    UnknownDecisionError,
+)
+from engine.ports import (
+    ArmRecord,
+    DecisionRecord,
+    LearnedOutcome,
+    OutcomeReceipt,
+    OutcomeRecord,
+)
+from engine.store import batch, statistics, transfer
+from engine.store.codec import (
+    arm_from_row,
+    arm_row,
+    decision_from_row,
+    decision_row,
+    learned_from_row,
+    utc,
+)
+from engine.store.connection import Durability, open_engines, translated_errors
+from engine.store.driver import RawWriter, compile_raw, timestamp_binder
+from engine.store.schema import prepare
+from engine.store.statements import build_statements, dialect_insert
+from engine.store.statistics import ArmStatistics, RebuildReport
+from engine.store.tables import ARMS, DECISIONS, OUTCOMES
+from engine.store.validation import check_arm, check_decision, check_outcome_values
+
+
+class _LostRaceError(Exception):
+    """Another writer recorded this (decision, source) between our lookup and our insert."""
+
+
+class SqlStore:
+    """Implements DecisionLog, OutcomeLog and ArmCatalog on a SQLite file or a PostgreSQL URL.
+
+    Safe to share between threads and between processes; `close()` releases its connections.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        create: bool = True,
+        durability: Durability = "normal",
+        busy_timeout_s: float = 30.0,
+    ) -> None:
+        self._engines = open_engines(
+            url, create=create, durability=durability, busy_timeout_s=busy_timeout_s
+        )
+        self.label = self._engines.label
+        self.dialect = self._engines.dialect
+        self._statements = build_statements(self.dialect)
+        self._insert = dialect_insert(self.dialect)
+        writer = self._engines.writer
+        self._raw = RawWriter(writer, self.dialect)
+        self._lookup = compile_raw(self._statements.lookup, writer)
+        self._next_seq = compile_raw(self._statements.next_seq, writer)
+        self._append_outcome = compile_raw(self._statements.append, writer)
+        self._count = compile_raw(self._statements.count, writer)
+        self._save_decision = compile_raw(self._statements.save_decision, writer)
+        self._timestamp = timestamp_binder(writer)
+        try:
+            with self._guard("open the store"), self._engines.writer.begin() as connection:
+                self.schema_version = prepare(connection, self.dialect, self.label)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Release every pooled connection; the store object is unusable afterwards."""
+        self._engines.writer.dispose()
+        self._engines.reader.dispose()
+
+    def __enter__(self) -> "SqlStore":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # -- DecisionLog ---------------------------------------------------------------------------
+
+    def save_decision(self, decision: DecisionRecord) -> None:
+        """Store a decision; saving the same decision again is a no-op, a changed one an error."""
+        check_decision(decision)
+        row = decision_row(decision)
+        parameters = self._save_decision.bind(
+            {**row, "created_at": self._timestamp(row["created_at"])}
+        )
+        with self._guard("save a decision"), self._raw.transaction() as cursor:
+            cursor.execute(self._save_decision.sql, parameters)
+            if cursor.fetchone() is not None:
+                return
+        self.save_decisions([decision])  # there already: same (no-op) or changed (an error)
+
+    def save_decisions(self, decisions: Sequence[DecisionRecord]) -> int:
+        """Store many decisions in one transaction (all or none); return how many were new."""
+        for decision in decisions:
+            check_decision(decision)
+        rows = [decision_row(decision) for decision in decisions]
+        with self._guard("save decisions"), self._engines.writer.begin() as connection:
+            return batch.save_decision_rows(connection, self._insert, rows)
+
+    def get_decision(self, decision_id: str) -> DecisionRecord:
+        """The stored decision; `UnknownDecisionError` when there is none."""
+        query = select(DECISIONS).where(DECISIONS.c.decision_id == decision_id)
+        with self._guard("read a decision"), self._engines.reader.begin() as connection:
+            row = connection.execute(query).mappings().first()
+        if row is None:
+            raise UnknownDecisionError(f"no decision with id {decision_id!r}")
+        return decision_from_row(row)
+
+    # -- OutcomeLog ----------------------------------------------------------------------------
+
+    def record_outcome(self, outcome: OutcomeRecord) -> OutcomeReceipt:
+        """Append an outcome durably and idempotently and count it in its arms' statistics."""
+        check_outcome_values(outcome)
+        created_at = self._timestamp(utc(outcome.created_at or datetime.now(UTC)))
+        key = {"decision_id": outcome.decision_id, "source": outcome.source}
+        with self._guard("record an outcome"):
+            try:
+                with self._raw.transaction() as cursor:
+                    return self._append(cursor, outcome, key, created_at)
+            except _LostRaceError:
+                with self._raw.transaction() as cursor:
+                    cursor.execute(self._lookup.sql, self._lookup.bind(key))
+                    return _replayed(outcome, cursor.fetchone())
+
+    def _append(
+        self, cursor: Any, outcome: OutcomeRecord, key: Mapping[str, str], created_at: Any
+    ) -> OutcomeReceipt:
+        cursor.execute(self._lookup.sql, self._lookup.bind(key))
+        found = cursor.fetchone()
+        if found is None:
+            raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
+        namespace, choices, seq = found[0], found[1], found[2]
+        if seq is not None:
+            return _replayed(outcome, found)
+        cursor.execute(self._next_seq.sql, self._next_seq.bind({"namespace": namespace}))
+        (seq,) = cursor.fetchone()
+        cursor.execute(
+            self._append_outcome.sql,
+            self._append_outcome.bind(
+                {
+                    **key,
+                    "namespace": namespace,
+                    "seq": seq,
+                    "reward": outcome.reward,
+                    "weight": outcome.weight,
+                    "created_at": created_at,
+                }
+            ),
+        )
+        if cursor.fetchone() is None:
+            raise _LostRaceError  # rolls back the counter too, so no seq is skipped
+        cursor.executemany(
+            self._count.sql,
+            [
+                self._count.bind(
+                    {
+                        "namespace": namespace,
+                        "role": role,
+                        "arm_id": arm_id,
+                        "pulls": outcome.weight,
+                        "reward_sum": outcome.weight * outcome.reward,
+                        "outcome_count": 1,
+                        "last_seq": seq,
+                    }
+                )
+                for role, arm_id in sorted(statistics.choices_of(choices).items())
+            ],
+        )
+        return OutcomeReceipt(seq=seq, applied=True)
+
+    def record_outcomes(self, outcomes: Sequence[OutcomeRecord]) -> list[OutcomeReceipt]:
+        """Record many outcomes in one transaction (all or none): the bulk-import path.
+
+        Same semantics as `record_outcome` one by one, in the given order, at a fraction of the
+        cost: one lock and one disk flush for the whole batch.
+        """
+        for outcome in outcomes:
+            check_outcome_values(outcome)
+        with self._guard("record outcomes"), self._engines.writer.begin() as connection:
+            return batch.record_outcome_batch(connection, self.dialect, self._insert, outcomes)
+
+    def outcomes_since(
+        self, namespace: str, after_seq: int, limit: int = 10_000
+    ) -> list[LearnedOutcome]:
+        """Outcomes of `namespace` with seq > `after_seq`, in seq order, at most `limit`."""
+        if limit < 1:
+            raise StoreError(f"limit must be at least 1, got {limit}")
+        query = (
+            select(OUTCOMES, DECISIONS.c.choices, DECISIONS.c.context)
+            .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+            .where(OUTCOMES.c.namespace == namespace, OUTCOMES.c.seq > after_seq)
+            .order_by(OUTCOMES.c.seq)
+            .limit(limit)
+        )
+        with self._guard("read outcomes"), self._engines.reader.begin() as connection:
+            return [learned_from_row(row) for row in connection.execute(query).mappings()]
+
+    # -- ArmCatalog ----------------------------------------------------------------------------
+
+    def save_arm(self, arm: ArmRecord) -> None:
+        """Insert an arm or update it (retire it, revise its definition)."""
+        check_arm(arm)
+        with self._guard("save an arm"), self._engines.writer.begin() as connection:
+            batch.save_arm_row(connection, self._insert, arm_row(arm))
+
+    def list_arms(self, namespace: str) -> list[ArmRecord]:
+        """Every arm of `namespace`, retired ones included, by role then arm id."""
+        query = (
+            select(ARMS).where(ARMS.c.namespace == namespace).order_by(ARMS.c.role, ARMS.c.arm_id)
+        )
+        with self._guard("list arms"), self._engines.reader.begin() as connection:
+            return [arm_from_row(row) for row in connection.execute(query).mappings()]
+
+    # -- administration ------------------------------------------------------------------------
+
+    def arm_statistics(self, namespace: str | None = None) -> list[ArmStatistics]:
+        """The live sufficient statistics, of one namespace or of all."""
+        with self._guard("read statistics"), self._engines.reader.begin() as connection:
+            return statistics.read(connection, namespace)
+
+    def rebuild_statistics(self) -> RebuildReport:
+        """Recompute every statistic from the outcomes, replace the live ones, report mismatches."""
+        with self._guard("rebuild statistics"), self._engines.writer.begin() as connection:
+            return statistics.rebuild(connection, self.dialect)
+
+    def export_jsonl(self, path: Path) -> transfer.TransferCounts:
+        """Write the whole learning state (arms, decisions, outcomes) to a JSON-lines file."""
+        reader = self._engines.reader
+        if self.dialect == "postgresql":  # one snapshot for every table, as SQLite's BEGIN gives
+            reader = reader.execution_options(isolation_level="REPEATABLE READ")
+        with (
+            self._guard("export the store"),
+            reader.begin() as connection,
+            transfer.open_for_export(path) as out,
+        ):
+            return transfer.export_lines(connection, out, self.schema_version)
+
+    def import_jsonl(self, path: Path) -> transfer.TransferCounts:
+        """Import a JSON-lines export, all or nothing; importing it again changes nothing."""
+        transfer.check_file(path)  # a malformed line fails before the write lock is taken
+        with self._guard("import into the store"), self._engines.writer.begin() as connection:
+            return transfer.import_lines(connection, self.dialect, self._insert, path)
+
+    def _guard(self, action: str) -> AbstractContextManager[None]:
+        return translated_errors(self.label, action)
+
+
+def _replayed(outcome: OutcomeRecord, found: Sequence[Any]) -> OutcomeReceipt:
+    """The receipt of an outcome recorded before; `found` is a lookup row."""
+    _, _, seq, reward, weight = found
+    if (reward, weight) != (outcome.reward, outcome.weight):
+        raise OutcomeConflictError(
+            f"decision {outcome.decision_id!r} already has a {outcome.source!r} outcome "
+            f"(reward {reward}, weight {weight}); refusing reward {outcome.reward}, "
+            f"weight {outcome.weight}"
+        )
+    return OutcomeReceipt(seq=seq, applied=False)

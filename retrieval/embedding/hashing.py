@@ -1,0 +1,51 @@
+"""A feature-hashing embedder: deterministic, dependency-free, and weak on meaning.
+
+It maps each word to a signed bucket (blake2b, so stable across processes) and normalises the
+counts. Words are compared only for identity, so it knows no synonyms; it exists for tests and as
+a stand-in that exercises the whole vector path where no model may be installed.
+"""
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from retrieval.errors import EmbeddingError
+from retrieval.query import words
+
+
+class HashingEmbedder:
+    """Bag-of-words vectors hashed into `dimension` buckets, L2-normalised (zero for no words).
+
+    >>> embedder = HashingEmbedder(dimension=64)
+    >>> vectors = embedder.embed(["leap year rule", "the leap year rule", "unit prices"])
+    >>> bool(vectors[0] @ vectors[1] > vectors[0] @ vectors[2])
+    True
+    """
+
+    def __init__(self, dimension: int = 256, *, salt: str = "") -> None:
+        if dimension < 2:
+            raise EmbeddingError(f"dimension must be >= 2, got {dimension}")
+        self._dimension = dimension
+        self._salt = salt
+
+    @property
+    def model_id(self) -> str:
+        return f"hashing-{self._dimension}{'-' + self._salt if self._salt else ''}"
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        if isinstance(texts, str):
+            raise EmbeddingError("embed takes a sequence of texts, not a single string")
+        matrix = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in words(text):
+                digest = hashlib.blake2b((self._salt + word).encode(), digest_size=8).digest()
+                value = int.from_bytes(digest, "little")
+                matrix[row, value % self._dimension] += 1.0 if value >> 63 else -1.0
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return (matrix / np.where(norms > 0, norms, 1.0)).astype(np.float32)

