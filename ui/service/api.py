@@ -24,6 +24,7 @@ from engine.errors import (
     ThinkPathError,
     UnknownDecisionError,
 )
+from engine.contracts import PathDefinition
 from engine.facade import Engine
 from engine.models import ArmStats, Decision, OutcomeResult
 from templates import Template
@@ -130,12 +131,12 @@ def build_router(engine: Engine) -> APIRouter:
         return engine.arms(query)
 
     @router.get("/templates", tags=["templates"])
-    def list_templates() -> list[Template]:
+    def list_templates() -> list[PathDefinition]:
         """The reasoning-path templates the engine chooses among."""
         return engine.templates()
 
     @router.post("/templates", status_code=status.HTTP_201_CREATED, tags=["templates"])
-    def add_template(template: Template) -> Template:
+    def add_template(template: Template) -> PathDefinition:
         """Add a template: it becomes a new path arm, saved in the store."""
         return engine.add_template(template)
 
