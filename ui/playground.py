@@ -5,11 +5,13 @@ function that turns the result into Markdown, a table or a figure. The view func
 Python so that tests can call them without a browser.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gradio as gr
 import numpy as np
+from experiments.benchmarks.harness import arm_names, play
+from experiments.environments import experiment_workloads
 from matplotlib.figure import Figure
 from scipy.stats import beta
 
@@ -17,8 +19,6 @@ from engine.checkers import ANSWER_KINDS, check_answer
 from engine.errors import ThinkPathError
 from engine.facade import Engine
 from engine.models import ArmStats, Decision
-from experiments.benchmarks.harness import arm_names, play
-from experiments.environments import experiment_workloads
 from learning import available_policies, make_policy
 from templates import parse_template
 
@@ -33,7 +33,11 @@ def seed_markdown(decision: Decision) -> str:
     if seed.brief is None:
         why = "; ".join(seed.check_reasons) or "no usable sources"
         return f"**No thinking seed** ({why})."
-    lines = [seed.brief, "", f"*Relevance {seed.relevance:.2f}*" + (" - rebuilt" if seed.rebuilt else "")]
+    lines = [
+        seed.brief,
+        "",
+        f"*Relevance {seed.relevance:.2f}*" + (" - rebuilt" if seed.rebuilt else ""),
+    ]
     lines += [f"- `{source.source}` {source.title}" for source in seed.sources]
     return "\n".join(lines)
 
@@ -74,7 +78,9 @@ def posterior_figure(stats: Sequence[ArmStats], title: str) -> Figure:
     low, high = beta.ppf([[0.05], [0.95]], 1 + successes, 1 + failures)
     means = (1 + successes) / (2 + successes + failures)
     means_axis.errorbar(means, positions, xerr=[means - low, high - means], fmt="o", capsize=3)
-    means_axis.set(yticks=positions, yticklabels=labels, xlim=(0, 1), xlabel="posterior mean reward")
+    means_axis.set(
+        yticks=positions, yticklabels=labels, xlim=(0, 1), xlabel="posterior mean reward"
+    )
     means_axis.set_title(title)
     best = [stat.prob_best or 0.0 for stat in stats]
     best_axis.barh(positions, best, color="tab:green")
@@ -125,125 +131,145 @@ def regret_figure(policies: Sequence[str], workload_key: str, horizon: int, seed
     return figure
 
 
+# -- actions: what each control does, testable without a browser --------------------------------
+
+
+class Actions:
+    """The playground's handlers, bound to one engine; errors come back as text, never raised."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def ask(self, text: str, expected_text: str, answer_kind: str) -> tuple[Any, ...]:
+        try:
+            decision = self.engine.decide(text, checker=_checker(expected_text, answer_kind))
+        except (ThinkPathError, ValueError) as error:
+            return (None, "", "", "", f"**Error:** {error}", "", None, {})
+        figure = posterior_figure(
+            [s for s in self.engine.arms(text) if s.role == "path" and not s.retired],
+            "path arms for this query",
+        )
+        scores = "".join(f"; {o.source} scored {o.reward:.2f}" for o in decision.outcomes)
+        return (
+            decision.id,
+            decision.answer or "*No answer (degraded)*",
+            choice_markdown(decision),
+            cost_markdown(decision),
+            f"Decision `{decision.id}`{scores}",
+            seed_markdown(decision),
+            figure,
+            decision.model_dump(mode="json")["trace"],
+        )
+
+    def score(self, decision_id: str | None, reward: float) -> str:
+        if decision_id is None:
+            return "Ask something first."
+        try:
+            result = self.engine.record_outcome(decision_id, "user", float(reward))
+        except ThinkPathError as error:
+            return f"**Error:** {error}"
+        if not result.applied:
+            return f"Your score for `{decision_id}` was recorded before; it counts once."
+        return (
+            f"Recorded your score {result.reward:.2f} for `{decision_id}` (outcome #{result.seq})."
+        )
+
+    def arms(self) -> tuple[list[list[Any]], Figure]:
+        stats = self.engine.arms()
+        live_paths = [s for s in stats if s.role == "path" and not s.retired]
+        return arms_table(stats), posterior_figure(live_paths, "path arms")
+
+    def templates(self) -> list[list[str]]:
+        return [[t.arm_id, t.name, t.description] for t in self.engine.templates()]
+
+    def add_template(self, text: str) -> tuple[str, list[list[str]]]:
+        try:
+            added = self.engine.add_template(parse_template(text, "playground"))
+        except ThinkPathError as error:
+            return f"**Not added:** {error}", self.templates()
+        return f"Added `{added.arm_id}`.", self.templates()
+
+    def simulate(
+        self, policies: list[str], workload: str, steps: float, runs: float
+    ) -> tuple[Figure | None, str]:
+        if not policies:
+            return None, "Pick at least one policy."
+        try:
+            return regret_figure(policies, workload, int(steps), int(runs)), ""
+        except ThinkPathError as error:
+            return None, f"**Error:** {error}"
+
+
+def _checker(expected_text: str, answer_kind: str) -> Callable[[str], float] | None:
+    truth = expected_text.strip()
+    if not (truth and answer_kind):
+        return None
+    check_answer("0" if answer_kind != "date" else truth, truth, answer_kind)  # fail before asking
+    return lambda answer_text: check_answer(answer_text, truth, answer_kind)
+
+
 # -- the page ----------------------------------------------------------------------------------
 
 
 def build_playground(engine: Engine) -> gr.Blocks:
     """The playground's Blocks, bound to one engine."""
+    actions = Actions(engine)
     with gr.Blocks(title="ThinkPath playground", analytics_enabled=False) as page:
         gr.Markdown("# ThinkPath playground")
-        decision_id = gr.State(None)
         with gr.Tab("Ask"):
-            query = gr.Textbox(label="Query", placeholder="What is 17 * 23?", elem_id="query")
-            with gr.Row():
-                expected = gr.Textbox(label="Expected answer (optional, for an exact check)")
-                kind = gr.Dropdown(["", *ANSWER_KINDS], value="", label="Answer kind")
-            ask = gr.Button("Ask", variant="primary", elem_id="ask")
-            answer = gr.Markdown(elem_id="answer")
-            choice = gr.Markdown(elem_id="choice")
-            cost = gr.Markdown(elem_id="cost")
-            with gr.Row():
-                good = gr.Button("Correct (1.0)", elem_id="score-good")
-                bad = gr.Button("Wrong (0.0)", elem_id="score-bad")
-            with gr.Row():
-                partial = gr.Slider(0, 1, value=0.5, step=0.05, label="Partial score")
-                record = gr.Button("Record partial score", elem_id="score-partial")
-            status = gr.Markdown(elem_id="status")
-            seed = gr.Markdown(label="Thinking seed")
-            posteriors = gr.Plot(label="Candidate paths")
-            trace = gr.JSON(label="Trace")
+            _ask_tab(actions)
         with gr.Tab("Arms", elem_id="arms-tab"):
             refresh = gr.Button("Refresh", elem_id="refresh-arms")
             table = gr.Dataframe(headers=ARM_COLUMNS, interactive=False, elem_id="arms-table")
             arms_plot = gr.Plot(label="Arms")
+            refresh.click(actions.arms, None, [table, arms_plot])
+            page.load(actions.arms, None, [table, arms_plot])
         with gr.Tab("Templates"):
             templates = gr.Dataframe(headers=["id", "name", "description"], interactive=False)
             new_template = gr.Code(label="New template (TOML)", language=None, lines=8)
             add = gr.Button("Add template")
             template_status = gr.Markdown()
+            add.click(actions.add_template, new_template, [template_status, templates])
+            page.load(actions.templates, None, templates)
         with gr.Tab("Simulate"):
-            chosen_policies = gr.CheckboxGroup(
-                available_policies(), value=["thompson", "ucb1"], label="Policies"
-            )
-            workload = gr.Dropdown(sorted(experiment_workloads()), value="stationary", label="Workload")
-            horizon = gr.Slider(100, MAX_SIMULATION_STEPS, value=2000, step=100, label="Steps")
-            seeds = gr.Slider(1, 10, value=3, step=1, label="Seeds")
-            simulate = gr.Button("Simulate")
-            regret = gr.Plot(label="Cumulative regret")
-            simulate_status = gr.Markdown()
-
-        def on_ask(text: str, expected_text: str, answer_kind: str) -> tuple[Any, ...]:
-            try:
-                checker = None
-                if expected_text.strip() and answer_kind:
-                    truth = expected_text.strip()
-
-                    def checker(answer_text: str) -> float:
-                        return check_answer(answer_text, truth, answer_kind)
-
-                decision = engine.decide(text, checker=checker)
-            except ThinkPathError as error:
-                return (None, "", "", "", f"**Error:** {error}", "", None, {})
-            figure = posterior_figure(
-                [s for s in engine.arms(text) if s.role == "path" and not s.retired],
-                "path arms for this query",
-            )
-            return (
-                decision.id,
-                decision.answer or "*No answer (degraded)*",
-                choice_markdown(decision),
-                cost_markdown(decision),
-                f"Decision `{decision.id}`"
-                + "".join(f"; {o.source} scored {o.reward:.2f}" for o in decision.outcomes),
-                seed_markdown(decision),
-                figure,
-                decision.model_dump(mode="json")["trace"],
-            )
-
-        def on_score(current: str | None, reward: float) -> str:
-            if current is None:
-                return "Ask something first."
-            try:
-                result = engine.record_outcome(current, "user", float(reward))
-            except ThinkPathError as error:
-                return f"**Error:** {error}"
-            if not result.applied:
-                return f"Your score for `{current}` was recorded before; applied once."
-            return f"Recorded your score {result.reward:.2f} for `{current}` (outcome #{result.seq})."
-
-        def on_refresh() -> tuple[Any, ...]:
-            stats = engine.arms()
-            return arms_table(stats), posterior_figure(
-                [s for s in stats if s.role == "path" and not s.retired], "path arms"
-            )
-
-        def on_templates() -> list[list[str]]:
-            return [[t.arm_id, t.name, t.description] for t in engine.templates()]
-
-        def on_add(text: str) -> tuple[str, list[list[str]]]:
-            try:
-                added = engine.add_template(parse_template(text, "playground"))
-            except ThinkPathError as error:
-                return f"**Not added:** {error}", on_templates()
-            return f"Added `{added.arm_id}`.", on_templates()
-
-        def on_simulate(policies: list[str], key: str, steps: float, runs: float) -> tuple[Any, str]:
-            if not policies:
-                return None, "Pick at least one policy."
-            try:
-                return regret_figure(policies, key, int(steps), int(runs)), ""
-            except ThinkPathError as error:
-                return None, f"**Error:** {error}"
-
-        ask_outputs = [decision_id, answer, choice, cost, status, seed, posteriors, trace]
-        ask.click(on_ask, [query, expected, kind], ask_outputs)
-        query.submit(on_ask, [query, expected, kind], ask_outputs)
-        good.click(lambda current: on_score(current, 1.0), decision_id, status)
-        bad.click(lambda current: on_score(current, 0.0), decision_id, status)
-        record.click(on_score, [decision_id, partial], status)
-        refresh.click(on_refresh, None, [table, arms_plot])
-        add.click(on_add, new_template, [template_status, templates])
-        simulate.click(on_simulate, [chosen_policies, workload, horizon, seeds], [regret, simulate_status])
-        page.load(on_refresh, None, [table, arms_plot])
-        page.load(on_templates, None, templates)
+            _simulate_tab(actions)
     return page
+
+
+def _ask_tab(actions: Actions) -> None:
+    decision_id = gr.State(None)
+    query = gr.Textbox(label="Query", placeholder="What is 17 * 23?", elem_id="query")
+    with gr.Row():
+        expected = gr.Textbox(label="Expected answer (optional, for an exact check)")
+        kind = gr.Dropdown(["", *ANSWER_KINDS], value="", label="Answer kind")
+    ask = gr.Button("Ask", variant="primary", elem_id="ask")
+    answer = gr.Markdown(elem_id="answer")
+    choice = gr.Markdown(elem_id="choice")
+    cost = gr.Markdown(elem_id="cost")
+    with gr.Row():
+        good = gr.Button("Correct (1.0)", elem_id="score-good")
+        bad = gr.Button("Wrong (0.0)", elem_id="score-bad")
+    with gr.Row():
+        partial = gr.Slider(0, 1, value=0.5, step=0.05, label="Partial score")
+        record = gr.Button("Record partial score", elem_id="score-partial")
+    status = gr.Markdown(elem_id="status")
+    seed = gr.Markdown(label="Thinking seed")
+    posteriors = gr.Plot(label="Candidate paths")
+    trace = gr.JSON(label="Trace")
+    outputs = [decision_id, answer, choice, cost, status, seed, posteriors, trace]
+    ask.click(actions.ask, [query, expected, kind], outputs)
+    query.submit(actions.ask, [query, expected, kind], outputs)
+    good.click(lambda current: actions.score(current, 1.0), decision_id, status)
+    bad.click(lambda current: actions.score(current, 0.0), decision_id, status)
+    record.click(actions.score, [decision_id, partial], status)
+
+
+def _simulate_tab(actions: Actions) -> None:
+    policies = gr.CheckboxGroup(available_policies(), value=["thompson", "ucb1"], label="Policies")
+    workload = gr.Dropdown(sorted(experiment_workloads()), value="stationary", label="Workload")
+    horizon = gr.Slider(100, MAX_SIMULATION_STEPS, value=2000, step=100, label="Steps")
+    seeds = gr.Slider(1, 10, value=3, step=1, label="Seeds")
+    simulate = gr.Button("Simulate")
+    regret = gr.Plot(label="Cumulative regret")
+    status = gr.Markdown()
+    simulate.click(actions.simulate, [policies, workload, horizon, seeds], [regret, status])

@@ -11,10 +11,12 @@ from importlib import metadata
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, FastAPI, Path, Request, status
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.checkers import check_answer
+from engine.contracts import PathDefinition
 from engine.errors import (
     BudgetExceededError,
     OutcomeConflictError,
@@ -24,7 +26,6 @@ from engine.errors import (
     ThinkPathError,
     UnknownDecisionError,
 )
-from engine.contracts import PathDefinition
 from engine.facade import Engine
 from engine.models import ArmStats, Decision, OutcomeResult
 from templates import Template
@@ -168,8 +169,6 @@ def create_api(
     app.include_router(build_router(engine), dependencies=[Depends(token_guard(token))])
     app.add_exception_handler(ThinkPathError, _engine_error)
     if cors_origins:  # closed unless origins are named: no wildcard by default
-        from fastapi.middleware.cors import CORSMiddleware
-
         app.add_middleware(
             CORSMiddleware,
             allow_origins=list(cors_origins),

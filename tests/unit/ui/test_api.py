@@ -27,10 +27,14 @@ def test_decide_then_score_then_read_back(client: TestClient) -> None:
     assert decision["outcomes"][0]["reward"] == 1.0
     assert decision["path"]["propensity"] > 0
 
-    scored = client.post(f"/api/v1/decisions/{decision['id']}/outcomes", json={"source": "user", "reward": 0.0})
+    scored = client.post(
+        f"/api/v1/decisions/{decision['id']}/outcomes", json={"source": "user", "reward": 0.0}
+    )
     assert scored.status_code == 201
     assert scored.json()["applied"] is True
-    again = client.post(f"/api/v1/decisions/{decision['id']}/outcomes", json={"source": "user", "reward": 0.0})
+    again = client.post(
+        f"/api/v1/decisions/{decision['id']}/outcomes", json={"source": "user", "reward": 0.0}
+    )
     assert again.json()["applied"] is False
     assert again.json()["seq"] == scored.json()["seq"]
 
