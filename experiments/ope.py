@@ -155,9 +155,7 @@ def doubly_robust(
     """
     weights = _weights(logs, target)
     if reward_model.shape != target.shape:
-        raise ConfigError(
-            f"reward_model must have shape {target.shape}, got {reward_model.shape}"
-        )
+        raise ConfigError(f"reward_model must have shape {target.shape}, got {reward_model.shape}")
     rows = np.arange(len(logs))
     direct = (target * reward_model).sum(axis=1)
     terms = direct + weights * (logs.rewards - reward_model[rows, logs.actions])
