@@ -8,16 +8,33 @@ by what they chose, not by which tasks they met.
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from engine.errors import ConfigError
 from experiments.replay import OutcomeMatrix
-from experiments.simulation import BanditPolicy
 
-__all__ = ["ReplayResult", "family_contexts", "replay"]
+__all__ = ["ReplayPolicy", "ReplayResult", "family_contexts", "replay"]
 
-PolicyFactory = Callable[[int], BanditPolicy]
+
+class ReplayPolicy(Protocol):
+    """What replay asks of a policy: the learning core's contract, which baselines share."""
+
+    @property
+    def arms(self) -> list[str]: ...
+
+    @property
+    def is_contextual(self) -> bool: ...
+
+    def select(self, context: np.ndarray | None = None) -> str: ...
+
+    def update(
+        self, arm: str, reward: float, context: np.ndarray | None = None, weight: float = 1.0
+    ) -> None: ...
+
+
+PolicyFactory = Callable[[int], ReplayPolicy]
 """Builds a fresh policy over the matrix's strategies from a run's seed."""
 
 
