@@ -20,6 +20,7 @@ from typing import Protocol
 
 import numpy as np
 
+from engine.checkers import check_answer
 from engine.errors import ConfigError, LLMError, LLMUnavailableError
 from engine.ports import LLM, ChatMessage, LLMRequest
 from experiments.tasks import Task, TaskSuite
@@ -32,6 +33,7 @@ __all__ = [
     "build_outcome_matrix",
     "cache_key",
     "cached_outcome_matrix",
+    "check_task",
 ]
 
 FORMAT_VERSION = 1
@@ -51,6 +53,12 @@ class Strategy(Protocol):
 
 Scorer = Callable[[str, Task], float]
 """Scores a model's raw answer text for a task, in [0, 1] (an exact checker)."""
+
+
+def check_task(answer_text: str, task: Task) -> float:
+    """The engine's exact checker for the task's kind: 1.0 for the right answer, else 0.0."""
+    return check_answer(answer_text, task.expected, task.kind, options=task.options or None)
+
 
 Progress = Callable[[int, int], None]
 """Called with (cells done, cells in all) as a build advances."""

@@ -95,5 +95,5 @@ def replay(
             policy.update(arm, reward, context=context)
             rewards[run, step] = reward
         if progress is not None:
-            progress(run + 1)
+            progress(1)  # one more run finished
     return ReplayResult(label=label, rewards=rewards)

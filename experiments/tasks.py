@@ -6,7 +6,7 @@ function of its seed and size, and its `fingerprint` (a hash of every task) keys
 so a changed generator can never be served a stale outcome matrix.
 
 The answer kinds are those of the engine's checkers (`engine.checkers.check_answer`): "numeric",
-"text" (normalised exact match), "choice" (a multiple-choice letter) and "date" (ISO YYYY-MM-DD).
+"exact" (normalised exact match), "choice" (a multiple-choice letter) and "date" (ISO YYYY-MM-DD).
 
 >>> suite = generate_suite(seed=3, per_family=2)
 >>> len(suite.tasks), suite.families[:2]
@@ -36,7 +36,8 @@ class Task:
     family: str
     query: str
     expected: str
-    kind: str  # the checker kind: numeric, text, choice or date
+    kind: str  # the checker kind: numeric, exact, choice or date
+    options: tuple[str, ...] = ()  # a multiple-choice task's option texts, in order A, B, C
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class TaskSuite:
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-Generator = Callable[[np.random.Generator], tuple[str, str]]
+Generator = Callable[[np.random.Generator], tuple[str, str, tuple[str, ...]]]
 
 _NAMES = ("Ana", "Ben", "Chloe", "Dev", "Emma", "Farid", "Grace", "Hugo", "Ines", "Jon")
 _ITEMS = ("apples", "pencils", "stickers", "marbles", "books", "cookies", "stamps", "shells")
@@ -163,7 +164,7 @@ def _logic(rng: np.random.Generator) -> tuple[str, str]:
     return " ".join([*facts, question]), names[0] if ask_most else names[2]
 
 
-def _multiple_choice(rng: np.random.Generator) -> tuple[str, str]:
+def _multiple_choice(rng: np.random.Generator) -> tuple[str, str, tuple[str, ...]]:
     categories = list(_CATEGORIES)
     category = _pick(rng, categories)
     others = [c for c in categories if c != category]
@@ -176,17 +177,25 @@ def _multiple_choice(rng: np.random.Generator) -> tuple[str, str]:
     listed = " ".join(f"{letters[i]}) {option}" for i, option in enumerate(shuffled))
     article = "an" if category[0] in "aeiou" else "a"
     answer = letters[shuffled.index(right)]
-    return f"Which of these is {article} {category}? {listed}", answer
+    return f"Which of these is {article} {category}? {listed}", answer, tuple(shuffled)
+
+
+def _without_options(generate: Callable[[np.random.Generator], tuple[str, str]]) -> Generator:
+    def question(rng: np.random.Generator) -> tuple[str, str, tuple[str, ...]]:
+        query, expected = generate(rng)
+        return query, expected, ()
+
+    return question
 
 
 # family -> (generator, checker kind)
 FAMILIES: dict[str, tuple[Generator, str]] = {
-    "arithmetic": (_arithmetic, "numeric"),
-    "letter_count": (_letter_count, "numeric"),
-    "first_letter": (_first_letter, "text"),
-    "date_arithmetic": (_date, "date"),
-    "unit_conversion": (_unit, "numeric"),
-    "logic_puzzle": (_logic, "text"),
+    "arithmetic": (_without_options(_arithmetic), "numeric"),
+    "letter_count": (_without_options(_letter_count), "numeric"),
+    "first_letter": (_without_options(_first_letter), "exact"),
+    "date_arithmetic": (_without_options(_date), "date"),
+    "unit_conversion": (_without_options(_unit), "numeric"),
+    "logic_puzzle": (_without_options(_logic), "exact"),
     "multiple_choice": (_multiple_choice, "choice"),
 }
 
@@ -210,6 +219,6 @@ def generate_suite(
         generator, kind = FAMILIES[name]
         rng = np.random.default_rng([seed, list(FAMILIES).index(name)])
         for number in range(per_family):
-            query, expected = generator(rng)
-            tasks.append(Task(f"{name}-{number:03d}", name, query, expected, kind))
+            query, expected, options = generator(rng)
+            tasks.append(Task(f"{name}-{number:03d}", name, query, expected, kind, options))
     return TaskSuite(seed=seed, tasks=tuple(tasks))
