@@ -61,6 +61,13 @@ class ThompsonSampling(Policy):
 
     def update(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
         """Add a (weighted) fractional Bernoulli observation to `arm`'s posterior."""
+        index = self._checked_index(arm, reward, context, weight)
+        ab = self._ab
+        ab[0, index] += weight * reward
+        ab[1, index] += weight * (1.0 - reward)
+
+    def _checked_index(self, arm: str, reward: float, context: Any, weight: float) -> int:
+        """The row of `arm` once the whole update is known valid (cheap scalar checks only)."""
         index = self._index.get(arm)
         if index is None:
             raise UnknownArmError(f"unknown arm {arm!r}; policy {self.name!r} has {self._arms!r}")
@@ -72,9 +79,7 @@ class ThompsonSampling(Policy):
             valid = False
         if not valid:
             check_reward(reward, weight)  # raises, with the precise message
-        ab = self._ab
-        ab[0, index] += weight * reward
-        ab[1, index] += weight * (1.0 - reward)
+        return index
 
     def _select(self, _context: FloatArray | None, /) -> int:
         # Gamma(a) / (Gamma(a) + Gamma(b)) ~ Beta(a, b), and x / (x + y) is increasing in x / y,
