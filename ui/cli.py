@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
+from ui import experiment_commands
+
 Command = Callable[[argparse.Namespace], int]
 
 
@@ -25,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     version = commands.add_parser("version", help="print the installed version")
     version.set_defaults(run=_version)
+    experiment_commands.register(commands)
     return parser
 
 
