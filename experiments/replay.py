@@ -135,7 +135,10 @@ class OutcomeMatrix:
         return cls(
             model=data["model"],
             strategies=tuple(data["strategies"]),
-            tasks=tuple(Task(**task) for task in data["tasks"]),
+            tasks=tuple(
+                Task(**{**task, "options": tuple(task.get("options", ()))})
+                for task in data["tasks"]
+            ),
             rewards=np.array(data["rewards"], dtype=float),
             tokens=np.array(data["tokens"], dtype=np.int64),
             seconds=np.array(data["seconds"], dtype=float),
