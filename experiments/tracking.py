@@ -16,6 +16,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,9 +55,13 @@ class TrackingStore:
 
         self.tracking_uri = tracking_uri
         self.artifact_root = artifact_root
-        self._client: MlflowClient = MlflowClient(tracking_uri=tracking_uri)
         try:
-            self._client.search_experiments(max_results=1)
+            with warnings.catch_warnings():
+                # MLflow 3.17's SQL store module uses SQLAlchemy's deprecated `noload` at import;
+                # the warning is MLflow's to fix and says nothing about this store.
+                warnings.filterwarnings("ignore", message=".*noload.*", category=DeprecationWarning)
+                self._client: MlflowClient = MlflowClient(tracking_uri=tracking_uri)
+                self._client.search_experiments(max_results=1)
         except Exception as error:
             raise ConfigError(
                 f"the MLflow tracking store {tracking_uri!r} cannot be opened: {error}"
