@@ -210,13 +210,20 @@ class MLflowTracker:
         self._params = dict(params or {})
         self._lock = threading.Lock()
         self._run: ActiveRun | None = None
+        self._last_run_id: str | None = None
         self._decisions = 0
         self._choice_counts: dict[str, int] = {}
         self._arm_totals: dict[str, tuple[float, float]] = {}
 
+    @property
+    def run_id(self) -> str | None:
+        """The id of the live run, or of the last one after `close()`; None before any event."""
+        return self._run.run_id if self._run is not None else self._last_run_id
+
     def _active(self) -> ActiveRun:
         if self._run is None:
             self._run = self._store.start_run(self._experiment, self._run_name, self._params)
+            self._last_run_id = self._run.run_id
         return self._run
 
     def log_decision(self, decision: DecisionRecord) -> None:
