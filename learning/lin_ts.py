@@ -16,11 +16,11 @@ class LinTS(LinearPolicy):
     with linear payoffs"), one ridge posterior per arm.
 
     Arm k's posterior is theta ~ N(A_k^-1 b_k, v^2 A_k^-1), A_k = lambda I + sum w x x^T,
-    b_k = sum w r x. Only the score x . theta matters, and it is N(x . theta_k, v^2 ||L_k^-1 x||^2)
-    with L_k the Cholesky factor of A_k, so a step draws one normal per arm instead of a
-    d-dimensional vector: the same decision distribution at O(K d^2) instead of O(K d^3)::
+    b_k = sum w r x. Only the score x . theta matters, and it is N(x . theta_k, v^2 x^T A_k^-1 x),
+    so a step draws one normal per arm instead of a d-dimensional vector: the same decision
+    distribution at O(K d^2) instead of O(K d^3)::
 
-        play argmax_k  x . theta_k + v * ||L_k^-1 x|| * z_k,    z_k ~ N(0, 1)
+        play argmax_k  x . theta_k + v * sqrt(x^T A_k^-1 x) * z_k,    z_k ~ N(0, 1)
 
     The propensity and `prob_best` are Monte Carlo estimates of that same distribution.
     v defaults to 0.5, the standard deviation bound of a reward in [0, 1].

@@ -20,7 +20,7 @@ class LinUCB(LinearPolicy):
 
         argmax_k  x . A_k^-1 b_k + alpha * sqrt(x^T A_k^-1 x)
 
-    A_k is kept as its Cholesky factor and updated in O(d^2) (see `learning.cholesky`). Ties go
+    A_k^-1 is kept as a square-root factor updated in O(d^2) (see `learning.square_root`). Ties go
     to the lowest index: the propensity is one-hot. `prob_best` treats each arm's score as
     N(x . theta_k, (x^T A_k^-1 x) / 4), the posterior of a ridge fit of rewards of variance 1/4
     (the most a [0, 1] reward can have): a documented approximation.

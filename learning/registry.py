@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from learning.base import FORMAT_VERSION, Policy
+from learning.contextual_thompson import ContextualThompsonSampling
 from learning.discounted_thompson import DiscountedThompsonSampling
 from learning.epsilon_greedy import EpsilonGreedy
 from learning.errors import StateError, UnknownPolicyError
@@ -28,6 +29,7 @@ _POLICY_CLASSES: tuple[type[Policy], ...] = (
     GLRThompsonSampling,
     LinUCB,
     LinTS,
+    ContextualThompsonSampling,
 )
 _POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
 
