@@ -233,7 +233,8 @@ def build_playground(engine: Engine) -> gr.Blocks:
             page.load(actions.templates, None, templates)
         with gr.Tab("Simulate"):
             _simulate_tab(actions)
-    return page
+    blocks: gr.Blocks = page
+    return blocks
 
 
 def _ask_tab(actions: Actions) -> None:

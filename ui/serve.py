@@ -92,6 +92,9 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415
 
     app, service = build_app(args)
-    print(f"ThinkPath serving on http://{service.host}:{service.port}/ (API: /api/v1, docs: /docs)")
+    print(
+        f"ThinkPath serving on http://{service.host}:{service.port}/ (API: /api/v1, docs: /docs)",
+        flush=True,
+    )
     uvicorn.run(app, host=service.host, port=service.port, log_level="info")  # type: ignore[arg-type]
     return 0

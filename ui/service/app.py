@@ -26,4 +26,5 @@ def create_app(
     """
     app = create_api(engine, token=token, max_body_bytes=max_body_bytes, cors_origins=cors_origins)
     auth = (PLAYGROUND_USER, token) if token else None
-    return gr.mount_gradio_app(app, build_playground(engine), path="", auth=auth)
+    mounted: FastAPI = gr.mount_gradio_app(app, build_playground(engine), path="", auth=auth)
+    return mounted
