@@ -10,7 +10,7 @@ from datetime import date
 from importlib import metadata
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Request, status
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, status
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -127,7 +127,7 @@ def build_router(engine: Engine) -> APIRouter:
         return engine.record_outcome(decision_id, outcome.source, outcome.reward, outcome.weight)
 
     @router.get("/arms", tags=["learning"])
-    def list_arms(query: Annotated[str | None, Field(max_length=8000)] = None) -> list[ArmStats]:
+    def list_arms(query: Annotated[str | None, Query(max_length=8000)] = None) -> list[ArmStats]:
         """Every arm's statistics; with `query`, also cold/confident and P(best) for that query."""
         return engine.arms(query)
 
