@@ -10,8 +10,6 @@ from typing import Any
 
 import gradio as gr
 import numpy as np
-from experiments.benchmarks.harness import arm_names, play
-from experiments.environments import experiment_workloads
 from matplotlib.figure import Figure
 from scipy.stats import beta
 
@@ -19,6 +17,8 @@ from engine.checkers import ANSWER_KINDS, check_answer
 from engine.errors import ThinkPathError
 from engine.facade import Engine
 from engine.models import ArmStats, Decision
+from experiments.benchmarks.harness import arm_names, play
+from experiments.environments import experiment_workloads
 from learning import available_policies, make_policy
 from templates import parse_template
 
