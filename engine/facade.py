@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.config import EngineConfig
 from engine.contracts import NO_TOOL, Featurizer, PathDefinition, TemplateLike, ToolBox
-from engine.errors import InvalidQueryError, InvalidRewardError
+from engine.errors import InvalidQueryError, InvalidRewardError, TemplateError
 from engine.learner import ROLES, ArmTally, Learner, PolicyFactory, roles_taught_by
 from engine.llm.budget import Budget
 from engine.models import ArmStats, Decision, OutcomeResult, TraceStep
@@ -196,6 +196,36 @@ class Engine:
                     )
             return rows
 
+    def templates(self) -> list[PathDefinition]:
+        """The template paths the engine chooses among (built-in, user folders, added at run time)."""
+        with self._lock:
+            return [path for path in self._paths.values() if path.origin == "template"]
+
+    def add_template(self, template: TemplateLike) -> PathDefinition:
+        """Add a template as a new path arm, saved in the store so other processes adopt it too.
+
+        Raises `TemplateError` when a path with that id exists already (templates are not edited
+        in place: an arm's statistics belong to the prompt that earned them).
+        """
+        path = PathDefinition.from_template(template)
+        with self._lock:
+            self._sync_catalog()
+            if path.arm_id in self._paths:
+                raise TemplateError(f"a path with the id {path.arm_id!r} exists already")
+            self._store.save_arm(
+                ArmRecord(
+                    self.config.namespace,
+                    "path",
+                    path.arm_id,
+                    "template",
+                    path.to_json(),
+                    datetime.now(UTC),
+                )
+            )
+            self._paths[path.arm_id] = path
+            self._learner.add_arm("path", path.arm_id)
+        return path
+
     # -- persistence ----------------------------------------------------------------------------
 
     def _persist(self, draft: Draft) -> Decision:
@@ -262,18 +292,21 @@ class Engine:
         live = []
         for record in known.values():
             if record.role == "path" and record.origin == "detour":
-                self._paths[record.arm_id] = _detour_path(record)
+                self._paths[record.arm_id] = _stored_path(record)
                 if record.retired_at is None:
                     live.append(record.arm_id)
         return live
 
     def _sync_catalog(self) -> None:
-        """Adopt detour arms created, and retirements made, by other processes."""
+        """Adopt templates added, detour arms created and retirements made by other processes."""
         for record in self._store.list_arms(self.config.namespace):
-            if record.role != "path" or record.origin != "detour":
+            if record.role != "path" or record.origin not in ("detour", "template"):
                 continue
             if record.arm_id not in self._paths:
-                self._paths[record.arm_id] = _detour_path(record)
+                self._paths[record.arm_id] = _stored_path(record)
+            if record.origin == "template":
+                self._learner.add_arm("path", record.arm_id)
+                continue
             if record.retired_at is not None:
                 if ("path", record.arm_id) not in self._learner.retired:
                     self._learner.retire("path", record.arm_id, record.retired_reason or "retired")
@@ -307,14 +340,14 @@ class Engine:
         return [float(x) for x in np.asarray(self._featurizer(_check_query(query)), dtype=float)]
 
 
-def _detour_path(record: ArmRecord) -> PathDefinition:
+def _stored_path(record: ArmRecord) -> PathDefinition:
     definition = record.definition
     return PathDefinition(
         arm_id=record.arm_id,
         name=str(definition.get("name", record.arm_id)),
         description=str(definition.get("description", "")),
         prompt=str(definition.get("prompt", "{query}")),
-        origin="detour",
+        origin=record.origin,
     )
 
 

@@ -9,7 +9,8 @@ import sys
 from collections.abc import Callable, Sequence
 from importlib import metadata
 
-from ui import store_commands
+from engine.errors import ThinkPathError
+from ui import experiment_commands, serve, store_commands
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -27,7 +28,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     version = commands.add_parser("version", help="print the installed version")
     version.set_defaults(run=_version)
+    serve.register(commands)
     store_commands.register(commands)
+    experiment_commands.register(commands)
     return parser
 
 
@@ -35,7 +38,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     run: Command = args.run
-    return run(args)
+    try:
+        return run(args)
+    except ThinkPathError as error:  # a clear message, not a traceback, for expected failures
+        print(f"thinkpath {args.command}: error: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

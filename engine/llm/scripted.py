@@ -8,7 +8,10 @@
 ['answer']
 """
 
-from collections.abc import Callable
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from engine.ports import LLMRequest, LLMResponse
 
@@ -39,3 +42,54 @@ class ScriptedLLM:
             seconds=0.0,
             cost_usd=0.0,
         )
+
+
+def schema_example(schema: Mapping[str, Any], root: Mapping[str, Any] | None = None) -> Any:
+    """The simplest value that satisfies a JSON schema: what a constrained decoder could emit.
+
+    >>> schema_example({"type": "object", "properties": {"score": {"enum": [1, 2, 3]}}})
+    {'score': 1}
+    """
+    root = root or schema
+    if "$ref" in schema:
+        name = str(schema["$ref"]).rsplit("/", 1)[-1]
+        return schema_example(root["$defs"][name], root)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    for combinator in ("anyOf", "oneOf", "allOf"):
+        if combinator in schema:
+            return schema_example(schema[combinator][0], root)
+    kind = schema.get("type", "object")
+    if kind == "object":
+        properties = schema.get("properties", {})
+        return {name: schema_example(sub, root) for name, sub in properties.items()}
+    if kind == "array":
+        return [schema_example(schema.get("items", {}), root)] * int(schema.get("minItems", 0))
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return False
+    if kind == "null":
+        return None
+    return "x" * int(schema.get("minLength", 1))
+
+
+_SUM = re.compile(r"(-?\d+)\s*([-+*])\s*(-?\d+)")
+
+
+def canned_script(request: LLMRequest) -> str:
+    """A stand-in model for demos, load checks and browser tests: valid, instant, deterministic.
+
+    Structured requests get the simplest instance of their schema; an answer request works out
+    the first `a + b`, `a - b` or `a * b` in the prompt, and says so on an "Answer:" line.
+    """
+    if request.json_schema is not None:
+        return json.dumps(schema_example(request.json_schema))
+    match = _SUM.search(request.messages[-1].content)
+    if match is None:
+        return "I am a scripted stand-in model.\nAnswer: unknown"
+    left, operator, right = int(match.group(1)), match.group(2), int(match.group(3))
+    value = {"+": left + right, "-": left - right, "*": left * right}[operator]
+    return f"Working it out step by step.\nAnswer: {value}"

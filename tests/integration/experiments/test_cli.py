@@ -1,0 +1,67 @@
+"""`thinkpath experiments ...`: bad input fails before any work; a run lands in the store."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from experiments.tracking import TrackingStore
+from ui.cli import main
+from ui.experiment_commands import mlflow_ui_command
+
+
+def test_list_shows_every_experiment(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiments", "list"]) == 0
+    names = {line.split()[0] for line in capsys.readouterr().out.splitlines()}
+    assert {"stationary-bernoulli", "drift-abrupt", "contextual", "replay", "ope"} <= names
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["nope"], "unknown experiment 'nope'"),
+        (["stationary-bernoulli", "--set", "policies=bogus"], "bogus"),
+        (["stationary-bernoulli", "--set", "seeds"], "KEY=VALUE"),
+        (["ope", "--tracking-uri", "http://127.0.0.1:9"], "unreachable"),
+    ],
+)
+def test_bad_input_is_refused_before_any_work(
+    arguments: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    assert main(["experiments", "run", *arguments, "--home", str(home)]) == 2
+    assert message in capsys.readouterr().err
+    assert not (home / "mlflow.db").exists()  # no store was created, so no run either
+
+
+def test_a_quick_run_lands_in_the_store(
+    store: TrackingStore, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "experiments", "run", "ope", "--quick", "--no-progress",
+            "--home", str(tmp_path), "--tracking-uri", store.tracking_uri,
+        ]
+    )  # fmt: skip
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "| doubly_robust |" in out
+    found = re.search(r"MLflow run (\w+)", out)
+    assert found is not None
+    run = store.client.get_run(found.group(1))
+    assert run.info.status == "FINISHED"
+    assert run.data.params["quick"] == "True"
+    assert run.data.params["scenarios"] == "20"
+
+
+def test_the_ui_serves_the_store_on_localhost_only(tmp_path: Path) -> None:
+    command = mlflow_ui_command("sqlite:///x/mlflow.db", tmp_path / "art", 5001)
+    assert command[command.index("--host") + 1] == "127.0.0.1"
+    assert command[command.index("--backend-store-uri") + 1] == "sqlite:///x/mlflow.db"
+    assert command[command.index("--port") + 1] == "5001"
+    assert command[command.index("--workers") + 1] == "1"
+
+
+def test_the_ui_refuses_a_bad_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["experiments", "ui", "--port", "70000", "--home", str(tmp_path)]) == 2
+    assert "bad port" in capsys.readouterr().err

@@ -1,0 +1,61 @@
+"""The engine's Tracker port on MLflow: live decisions and outcomes become one run's metrics."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from engine.ports import DecisionRecord, LearnedOutcome, Tracker
+from experiments.tracking import MLflowTracker, TrackingStore
+
+
+def _decision(decision_id: str, arm: str, propensity: float) -> DecisionRecord:
+    return DecisionRecord(
+        decision_id=decision_id,
+        namespace="default",
+        created_at=datetime.now(UTC),
+        query="What is 2 + 2?",
+        context=(1.0, 0.0),
+        choices={"path": arm, "tool": "none"},
+        propensities={"path": propensity, "tool": 1.0},
+    )
+
+
+def _outcome(seq: int, decision_id: str, arm: str, reward: float) -> LearnedOutcome:
+    return LearnedOutcome(
+        seq=seq,
+        decision_id=decision_id,
+        namespace="default",
+        choices={"path": arm},
+        context=(1.0, 0.0),
+        source="checker",
+        reward=reward,
+        weight=1.0,
+    )
+
+
+def test_decisions_and_outcomes_are_logged_as_metrics(store: TrackingStore) -> None:
+    tracker = MLflowTracker(store, experiment="thinkpath-live-test", params={"policy": "lints"})
+    port: Tracker = tracker  # the adapter implements the engine's port
+    port.log_decision(_decision("d1", "first_principles", 0.6))
+    port.log_decision(_decision("d2", "first_principles", 0.7))
+    port.log_outcome(_outcome(1, "d1", "first_principles", 1.0))
+    port.log_outcome(_outcome(2, "d2", "first_principles", 0.0))
+    run_id = tracker.run_id
+    assert run_id is not None
+    tracker.close()
+    run = store.client.get_run(run_id)
+    assert run.info.status == "FINISHED"
+    assert run.data.params == {"policy": "lints"}
+    assert run.data.metrics["decisions"] == 2
+    assert run.data.metrics["chosen.path.first_principles"] == 2
+    assert run.data.metrics["propensity.path"] == pytest.approx(0.7)
+    assert run.data.metrics["mean_reward.path.first_principles"] == pytest.approx(0.5)
+    history = store.client.get_metric_history(run_id, "reward.checker")
+    assert [(point.step, point.value) for point in history] == [(1, 1.0), (2, 0.0)]
+
+
+def test_closing_an_unused_tracker_creates_no_run(store: TrackingStore) -> None:
+    tracker = MLflowTracker(store, experiment="thinkpath-live-unused")
+    tracker.close()
+    assert tracker.run_id is None
+    assert store.client.get_experiment_by_name("thinkpath-live-unused") is None

@@ -1,0 +1,35 @@
+"""A service over a real engine (real templates, features, tools) with a scripted model."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from engine.compose import build_engine
+from engine.facade import Engine
+from engine.llm.scripted import ScriptedLLM, canned_script
+from engine.memory_searcher import InMemorySearcher
+from engine.ports import Passage
+from engine.settings import Settings
+from ui.service.api import create_api
+
+PASSAGES = [Passage("Multiplication is repeated addition.", "notes/multiplication.md", "Times")]
+
+
+def scripted_engine(home: Path) -> Engine:
+    settings = Settings(home=home, store_url="memory", policy_seed=3)
+    return build_engine(
+        settings, llm=ScriptedLLM(canned_script), searcher=InMemorySearcher(PASSAGES)
+    )
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Engine:
+    return scripted_engine(tmp_path)
+
+
+@pytest.fixture
+def client(engine: Engine) -> Iterator[TestClient]:
+    with TestClient(create_api(engine)) as test_client:
+        yield test_client

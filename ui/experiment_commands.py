@@ -1,0 +1,184 @@
+"""`thinkpath experiments list | run NAME | ui`: the experiment toolkit on the command line.
+
+This module is an entry point: it reads the data directory (`THINKPATH_HOME`, default
+`~/.thinkpath`) and builds the tracking store and, for replay, the model client; the experiments
+themselves take everything as arguments. Bad input (an unknown experiment, policy or parameter,
+an unreachable tracking URI) is reported before any work or any MLflow run starts.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engine.errors import ConfigError, ThinkPathError
+from engine.ports import LLM
+
+__all__ = ["data_dir", "mlflow_ui_command", "register"]
+
+
+def data_dir(explicit: str | None = None) -> Path:
+    """The data directory: `--home`, else `THINKPATH_HOME`, else `~/.thinkpath`."""
+    chosen = explicit or os.environ.get("THINKPATH_HOME") or str(Path.home() / ".thinkpath")
+    return Path(chosen).expanduser()
+
+
+def _tracking(args: argparse.Namespace) -> tuple[Path, str]:
+    from experiments.tracking import default_tracking_uri  # noqa: PLC0415
+
+    home = data_dir(args.home)
+    return home, args.tracking_uri or default_tracking_uri(home)
+
+
+def _progress_bars(enabled: bool) -> Callable[[int, str], Callable[[int], None]]:
+    def factory(total: int, description: str) -> Callable[[int], None]:
+        from tqdm import tqdm  # type: ignore[import-untyped]  # noqa: PLC0415
+
+        bar = tqdm(total=total, desc=description, disable=not enabled, leave=False)
+
+        def advance(done: int) -> None:
+            bar.update(done)
+            if bar.n >= total:
+                bar.close()
+
+        return advance
+
+    return factory
+
+
+def _llm(model: str) -> LLM:
+    """A litellm client for `model`; `local/...` models run in this process."""
+    from engine.llm.litellm_chat import LiteLLMChat  # noqa: PLC0415 - litellm takes seconds
+
+    if model.startswith("local/"):
+        from engine.llm.local_provider import register_local_provider  # noqa: PLC0415
+
+        register_local_provider()
+    return LiteLLMChat(model)
+
+
+def _overrides(pairs: list[str]) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for pair in pairs:
+        key, separator, value = pair.partition("=")
+        if not separator or not key.strip():
+            raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def _list(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command takes its args
+    from experiments.registry import available_experiments  # noqa: PLC0415
+
+    experiments = available_experiments()
+    width = max(len(name) for name in experiments)
+    for name, experiment in experiments.items():
+        print(f"{name.ljust(width)}  {experiment.summary}")
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from experiments.experiment import ExperimentContext  # noqa: PLC0415
+    from experiments.registry import get_experiment, resolve_params  # noqa: PLC0415
+    from experiments.runner import run_experiment  # noqa: PLC0415
+    from experiments.tracking import TrackingStore  # noqa: PLC0415
+
+    try:
+        experiment = get_experiment(args.name)
+        params = resolve_params(experiment, _overrides(args.set), quick=args.quick)
+        home, uri = _tracking(args)
+        store = TrackingStore(uri, home / "mlartifacts")
+    except ThinkPathError as error:
+        print(f"thinkpath experiments run: error: {error}", file=sys.stderr)
+        return 2
+    context = ExperimentContext(
+        data_dir=home, progress=_progress_bars(not args.no_progress), llm_factory=_llm
+    )
+    try:
+        outcome = run_experiment(experiment, params, store, context, quick=args.quick)
+    except KeyboardInterrupt:
+        print("interrupted: the MLflow run is marked FAILED", file=sys.stderr)
+        return 130
+    except ThinkPathError as error:
+        print(f"thinkpath experiments run: failed: {error}", file=sys.stderr)
+        return 1
+    print(next(iter(outcome.result.tables.values()), ""))
+    print(f"MLflow run {outcome.run_id} in experiment {outcome.experiment_name!r} at {uri}")
+    return 0
+
+
+def mlflow_ui_command(tracking_uri: str, artifact_root: Path, port: int) -> list[str]:
+    """The MLflow server command for the UI: local only, one worker, stoppable with SIGTERM."""
+    return [
+        sys.executable,
+        "-m",
+        "mlflow",
+        "server",
+        "--backend-store-uri",
+        tracking_uri,
+        "--default-artifact-root",
+        artifact_root.resolve().as_uri(),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        "1",
+    ]
+
+
+def _ui(args: argparse.Namespace) -> int:
+    home, uri = _tracking(args)
+    if not 0 < args.port < 65536:
+        print(f"thinkpath experiments ui: error: bad port {args.port}", file=sys.stderr)
+        return 2
+    command = mlflow_ui_command(uri, home / "mlartifacts", args.port)
+    # OFFLINE.md: these keep the server from phoning home and let SIGTERM stop it cleanly.
+    environment = {
+        **os.environ,
+        "MLFLOW_DISABLE_TELEMETRY": "true",
+        "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",
+        "DO_NOT_TRACK": "1",
+    }
+    (home / "mlartifacts").mkdir(parents=True, exist_ok=True)
+    print(f"MLflow UI on http://127.0.0.1:{args.port} for {uri} (Ctrl-C stops it)")
+    server = subprocess.Popen(command, env=environment)  # our own argv, no shell
+    try:
+        return server.wait()
+    except KeyboardInterrupt:
+        server.terminate()
+        server.wait(timeout=30)
+        return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add `experiments` and its subcommands to the `thinkpath` parser."""
+    parser = subparsers.add_parser("experiments", help="run and browse tracked experiments")
+    commands = parser.add_subparsers(dest="experiments_command", required=True, metavar="COMMAND")
+
+    listing = commands.add_parser("list", help="list the experiments")
+    listing.set_defaults(run=_list)
+
+    run = commands.add_parser("run", help="run one experiment and log it to MLflow")
+    run.add_argument("name", help="the experiment (see `thinkpath experiments list`)")
+    run.add_argument("--quick", action="store_true", help="a small-scale run (seconds)")
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a parameter, e.g. --set seeds=5 --set policies=thompson,ucb1",
+    )
+    run.add_argument("--no-progress", action="store_true", help="no progress bars")
+    run.set_defaults(run=_run)
+
+    ui = commands.add_parser("ui", help="start the MLflow UI on 127.0.0.1 on the tracking store")
+    ui.add_argument("--port", type=int, default=5000)
+    ui.set_defaults(run=_ui)
+
+    for command in (run, ui):
+        command.add_argument("--home", help="data directory (default: $THINKPATH_HOME)")
+        command.add_argument("--tracking-uri", help="MLflow tracking URI (default: SQLite in home)")

@@ -1,0 +1,100 @@
+"""`thinkpath serve`: one process on the embedded defaults, serving the API and the playground.
+
+thinkpath serve                          # http://127.0.0.1:8765/ (playground) and /api/v1
+THINKPATH_API_TOKEN=... thinkpath serve --host 0.0.0.0
+"""
+
+import argparse
+import logging
+import os
+
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from engine.errors import ConfigError
+
+logger = logging.getLogger("thinkpath.serve")
+
+
+class ServiceSettings(BaseSettings):
+    """The service's own settings, `THINKPATH_<NAME>` in the environment; flags win."""
+
+    model_config = SettingsConfigDict(env_prefix="THINKPATH_", extra="ignore", frozen=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8765, ge=1, le=65535)
+    api_token: SecretStr | None = None
+    cors_origins: list[str] = Field(default_factory=list)
+    max_body_bytes: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
+
+
+def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    serve = commands.add_parser(
+        "serve",
+        help="serve the REST API and the Gradio playground",
+        description="Serve the REST API (/api/v1, OpenAPI at /docs) and the Gradio playground (/).",
+    )
+    serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (default 8765)")
+    serve.add_argument(
+        "--token", help="API token; required to bind beyond loopback (or THINKPATH_API_TOKEN)"
+    )
+    serve.add_argument(
+        "--scripted-model",
+        action="store_true",
+        help="answer with an instant scripted stand-in instead of a language model (demos, tests)",
+    )
+    serve.set_defaults(run=run_serve)
+
+
+def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
+    overrides = {
+        key: value
+        for key, value in {"host": args.host, "port": args.port, "api_token": args.token}.items()
+        if value is not None
+    }
+    try:
+        return ServiceSettings(**overrides)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"invalid setting THINKPATH_{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}"
+            for e in error.errors()
+        )
+        raise ConfigError(problems) from None
+
+
+def build_app(args: argparse.Namespace) -> tuple[object, ServiceSettings]:
+    """The ASGI app (API + playground) and the settings it was built from."""
+    from engine.compose import build_engine  # noqa: PLC0415 - heavy imports only when serving
+    from engine.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
+    from engine.settings import load_settings  # noqa: PLC0415
+    from ui.service.app import create_app  # noqa: PLC0415
+    from ui.service.security import check_bind  # noqa: PLC0415
+
+    service = load_service_settings(args)
+    token = service.api_token.get_secret_value() if service.api_token else None
+    check_bind(service.host, token)  # before anything slow is built
+    llm = ScriptedLLM(canned_script) if args.scripted_model else None
+    engine = build_engine(load_settings(), llm=llm)
+    app = create_app(
+        engine,
+        token=token,
+        max_body_bytes=service.max_body_bytes,
+        cors_origins=service.cors_origins,
+    )
+    return app, service
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    # Set before gradio is imported: it reads these at import time.
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import uvicorn  # noqa: PLC0415
+
+    app, service = build_app(args)
+    print(
+        f"ThinkPath serving on http://{service.host}:{service.port}/ (API: /api/v1, docs: /docs)",
+        flush=True,
+    )
+    uvicorn.run(app, host=service.host, port=service.port, log_level="info")  # type: ignore[arg-type]
+    return 0

@@ -1,0 +1,179 @@
+"""The versioned JSON API (`/api/v1`): decisions, outcomes, arms, templates, health.
+
+Request and response bodies are the engine's own pydantic models, so the OpenAPI schema is the
+library's types. Endpoints that wait on the model are plain `def`s: FastAPI runs them in its
+thread pool, off the event loop, and the engine is safe to share between threads.
+"""
+
+from collections.abc import Sequence
+from datetime import date
+from importlib import metadata
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, status
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.checkers import check_answer
+from engine.contracts import PathDefinition
+from engine.errors import (
+    BudgetExceededError,
+    OutcomeConflictError,
+    PolicyError,
+    StoreUnavailableError,
+    TemplateError,
+    ThinkPathError,
+    UnknownDecisionError,
+)
+from engine.facade import Engine
+from engine.models import ArmStats, Decision, OutcomeResult
+from templates import Template
+from ui.service.security import BodySizeLimit, token_guard
+
+API_PREFIX = "/api/v1"
+DecisionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DecideRequest(_Body):
+    """A query, and optionally its known answer so that an exact checker scores the decision."""
+
+    query: str = Field(min_length=1, max_length=8000)
+    expected_answer: str | None = Field(default=None, max_length=500)
+    answer_kind: Literal["numeric", "exact", "choice", "date"] | None = None
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> "DecideRequest":
+        if (self.expected_answer is None) != (self.answer_kind is None):
+            raise ValueError("give expected_answer and answer_kind together, or neither")
+        if self.answer_kind is not None:  # fail now, not after the model has answered
+            probe = {"numeric": "0", "date": "2000-01-01"}.get(self.answer_kind, "a")
+            try:
+                check_answer(probe, _expected(self), self.answer_kind)
+            except ValueError as error:
+                raise ValueError(f"expected_answer does not fit answer_kind: {error}") from None
+        return self
+
+
+class OutcomeRequest(_Body):
+    """A reward for a decision from one source; the weight defaults to the source's."""
+
+    source: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    reward: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    weight: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    namespace: str
+    arms: int
+
+
+def _expected(request: DecideRequest) -> str | date:
+    value = request.expected_answer or ""
+    return date.fromisoformat(value) if request.answer_kind == "date" else value
+
+
+# Each engine error becomes the 4xx (or 503) that says what the caller can do about it.
+_STATUS_OF_ERROR: Sequence[tuple[type[ThinkPathError], int]] = (
+    (UnknownDecisionError, status.HTTP_404_NOT_FOUND),
+    (OutcomeConflictError, status.HTTP_409_CONFLICT),
+    (PolicyError, status.HTTP_422_UNPROCESSABLE_CONTENT),
+    (TemplateError, status.HTTP_422_UNPROCESSABLE_CONTENT),
+    (BudgetExceededError, status.HTTP_429_TOO_MANY_REQUESTS),
+    (StoreUnavailableError, status.HTTP_503_SERVICE_UNAVAILABLE),
+)
+
+
+async def _engine_error(_: Request, error: Exception) -> JSONResponse:
+    for kind, code in _STATUS_OF_ERROR:
+        if isinstance(error, kind):
+            return JSONResponse(status_code=code, content={"detail": str(error)})
+    return JSONResponse(status_code=status.HTTP_400_BAD_REQUEST, content={"detail": str(error)})
+
+
+def build_router(engine: Engine) -> APIRouter:
+    router = APIRouter(prefix=API_PREFIX)
+
+    @router.post("/decisions", status_code=status.HTTP_201_CREATED, tags=["decisions"])
+    def create_decision(request: DecideRequest) -> Decision:
+        """Decide on a query: seed, path, tool, answer, and (with an expected answer) its score."""
+        checker = None
+        if request.answer_kind is not None:
+            expected, kind = _expected(request), request.answer_kind
+
+            def checker(answer: str) -> float:
+                return check_answer(answer, expected, kind)
+
+        return engine.decide(request.query, checker=checker)
+
+    @router.get("/decisions/{decision_id}", tags=["decisions"])
+    def read_decision(decision_id: DecisionId) -> Decision:
+        """A decision with its trace, candidates, choices and cost."""
+        return engine.get_decision(decision_id)
+
+    @router.post(
+        "/decisions/{decision_id}/outcomes",
+        status_code=status.HTTP_201_CREATED,
+        tags=["decisions"],
+    )
+    def record_outcome(decision_id: DecisionId, outcome: OutcomeRequest) -> OutcomeResult:
+        """Record a reward; the same (decision, source) twice is applied once (`applied: false`)."""
+        return engine.record_outcome(decision_id, outcome.source, outcome.reward, outcome.weight)
+
+    @router.get("/arms", tags=["learning"])
+    def list_arms(query: Annotated[str | None, Query(max_length=8000)] = None) -> list[ArmStats]:
+        """Every arm's statistics; with `query`, also cold/confident and P(best) for that query."""
+        return engine.arms(query)
+
+    @router.get("/templates", tags=["templates"])
+    def list_templates() -> list[PathDefinition]:
+        """The reasoning-path templates the engine chooses among."""
+        return engine.templates()
+
+    @router.post("/templates", status_code=status.HTTP_201_CREATED, tags=["templates"])
+    def add_template(template: Template) -> PathDefinition:
+        """Add a template: it becomes a new path arm, saved in the store."""
+        return engine.add_template(template)
+
+    @router.get("/health", tags=["service"])
+    def health() -> Health:
+        return Health(
+            status="ok",
+            version=metadata.version("thinkpath"),
+            namespace=engine.config.namespace,
+            arms=len(engine.arms()),
+        )
+
+    return router
+
+
+def create_api(
+    engine: Engine,
+    *,
+    token: str | None = None,
+    max_body_bytes: int = 64 * 1024,
+    cors_origins: Sequence[str] = (),
+) -> FastAPI:
+    """The FastAPI app: the API under `/api/v1`, guarded by `token` when one is set."""
+    app = FastAPI(
+        title="ThinkPath",
+        version=metadata.version("thinkpath"),
+        summary="Learns which reasoning path and tools work for which task.",
+    )
+    app.include_router(build_router(engine), dependencies=[Depends(token_guard(token))])
+    app.add_exception_handler(ThinkPathError, _engine_error)
+    if cors_origins:  # closed unless origins are named: no wildcard by default
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+        )
+    app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+    return app
