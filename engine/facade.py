@@ -197,7 +197,7 @@ class Engine:
             return rows
 
     def templates(self) -> list[PathDefinition]:
-        """The template paths the engine chooses among (built-in, user folders, added at run time)."""
+        """The template paths to choose among: built-in, from user folders, added at run time."""
         with self._lock:
             return [path for path in self._paths.values() if path.origin == "template"]
 

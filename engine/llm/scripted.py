@@ -61,19 +61,22 @@ def schema_example(schema: Mapping[str, Any], root: Mapping[str, Any] | None = N
     for combinator in ("anyOf", "oneOf", "allOf"):
         if combinator in schema:
             return schema_example(schema[combinator][0], root)
-    kind = schema.get("type", "object")
-    if kind == "object":
-        properties = schema.get("properties", {})
-        return {name: schema_example(sub, root) for name, sub in properties.items()}
-    if kind == "array":
-        return [schema_example(schema.get("items", {}), root)] * int(schema.get("minItems", 0))
-    if kind in ("integer", "number"):
-        return schema.get("minimum", 0)
-    if kind == "boolean":
-        return False
-    if kind == "null":
-        return None
-    return "x" * int(schema.get("minLength", 1))
+    return _EXAMPLE_OF_TYPE[schema.get("type", "object")](schema, root)
+
+
+_EXAMPLE_OF_TYPE: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Any]] = {
+    "object": lambda schema, root: {
+        name: schema_example(sub, root) for name, sub in schema.get("properties", {}).items()
+    },
+    "array": lambda schema, root: (
+        [schema_example(schema.get("items", {}), root)] * int(schema.get("minItems", 0))
+    ),
+    "integer": lambda schema, _: schema.get("minimum", 0),
+    "number": lambda schema, _: schema.get("minimum", 0),
+    "boolean": lambda _schema, _root: False,
+    "null": lambda _schema, _root: None,
+    "string": lambda schema, _: "x" * int(schema.get("minLength", 1)),
+}
 
 
 _SUM = re.compile(r"(-?\d+)\s*([-+*])\s*(-?\d+)")

@@ -51,9 +51,8 @@ class Contender:
 
 def _our_names() -> tuple[list[str], set[str]]:
     """Every registered policy, and the subset that needs a context."""
-    from learning.registry import policy_class  # noqa: PLC0415
-
     from learning import available_policies  # noqa: PLC0415 - keeps import of this module cheap
+    from learning.registry import policy_class  # noqa: PLC0415
 
     names = available_policies()
     return names, {name for name in names if policy_class(name).is_contextual}
@@ -75,9 +74,8 @@ def lineup(workload_key: str, contextual: bool) -> list[Contender]:
 
 
 def _build_ours(name: str, arms: list[str], context_dim: int | None, seed: int) -> BanditPolicy:
-    from learning.registry import policy_class  # noqa: PLC0415
-
     from learning import make_policy  # noqa: PLC0415
+    from learning.registry import policy_class  # noqa: PLC0415
 
     if context_dim is None:
         policy: BanditPolicy = make_policy(name, arms=arms, seed=seed)

@@ -14,7 +14,7 @@ def test_the_issue_experiments_are_all_registered() -> None:
 
 
 def test_an_unknown_experiment_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="'nope'.*stationary-bernoulli"):
+    with pytest.raises(ConfigError, match=r"'nope'.*stationary-bernoulli"):
         get_experiment("nope")
 
 
