@@ -54,5 +54,5 @@ class DiscountedThompsonSampling(ThompsonSampling):
         ab -= prior
         ab *= decay
         ab += prior
-        ab[0, index] += weight * reward
-        ab[1, index] += weight * (1.0 - reward)
+        self._alpha[index] += weight * reward
+        self._beta[index] += weight - weight * reward
