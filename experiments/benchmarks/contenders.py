@@ -24,7 +24,7 @@ NAIVE_CANDIDATES = {False: ("thompson", "epsilon_greedy"), True: ("lints", "linu
 # Peer rows kept to what the table needs (MABWiser is slow): workload -> peers.
 PEERS_BY_WORKLOAD = {
     "stationary": ["numpy-ts", "mabwiser:thompson", "mabwiser:ucb1"],
-    "hard": ["numpy-ts", "mabwiser:thompson"],
+    "hard": ["numpy-ts"],
     "drift": ["numpy-ts", "mabwiser:thompson"],
     "contextual": ["numpy-ts-per-context", "mabwiser:linucb"],
 }
@@ -103,7 +103,9 @@ _PEER_BUILDERS: dict[str, Callable[[list[str], int | None, int], BanditPolicy]] 
     "naive-variance": _build_naive,
     "mabwiser:thompson": lambda arms, dim, seed: MABWiserPolicy(arms, "thompson", seed, dim),
     "mabwiser:ucb1": lambda arms, dim, seed: MABWiserPolicy(arms, "ucb1", seed, dim),
-    "mabwiser:linucb": lambda arms, dim, seed: MABWiserPolicy(arms, "linucb", seed, dim),
+    "mabwiser:linucb": lambda arms, dim, seed: MABWiserPolicy(
+        arms, "linucb", seed, dim, direct_update=True
+    ),
     "mabwiser:lints": lambda arms, dim, seed: MABWiserPolicy(arms, "lints", seed, dim),
 }
 
