@@ -1,0 +1,86 @@
+"""The policy registry: build a policy by name, rebuild one from its state, list what exists."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from learning.base import FORMAT_VERSION, Policy
+from learning.discounted_thompson import DiscountedThompsonSampling
+from learning.epsilon_greedy import EpsilonGreedy
+from learning.errors import StateError, UnknownPolicyError
+from learning.glr_thompson import GLRThompsonSampling
+from learning.kl_ucb import KLUCB
+from learning.thompson import ThompsonSampling
+from learning.ucb import UCB1
+
+# Every policy, in the order `describe` lists them; the registry is keyed by each class's `name`.
+_POLICY_CLASSES: tuple[type[Policy], ...] = (
+    ThompsonSampling,
+    UCB1,
+    KLUCB,
+    EpsilonGreedy,
+    DiscountedThompsonSampling,
+    GLRThompsonSampling,
+)
+_POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
+
+
+def available_policies() -> list[str]:
+    """Names of every registered policy, sorted.
+
+    >>> "thompson" in available_policies()
+    True
+    """
+    return sorted(_POLICIES)
+
+
+def policy_class(name: str) -> type[Policy]:
+    """The class registered under `name`, or `UnknownPolicyError` listing the known names."""
+    try:
+        return _POLICIES[name]
+    except (KeyError, TypeError):
+        known = ", ".join(available_policies())
+        raise UnknownPolicyError(f"unknown policy {name!r}; known policies: {known}") from None
+
+
+def describe_policy(name: str) -> str:
+    """A one-line summary of the policy registered under `name`.
+
+    >>> describe_policy("thompson")
+    'Beta-Bernoulli Thompson sampling (stationary default)'
+    """
+    return policy_class(name).summary
+
+
+def make_policy(name: str, arms: Sequence[str], seed: int | None = None, **params: Any) -> Policy:
+    """Build the policy registered under `name` over `arms`; the same seed gives the same choices.
+
+    >>> policy = make_policy("thompson", arms=["a", "b", "c"], seed=7)
+    >>> policy.arms
+    ['a', 'b', 'c']
+    """
+    return policy_class(name)(arms, seed=seed, **params)
+
+
+def load_policy(state: Mapping[str, Any]) -> Policy:
+    """Rebuild a policy from `Policy.to_dict()` output; it behaves exactly as the saved one would.
+
+    >>> policy = make_policy("thompson", arms=["a", "b"], seed=3)
+    >>> copy = load_policy(policy.to_dict())
+    >>> [policy.select() for _ in range(5)] == [copy.select() for _ in range(5)]
+    True
+    """
+    if not isinstance(state, Mapping):
+        raise StateError(f"a policy state must be a dict, got {type(state).__name__}")
+    version = state.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise StateError(f"state 'format_version' must be a positive integer, got {version!r}")
+    if version > FORMAT_VERSION:
+        raise StateError(
+            f"state format_version {version} is newer than this ThinkPath reads ({FORMAT_VERSION})"
+        )
+    name = state.get("policy")
+    if not isinstance(name, str) or name not in _POLICIES:
+        raise StateError(f"state names unknown policy {name!r}; known: {available_policies()}")
+    return _POLICIES[name].from_dict(state)

@@ -1,0 +1,87 @@
+"""Properties of the bandit math, checked with Hypothesis."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats as scipy_stats
+
+from learning import make_policy
+from learning.kl import kl_bernoulli, kl_ucb_index
+from learning.posterior import beta_std
+
+probability = st.floats(0.0, 1.0)
+pulls = st.floats(1.0, 1e6)
+budget = st.floats(0.01, 50.0)
+rewards = st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.01, 1.0)), max_size=40)
+
+
+@settings(deadline=None)  # no timings in unit tests: this machine is shared
+@given(probability, probability)
+def test_kl_is_non_negative_and_zero_only_on_the_diagonal(p: float, q: float) -> None:
+    value = float(kl_bernoulli(p, q))
+    assert value >= 0.0
+    if abs(p - q) > 1e-6:
+        assert value > 0.0
+    assert float(kl_bernoulli(p, p)) < 1e-12
+
+
+@settings(deadline=None)  # no timings in unit tests: this machine is shared
+@given(probability, pulls, budget)
+def test_kl_ucb_index_lies_between_the_mean_and_one_at_the_budget(
+    mean: float, n: float, level: float
+) -> None:
+    index = float(kl_ucb_index([mean], [n], level)[0])
+    assert mean - 1e-12 <= index <= 1.0
+    assert n * float(kl_bernoulli(mean, index)) <= level * (1 + 1e-9) + 1e-9
+    if index < 1.0 - 1e-6:  # an interior index sits on the budget's boundary
+        assert math.isclose(n * float(kl_bernoulli(mean, index)), level, rel_tol=1e-3)
+
+
+@settings(deadline=None)  # no timings in unit tests: this machine is shared
+@given(probability, pulls, budget)
+def test_kl_ucb_index_shrinks_with_pulls_and_grows_with_budget(
+    mean: float, n: float, level: float
+) -> None:
+    index = kl_ucb_index([mean, mean, mean], [n, 2 * n, n], np.array([level, level, 2 * level]))
+    assert index[1] <= index[0] + 1e-12
+    assert index[2] >= index[0] - 1e-12
+
+
+@settings(max_examples=50, deadline=None)
+@given(rewards)
+def test_thompson_posterior_is_prior_plus_weighted_successes_and_failures(
+    observations: list[tuple[float, float]],
+) -> None:
+    policy = make_policy("thompson", arms=["a"], prior_alpha=2.0, prior_beta=3.0)
+    for reward, weight in observations:
+        policy.update("a", reward, weight=weight)
+    stats = policy.to_dict()["stats"]
+    assert math.isclose(stats["alpha"][0], 2.0 + sum(r * w for r, w in observations), abs_tol=1e-9)
+    assert math.isclose(
+        stats["beta"][0], 3.0 + sum((1 - r) * w for r, w in observations), abs_tol=1e-9
+    )
+
+
+@settings(deadline=None)  # no timings in unit tests: this machine is shared
+@given(st.floats(0.01, 1e4), st.floats(0.01, 1e4))
+def test_beta_std_matches_scipy(alpha: float, beta: float) -> None:
+    assert math.isclose(beta_std(alpha, beta), scipy_stats.beta(alpha, beta).std(), rel_tol=1e-6)
+
+
+@settings(max_examples=50, deadline=None)
+@given(rewards)
+def test_counting_policies_keep_weighted_pulls_and_sums(
+    observations: list[tuple[float, float]],
+) -> None:
+    for name in ("ucb1", "klucb", "epsilon_greedy"):
+        policy = make_policy(name, arms=["a", "b"])
+        for reward, weight in observations:
+            policy.update("b", reward, weight=weight)
+        stats = policy.to_dict()["stats"]
+        assert stats["pulls"][0] == 0.0
+        assert math.isclose(stats["pulls"][1], sum(w for _, w in observations), abs_tol=1e-9)
+        assert math.isclose(stats["sums"][1], sum(r * w for r, w in observations), abs_tol=1e-9)
