@@ -47,13 +47,13 @@ class Contender:
     key: str
     label: str
     family: str  # "ThinkPath", "peer" or "baseline"
+    uses_context: bool = False
 
 
 def _our_names() -> tuple[list[str], set[str]]:
     """Every registered policy, and the subset that needs a context."""
-    from learning.registry import policy_class  # noqa: PLC0415
-
     from learning import available_policies  # noqa: PLC0415 - keeps import of this module cheap
+    from learning.registry import policy_class  # noqa: PLC0415
 
     names = available_policies()
     return names, {name for name in names if policy_class(name).is_contextual}
@@ -67,7 +67,15 @@ def lineup(workload_key: str, contextual: bool) -> list[Contender]:
         for name in names
         if name == "auto" or (name in contextual_names) == contextual or name == "thompson"
     ]
-    rows = [Contender(f"ours:{name}", name, "ThinkPath") for name in ours]
+    rows = [
+        Contender(
+            f"ours:{name}",
+            name if name in contextual_names or not contextual else f"{name} (ignores context)",
+            "ThinkPath",
+            uses_context=name in contextual_names,
+        )
+        for name in ours
+    ]
     if all(candidate in names for candidate in NAIVE_CANDIDATES[contextual]):
         rows.append(Contender("naive-variance", PEER_LABELS["naive-variance"], "baseline"))
     rows += [Contender(key, PEER_LABELS[key], "peer") for key in PEERS_BY_WORKLOAD[workload_key]]
@@ -75,9 +83,8 @@ def lineup(workload_key: str, contextual: bool) -> list[Contender]:
 
 
 def _build_ours(name: str, arms: list[str], context_dim: int | None, seed: int) -> BanditPolicy:
-    from learning.registry import policy_class  # noqa: PLC0415
-
     from learning import make_policy  # noqa: PLC0415
+    from learning.registry import policy_class  # noqa: PLC0415
 
     if context_dim is None:
         policy: BanditPolicy = make_policy(name, arms=arms, seed=seed)

@@ -24,7 +24,7 @@ from experiments.benchmarks.report import render
 from experiments.benchmarks.results import BenchmarkResults, LatencyRow
 
 # The change-detecting policy's registry name, the first of these that is registered.
-DRIFT_POLICY_NAMES = ("drift_thompson", "change_detecting_thompson", "cusum_thompson", "drift")
+DRIFT_POLICY_NAMES = ("glr_thompson", "drift_thompson", "change_detecting_thompson")
 # Policy seeds are offset from environment seeds so that no policy shares a stream with a table.
 POLICY_SEED_OFFSET = 1_000_003
 MAX_WORKERS = 2
@@ -183,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"on {args.workers} process(es), latency {latency_seconds:,.0f} s."
     )
     report = render(results, drift_policy_key())
-    print(report)
+    print(report, end="")
     if args.out is not None:
         args.out.write_text(report)
     return 0
