@@ -37,6 +37,13 @@ def test_plan_puts_mabwiser_first_and_covers_every_seed() -> None:
     assert all(seeds == {0, 1} for seeds in by_contender.values())
 
 
+def test_plan_skips_by_policy_name_or_key() -> None:
+    keys = {task.contender.key for task in plan(["stationary"], 2, 10, ["thompson", "numpy-ts"])}
+    assert "ours:thompson" not in keys
+    assert "numpy-ts" not in keys
+    assert "ours:ucb1" in keys
+
+
 def test_run_task_reports_the_regret_of_the_environment() -> None:
     row = next(r for r in lineup("hard", contextual=False) if r.key == "numpy-ts")
     outcome = run_task(Task("hard", row, seed=1, horizon=300))
@@ -70,7 +77,7 @@ def test_bad_options_are_usage_errors_naming_the_option(
 
 def test_quick_defaults() -> None:
     args = parse_args(["--quick"])
-    assert (args.seeds, args.horizon, args.latency_rounds) == (3, 600, 3)
+    assert (args.seeds, args.horizon, args.latency_rounds) == (3, 600, 20)
     assert (parse_args([]).seeds, parse_args([]).horizon) == (20, 10_000)
 
 
