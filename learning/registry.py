@@ -6,11 +6,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from learning.base import FORMAT_VERSION, Policy
+from learning.contextual_thompson import ContextualThompsonSampling
 from learning.discounted_thompson import DiscountedThompsonSampling
 from learning.epsilon_greedy import EpsilonGreedy
 from learning.errors import StateError, UnknownPolicyError
 from learning.glr_thompson import GLRThompsonSampling
 from learning.kl_ucb import KLUCB
+from learning.lin_ts import LinTS
+from learning.lin_ucb import LinUCB
+from learning.sliding_window_ucb import SlidingWindowUCB
 from learning.thompson import ThompsonSampling
 from learning.ucb import UCB1
 
@@ -21,7 +25,11 @@ _POLICY_CLASSES: tuple[type[Policy], ...] = (
     KLUCB,
     EpsilonGreedy,
     DiscountedThompsonSampling,
+    SlidingWindowUCB,
     GLRThompsonSampling,
+    LinUCB,
+    LinTS,
+    ContextualThompsonSampling,
 )
 _POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
 

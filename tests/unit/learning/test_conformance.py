@@ -83,6 +83,13 @@ def test_beats_uniform_random_on_the_stub_environment(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", POLICIES)
+def test_a_fresh_policy_round_trips(name: str) -> None:
+    policy = build(name, ARMS, seed=1)
+    copy = load_policy(json.loads(json.dumps(policy.to_dict())))
+    assert run(policy, stub_environment(seed=2), 30) == run(copy, stub_environment(seed=2), 30)
+
+
+@pytest.mark.parametrize("name", POLICIES)
 def test_state_round_trips_through_json_with_identical_future(name: str) -> None:
     policy = build(name, ARMS, seed=21)
     run(policy, stub_environment(seed=8), 120)
