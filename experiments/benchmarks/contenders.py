@@ -7,12 +7,13 @@ A contender is named by a short string key so that a run can be shipped to a wor
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from engine.errors import ConfigError
+from experiments.benchmarks.mabwiser_peer import FAST_PATH_EXACT, MABWiserPolicy
 from experiments.benchmarks.peers import (
     BanditPolicy,
     ContextBlind,
-    MABWiserPolicy,
     NumPyThompson,
     NumPyThompsonPerContext,
     VarianceChooser,
@@ -104,21 +105,37 @@ def _build_naive(arms: list[str], context_dim: int | None, seed: int) -> BanditP
     return VarianceChooser(arms, build, low_variance=low, high_variance=high)
 
 
+def _build_mabwiser(
+    name: str, arms: list[str], context_dim: int | None, seed: int, *, fast_path: bool = True
+) -> BanditPolicy:
+    return MABWiserPolicy(
+        arms, name, seed, context_dim, fast_path=fast_path and name in FAST_PATH_EXACT
+    )
+
+
 _PEER_BUILDERS: dict[str, Callable[[list[str], int | None, int], BanditPolicy]] = {
     "numpy-ts": lambda arms, _dim, seed: NumPyThompson(arms, seed),
     "numpy-ts-per-context": lambda arms, _dim, seed: NumPyThompsonPerContext(arms, seed),
     "naive-variance": _build_naive,
-    "mabwiser:thompson": lambda arms, dim, seed: MABWiserPolicy(arms, "thompson", seed, dim),
-    "mabwiser:ucb1": lambda arms, dim, seed: MABWiserPolicy(arms, "ucb1", seed, dim),
-    "mabwiser:linucb": lambda arms, dim, seed: MABWiserPolicy(
-        arms, "linucb", seed, dim, direct_update=True
-    ),
-    "mabwiser:lints": lambda arms, dim, seed: MABWiserPolicy(arms, "lints", seed, dim),
+    "mabwiser:thompson": partial(_build_mabwiser, "thompson"),
+    "mabwiser:ucb1": partial(_build_mabwiser, "ucb1"),
+    "mabwiser:linucb": partial(_build_mabwiser, "linucb"),
+    "mabwiser:lints": partial(_build_mabwiser, "lints"),
 }
 
 
-def build_contender(key: str, arms: list[str], context_dim: int | None, seed: int) -> BanditPolicy:
-    """A fresh policy for `key` over `arms`, seeded with `seed`."""
+def build_contender(
+    key: str, arms: list[str], context_dim: int | None, seed: int, *, timing: bool = False
+) -> BanditPolicy:
+    """A fresh policy for `key` over `arms`, seeded with `seed`.
+
+    With `timing`, a MABWiser peer goes through its public API (what a user pays per step);
+    otherwise through its exact fast path (see `mabwiser_peer`).
+    """
+    if timing and key.startswith("mabwiser:"):
+        return _build_mabwiser(
+            key.removeprefix("mabwiser:"), arms, context_dim, seed, fast_path=False
+        )
     if key.startswith("ours:"):
         return _build_ours(key.removeprefix("ours:"), arms, context_dim, seed)
     if key not in _PEER_BUILDERS:

@@ -117,7 +117,7 @@ def latency_lineup(n_arms: int) -> list[Contender]:
 
 
 def _build_context_free(key: str, arms: list[str], seed: int) -> BanditPolicy:
-    return build_contender(key, arms, None, seed)
+    return build_contender(key, arms, None, seed, timing=True)
 
 
 def run_latency(results: BenchmarkResults, arm_counts: Sequence[int], rounds: int) -> None:
