@@ -8,7 +8,7 @@ timed afterwards in this process alone, interleaved with the NumPy reference.
 import argparse
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,7 +21,12 @@ from experiments.benchmarks.harness import arm_names, play
 from experiments.benchmarks.latency import interleaved_latency
 from experiments.benchmarks.peers import BanditPolicy, VarianceChooser
 from experiments.benchmarks.report import render
-from experiments.benchmarks.results import BenchmarkResults, LatencyRow
+from experiments.benchmarks.results import (
+    BenchmarkResults,
+    LatencyRow,
+    reuse_peer_runs,
+    save_runs,
+)
 
 # The change-detecting policy's registry name, the first of these that is registered.
 DRIFT_POLICY_NAMES = ("glr_thompson", "drift_thompson", "change_detecting_thompson")
@@ -68,12 +73,17 @@ def run_task(task: Task) -> Outcome:
 
 
 def plan(
-    workloads: Sequence[str], seeds: int, horizon: int, skip: Sequence[str] = ()
+    workloads: Sequence[str],
+    seeds: int,
+    horizon: int,
+    skip: Sequence[str] = (),
+    done: Set[tuple[str, str]] = frozenset(),
 ) -> list[Task]:
     """Every run the table needs, the slow MABWiser ones first so the pool ends evenly.
 
     `skip` names contenders left out of the regret runs (a key such as ``mabwiser:ucb1`` or one
-    of our policy names); they are still timed for latency.
+    of our policy names); they are still timed for latency. `done` holds (workload, key) pairs
+    whose rows are already there (reused from an earlier run).
     """
     all_workloads = standard_workloads()
     skipped = set(skip)
@@ -82,6 +92,7 @@ def plan(
         for key in workloads
         for contender in lineup(key, all_workloads[key].context_dim is not None)
         if not {contender.key, contender.key.removeprefix("ours:")} & skipped
+        and (key, contender.key) not in done
         for seed in range(seeds)
     ]
     return sorted(tasks, key=lambda task: not task.contender.key.startswith("mabwiser:"))
@@ -166,6 +177,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         metavar="NAME",
         help="leave these out of the regret runs (policy names or keys like mabwiser:ucb1)",
     )
+    parser.add_argument("--json", type=Path, help="also write every run's per-seed results here")
+    parser.add_argument(
+        "--reuse",
+        type=Path,
+        help="take the peer rows from an earlier --json of the same seeds and horizon",
+    )
     parser.add_argument("--workers", type=int, default=MAX_WORKERS, help="processes (1 or 2)")
     parser.add_argument("--latency-rounds", type=int, default=None, help="paired timing blocks")
     args = parser.parse_args(argv)
@@ -195,8 +212,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         horizon=args.horizon,
         workload_titles={key: workloads[key].title for key in args.workloads},
     )
+    reused = set() if args.reuse is None else reuse_peer_runs(results, args.reuse)
+    if reused:
+        results.notes.append(
+            f"Peer rows reused from {args.reuse} (same seeds and horizon; a peer's regret is a "
+            f"deterministic function of the seed): {len(reused)} rows."
+        )
     started = time.perf_counter()
-    tasks = plan(args.workloads, args.seeds, args.horizon, args.skip)
+    tasks = plan(args.workloads, args.seeds, args.horizon, args.skip, reused)
     run_regret(results, tasks, args.workers)
     regret_seconds = time.perf_counter() - started
     run_latency(results, (10, 100), args.latency_rounds)
@@ -212,6 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     report = render(results, drift_policy_key())
     print(report, end="")
+    if args.json is not None:
+        save_runs(results, args.json)
     if args.out is not None:
         args.out.write_text(report)
     return 0
