@@ -1,12 +1,19 @@
 """The report: regret tables, latency table and target verdicts computed from the results."""
 
+from pathlib import Path
+
 import pytest
 
 from engine.errors import ConfigError
 from experiments.benchmarks.contenders import Contender
 from experiments.benchmarks.latency import Latency
 from experiments.benchmarks.report import render
-from experiments.benchmarks.results import BenchmarkResults, LatencyRow
+from experiments.benchmarks.results import (
+    BenchmarkResults,
+    LatencyRow,
+    reuse_peer_runs,
+    save_runs,
+)
 
 OURS_TS = Contender("ours:thompson", "thompson", "ThinkPath")
 DRIFT = Contender("ours:glr_thompson", "glr_thompson", "ThinkPath")
@@ -84,3 +91,32 @@ def test_a_seed_recorded_twice_is_refused() -> None:
     results = _results([1.0, 2.0], [1.0, 2.0], [1.0, 2.0])
     with pytest.raises(ConfigError, match="seed 0 of ours:thompson recorded twice"):
         results.runset("stationary", OURS_TS).add(0, 5.0, 0.1, None)
+
+
+def test_saved_runs_give_back_only_the_peer_rows(tmp_path: Path) -> None:
+    path = tmp_path / "runs.json"
+    save_runs(_results([1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [7.0, 8.0, 9.5]), path)
+    fresh = BenchmarkResults("again", seeds=2, horizon=100, workload_titles={"stationary": "S"})
+    assert reuse_peer_runs(fresh, path) == {("stationary", "numpy-ts")}
+    assert fresh.find("stationary", "numpy-ts") is not None
+    assert fresh.runs["stationary"]["numpy-ts"].regret_by_seed == {0: 7.0, 1: 8.0}
+    assert fresh.find("stationary", "ours:thompson") is None
+
+
+def test_reuse_refuses_another_horizon_or_a_broken_file(tmp_path: Path) -> None:
+    path = tmp_path / "runs.json"
+    save_runs(_results([1.0, 2.0], [4.0, 5.0], [7.0, 8.0]), path)
+    other = BenchmarkResults("again", seeds=2, horizon=999, workload_titles={"stationary": "S"})
+    with pytest.raises(ConfigError, match="T=100, this run asks for T=999"):
+        reuse_peer_runs(other, path)
+    path.write_text("{not json")
+    with pytest.raises(ConfigError, match="cannot reuse runs"):
+        reuse_peer_runs(other, path)
+    assert other.runs == {}
+
+
+def test_reuse_skips_rows_missing_a_seed(tmp_path: Path) -> None:
+    path = tmp_path / "runs.json"
+    save_runs(_results([1.0, 2.0], [4.0, 5.0], [7.0, 8.0]), path)
+    more_seeds = BenchmarkResults("x", seeds=3, horizon=100, workload_titles={"stationary": "S"})
+    assert reuse_peer_runs(more_seeds, path) == set()
