@@ -38,7 +38,7 @@ _MARKER = re.compile(
     r"(?:final\s+answer|answer)\s*(?:is\s*[:=]?|[:=])\s*(?P<value>[^\n]*)", re.IGNORECASE
 )
 _BOXED = re.compile(r"\\boxed\{([^{}\n]*)\}")
-_PLACEHOLDER = re.compile(r"^[<\[{(]?\s*(?:answer|your answer|x)\s*[>\]})]?['\".]*$", re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"^[<\[{(]\s*(?:your |the |final )*answer\s*[>\]})]$", re.IGNORECASE)
 # A sign only where it cannot be subtraction ("10-3" ends in 3, not -3), and no number glued to
 # a word, a slash or a point: "11/03/2024" holds no number, "3/4" is one.
 _NUMBER = re.compile(
@@ -47,10 +47,17 @@ _NUMBER = re.compile(
     r"(?:\s*/\s*(?P<denominator>\d+))?(?![\w/])"
 )
 _LONE_LETTER = re.compile(r"^\(?([A-Za-z])\)?[.):]?$")
-_LEADING_LETTER = re.compile(r"^\(?([A-Za-z])(?:\)|[.:](?!\w)|$|\s)")
+# "B", "B)", "(b)", "B." or "B: Jupiter", not "a dog": a bare letter before a word is an article.
+_LEADING_LETTER = re.compile(r"^\(?([A-Za-z])(?:\)|[.:](?!\w)|$)")
 _OPTION_WORD = re.compile(r"\b(?:option|choice|letter)\s*\(?([A-Za-z])\b\)?", re.IGNORECASE)
 _OPTION_MARK = re.compile(r"(?:^|(?<=\s))\(?([A-J])\)(?=\s|$|[.,;])|\(([A-J])\)")
 _EDGES = " \t\"'`*_.,;:!?"
+# A last line cut off by the token limit: an open calculation ("6 + 3 =") or a bare list number.
+_CUT_OFF = re.compile(r"(?:[-+*/×÷=]|^\s*\d{1,2}[.)]?)\s*$")
+_ECHO = re.compile(r"\s*question\s*:", re.IGNORECASE)  # small models repeat the prompt's line
+_LIST_NUMBER = re.compile(r"^\s*\d{1,2}[.)][ \t]+(?=\S)", re.MULTILINE)
+# "... is X": the tail of the last line, when it is a few words without digits.
+_COPULA = re.compile(r"\b(?:is|are|was|were)\s*:?\s+(?P<tail>[^\n]+?)\s*$", re.IGNORECASE)
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 
 
@@ -58,7 +65,9 @@ def extract_final_answer(text: str) -> str | None:
     """Return the final answer written in `text`, or None when there is none to find.
 
     In order: the last "Answer: x" (also "Final answer:", "The answer is x", a LaTeX \\boxed{x});
-    a reply that is only an option letter; the last number; a reply that is one short line.
+    a reply that is only an option letter; the few words after "is" ending the last line ("The
+    first letter is 'o'."); the last number, ignoring list numbers and a line cut off by the
+    token limit; a reply that is one short line.
 
     >>> extract_final_answer("Steps...\\nAnswer: **Paris**.")
     'Paris'
@@ -74,7 +83,13 @@ def extract_final_answer(text: str) -> str | None:
     lone = _LONE_LETTER.match(stripped)
     if lone:
         return lone.group(1)
-    numbers = list(_NUMBER.finditer(text))
+    settled = _settled(text)
+    copula = _COPULA.search(settled.rstrip().rsplit("\n", 1)[-1])
+    if copula:
+        tail = _clean(copula.group("tail"))
+        if tail and len(tail.split()) <= 4 and not re.search(r"\d", tail):
+            return tail
+    numbers = list(_NUMBER.finditer(settled))
     if numbers:
         return numbers[-1].group().strip()
     if stripped and "\n" not in stripped and len(stripped) <= 60:
@@ -127,7 +142,7 @@ def normalize_text(text: str) -> str:
     """
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
     kept = "".join(
-        " " if unicodedata.category(char).startswith(("P", "Z", "C")) else char
+        " " if unicodedata.category(char).startswith(("P", "Z", "C", "Sk")) else char
         for char in decomposed
         if not unicodedata.combining(char)
     )
@@ -165,6 +180,14 @@ def _clean(value: str) -> str:
     return cleaned
 
 
+def _settled(text: str) -> str:
+    """The text without echoed "Question:" lines, a cut-off last line and list numbers."""
+    lines = [line for line in text.rstrip().split("\n") if not _ECHO.match(line)]
+    if len(lines) > 1 and _CUT_OFF.search(lines[-1]):
+        lines.pop()
+    return _LIST_NUMBER.sub("", "\n".join(lines))
+
+
 def _numbers_in(text: str) -> list[float]:
     values = []
     for match in _NUMBER.finditer(text):
@@ -190,7 +213,7 @@ def _answer_number(text: str) -> float | None:
         spelled = parse_number_words(result)
         if spelled is not None:
             return spelled
-    numbers = _numbers_in(text)
+    numbers = _numbers_in(_settled(text))
     return numbers[-1] if numbers else parse_number_words(text.strip(_EDGES))
 
 
@@ -338,27 +361,11 @@ def parse_number_words(text: str) -> float | None:
     return sign * (total + current)
 
 
-_MONTH_NUMBER = {
-    name: number
-    for number, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        1,
-    )
-    for name in names
-}
+_MONTHS = (  # noqa: SIM905 - one string reads best
+    "january february march april may june july august september october november december"
+).split()
+_MONTH_NUMBER = {name: n for n, month in enumerate(_MONTHS, 1) for name in (month, month[:3])}
+_MONTH_NUMBER["sept"] = 9
 _MONTH = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
 _DATE = re.compile(
     r"\b(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})\b"

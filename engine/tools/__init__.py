@@ -7,6 +7,7 @@
 """
 
 from engine.tools.calculator import Calculator
+from engine.tools.catalog import standard_tools
 from engine.tools.port import NO_TOOL, NoTool, Tool, ToolResult
 from engine.tools.registry import ToolRegistry
 from engine.tools.search import SearchTool, local_search_tool, web_search_tool
@@ -20,5 +21,6 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "local_search_tool",
+    "standard_tools",
     "web_search_tool",
 ]

@@ -34,6 +34,9 @@ ECHOED_INSTRUCTION = "End with a line 'Answer: <answer>'."
         ("B.", "B"),
         ("so we get 1,234 in all", "1,234"),
         ("10 - 3 leaves 7 apples", "7"),
+        ('The first letter of "orange" is "O".', "O"),
+        ("The total is 12.", "12"),
+        ("1. 6 + 3 = 9\n2. 6 + 3 = ", "9"),
         ("Paris", "Paris"),
         ("'Rome'.", "Rome"),
         ("", None),
@@ -69,6 +72,10 @@ def test_extract_final_answer(text: str, expected: str | None) -> None:
         ("no number here", 42, 0.0),
         (ECHOED_INSTRUCTION, 42, 0.0),
         ("Answer: 1/0", 0, 0.0),
+        ("1. 6 + 3 = 9\n2. 6 + 3 = 9\n3. 6 + 3 = ", 9, 1.0),  # cut off by the token limit
+        ("1. 6 + 3 = 9\n2. 6 + 3 = 9\n3. ", 9, 1.0),
+        ("Steps:\n1. add them\n2. done", 2, 0.0),  # list numbers are not answers
+        ("6 + 3 = 9\n\nQuestion: What is 6 + 3?\nI counted.", 9, 1.0),  # an echoed prompt
     ],
 )
 def test_numeric(text: str, expected: object, score: float) -> None:
@@ -90,7 +97,11 @@ def test_numeric_tolerance_is_adjustable() -> None:
         ("Answer:   New    York", "new york", 1.0),
         ("Paris.", "Paris", 1.0),
         ("Answer: Paris, France", "Paris", 0.0),
-        ("The first letter is a.", "a", 0.0),
+        ("The first letter is a.", "a", 1.0),
+        ('The first letter of the word "orange" is "O".', "o", 1.0),
+        ("The capital of France is Paris.", "Paris", 1.0),
+        ("The capital of France is probably the city of Paris.", "Paris", 0.0),
+        ("Paris is the capital.", "Paris", 0.0),
         ("", "a", 0.0),
     ],
 )
@@ -110,6 +121,8 @@ def test_exact(text: str, expected: str, score: float) -> None:
         ("I think option c is right", "C", 1.0),
         ("Jupiter is largest, so (B).", "B", 1.0),
         ("Answer: Bob", "B", 0.0),
+        ("Answer: Dog\n\nThe answer is a dog.", "A", 0.0),  # an article, not option A
+        ("Answer: B Jupiter", "B", 0.0),
         ("A) Mars\nB) Jupiter\nC) Venus", "B", 0.0),  # only echoes the options
         ("Answer: A", "B", 0.0),
         ("Answer: Jupiter", "B", 0.0),  # option text without the options given
@@ -228,13 +241,14 @@ def test_normalize_ignores_case_spacing_and_wrapping(text: str) -> None:
 
 @given(one_line)
 def test_an_answer_line_matches_its_own_text(text: str) -> None:
-    assume(normalize_text(text) and "=" not in text)
+    assume(normalize_text(text) and "answer" not in text.casefold() and "boxed" not in text)
     assert check_answer(f"Some working: 2 + 2.\nAnswer: {text}", text, "exact") == 1.0
 
 
 @given(one_line, one_line)
 def test_exact_matches_only_equal_normal_forms(first: str, second: str) -> None:
     assume(normalize_text(first) and normalize_text(second))
+    assume("answer" not in first.casefold() and "boxed" not in first)
     same = normalize_text(first) == normalize_text(second)
     assert check_answer(f"Answer: {first}", second, "exact") == (1.0 if same else 0.0)
 

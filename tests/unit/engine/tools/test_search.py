@@ -54,3 +54,12 @@ def test_bad_queries_are_refused_before_searching(query: str, message: str) -> N
     with pytest.raises(ToolError, match=message):
         local_search_tool(shelf).run(query)
     assert shelf.queries == []
+
+
+def test_standard_tools_offer_a_search_tool_per_searcher_given() -> None:
+    from engine.tools import ToolRegistry, standard_tools
+
+    assert [t.name for t in standard_tools()] == ["calculator"]
+    both = standard_tools(local_searcher=Shelf([]), web_searcher=Shelf([]))
+    assert ToolRegistry(both, allowed=["local_search"]).names() == ["none", "local_search"]
+    assert [t.name for t in both] == ["calculator", "local_search", "web_search"]
