@@ -1,1 +1,32 @@
-"""LLM adapters (litellm, the in-process local model), wrappers and the scripted test double."""
+"""LLM access: litellm for every provider, the in-process local model, wrappers, a test double.
+
+    from engine.llm import Budget, LiteLLMChat, MeteredLLM, ask_structured, register_local_provider
+
+    register_local_provider()                      # once, in the composition root
+    llm = MeteredLLM(LiteLLMChat("local/smollm2"), Budget(max_calls=4, max_tokens=4_000))
+    rating = ask_structured(llm, messages, Rating)  # validated pydantic object, or an LLMError
+    llm.cost                                        # calls, tokens, seconds, money
+
+Importing this package is cheap: litellm (4-5 s) and llama.cpp load on first use.
+"""
+
+from engine.llm.budget import Budget, Cost, MeteredLLM
+from engine.llm.litellm_chat import LiteLLMChat
+from engine.llm.local_model import DEFAULT_LOCAL_MODEL, LocalModels, LocalModelSettings
+from engine.llm.local_provider import register_local_provider
+from engine.llm.scripted import ScriptedLLM
+from engine.llm.structured import StructuredOutputError, ask_structured
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "Budget",
+    "Cost",
+    "LiteLLMChat",
+    "LocalModelSettings",
+    "LocalModels",
+    "MeteredLLM",
+    "ScriptedLLM",
+    "StructuredOutputError",
+    "ask_structured",
+    "register_local_provider",
+]

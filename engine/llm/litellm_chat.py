@@ -18,10 +18,15 @@ from engine.ports import LLMRequest, LLMResponse
 
 __all__ = ["LiteLLMChat"]
 
-# litellm exception class names -> what the caller can do about it. Ordered: subclasses first
-# (ContextWindowExceededError is a BadRequestError, Timeout an APIConnectionError in some versions).
-_TIMEOUT = ("Timeout",)
-_REQUEST_REJECTED = ("ContextWindowExceededError", "ContentPolicyViolationError")
+# litellm exception class names -> what the caller can do about it. Matched against the whole
+# MRO (litellm's classes derive from openai's), so the order of the checks in `_translate`
+# matters: a timeout before a connection error, a rejected request before the generic APIError.
+_TIMEOUT = ("Timeout", "APITimeoutError")
+_REQUEST_REJECTED = (
+    "BadRequestError",  # includes context window, content policy, unsupported params
+    "UnprocessableEntityError",
+    "APIResponseValidationError",
+)
 _UNAVAILABLE = (
     "APIConnectionError",
     "ServiceUnavailableError",

@@ -155,7 +155,7 @@ def test_a_schema_that_does_not_compile_is_a_clear_error(gguf: Path) -> None:
 
     clock = FakeClock()
     models = LocalModels(loader=lambda path, settings: FakeRuntime(clock), compile_grammar=refuse)
-    with pytest.raises(LLMError, match="cannot be turned into a llama.cpp grammar"):
+    with pytest.raises(LLMError, match=r"cannot be turned into a llama\.cpp grammar"):
         models.generate(str(gguf), USER, max_tokens=4, timeout_s=9, json_schema={"type": "x"})
 
 
