@@ -56,12 +56,18 @@ class GLRThompsonSampling(ThompsonSampling):
         ),
         "check_every": Param(10, low=1, integer=True, doc="test an arm every this many pulls"),
         "forced_exploration": Param(0.0, low=0.0, high=1.0, doc="alpha: uniform choice share"),
+        "max_history": Param(
+            4096, low=16, integer=True, doc="observations kept per arm for the test"
+        ),
     }
 
     def _init_stats(self, arm_count: int, /) -> None:
         super()._init_stats(arm_count)
-        self._histories: list[_History] = [_History() for _ in range(arm_count)]
+        self._histories: list[_History] = [self._new_history() for _ in range(arm_count)]
         self.restarts = 0
+
+    def _new_history(self) -> _History:
+        return _History(int(self.params["max_history"] or 16))
 
     def update(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
         """Update the posterior, record the observation and restart if a change is detected."""
@@ -71,8 +77,8 @@ class GLRThompsonSampling(ThompsonSampling):
     def _update(
         self, index: int, reward: float, weight: float, _context: FloatArray | None, /
     ) -> None:
-        self._ab[0, index] += weight * reward
-        self._ab[1, index] += weight * (1.0 - reward)
+        self._alpha[index] += weight * reward
+        self._beta[index] += weight - weight * reward
         history = self._histories[index]
         history.append(weight, weight * reward)
         if history.size % int(self.params["check_every"] or 1) == 0 and self._changed(history):
@@ -109,7 +115,7 @@ class GLRThompsonSampling(ThompsonSampling):
 
     def _append_arm(self) -> None:
         super()._append_arm()
-        self._histories.append(_History())
+        self._histories.append(self._new_history())
 
     def _delete_arm(self, index: int, /) -> None:
         super()._delete_arm(index)
@@ -135,8 +141,9 @@ class GLRThompsonSampling(ThompsonSampling):
             )
         if len(weights) != arm_count or len(sums) != arm_count:
             raise StateError(f"state stats need one history per arm ({arm_count})")
+        limit = int(self.params["max_history"] or 16)
         histories = [
-            _History.from_lists(arm_weights, arm_sums)
+            _History.from_lists(arm_weights, arm_sums, limit)
             for arm_weights, arm_sums in zip(weights, sums, strict=True)
         ]
         restarts = stats.get("restarts")
@@ -149,15 +156,21 @@ class GLRThompsonSampling(ThompsonSampling):
 
 
 class _History:
-    """One arm's observations since the last restart, as growable cumulative-sum buffers."""
+    """One arm's latest observations since the last restart, as cumulative-sum buffers.
 
-    def __init__(self) -> None:
+    At most `limit` observations are kept: when full, the older half is dropped (by rebasing the
+    running sums). That bounds memory, saved state and the O(n) cost of a test, while keeping
+    thousands of pre-change observations to compare recent ones against.
+    """
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
         self.size = 0
         self._weights = np.zeros(16)  # cumulative weights W_1..W_n
         self._sums = np.zeros(16)  # cumulative weighted rewards S_1..S_n
 
     @classmethod
-    def from_lists(cls, weights: Any, sums: Any) -> _History:
+    def from_lists(cls, weights: Any, sums: Any, limit: int) -> _History:
         """Rebuild a history from saved running sums, checking that they are consistent."""
         size = len(weights) if isinstance(weights, list) else -1
         columns = {"cumulative_weights": weights, "cumulative_rewards": sums}
@@ -167,7 +180,9 @@ class _History:
         steps_r = np.diff(cumulative_sums, prepend=0.0)
         if (steps_w <= 0).any() or (steps_r < -1e-9).any() or (steps_r > steps_w + 1e-9).any():
             raise StateError("state history is not a running sum of weights in (0, 1] and rewards")
-        history = cls()
+        if size > limit:
+            raise StateError(f"state history holds {size} observations, above max_history {limit}")
+        history = cls(limit)
         history.size = size
         history._weights = np.concatenate((cumulative_weights, np.zeros(16)))
         history._sums = np.concatenate((cumulative_sums, np.zeros(16)))
@@ -175,6 +190,8 @@ class _History:
 
     def append(self, weight: float, weighted_reward: float) -> None:
         """Add one observation (amortised O(1): the buffers double when full)."""
+        if self.size == self.limit:
+            self._drop_older_half()
         size = self.size
         if size == self._weights.size:
             self._weights = np.concatenate((self._weights, np.zeros(size)))
@@ -184,6 +201,14 @@ class _History:
         self._weights[size] = last_weight + weight
         self._sums[size] = last_sum + weighted_reward
         self.size = size + 1
+
+    def _drop_older_half(self) -> None:
+        keep = self.size - self.size // 2
+        start = self.size - keep
+        base_weight, base_sum = self._weights[start - 1], self._sums[start - 1]
+        self._weights[:keep] = self._weights[start : self.size] - base_weight
+        self._sums[:keep] = self._sums[start : self.size] - base_sum
+        self.size = keep
 
     def clear(self) -> None:
         """Forget every observation (the buffers are kept for reuse)."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from learning import auto
 from learning.base import FORMAT_VERSION, Policy
+from learning.bayes_ucb import BayesUCB, ContextualBayesUCB
 from learning.contextual_thompson import ContextualThompsonSampling
 from learning.discounted_thompson import DiscountedThompsonSampling
 from learning.epsilon_greedy import EpsilonGreedy
@@ -30,21 +32,29 @@ _POLICY_CLASSES: tuple[type[Policy], ...] = (
     LinUCB,
     LinTS,
     ContextualThompsonSampling,
+    BayesUCB,
+    ContextualBayesUCB,
 )
 _POLICIES: dict[str, type[Policy]] = {policy.name: policy for policy in _POLICY_CLASSES}
 
 
-def available_policies() -> list[str]:
-    """Names of every registered policy, sorted.
+AUTO = "auto"
 
-    >>> "thompson" in available_policies()
-    True
+
+def available_policies() -> list[str]:
+    """Names of every registered policy and of `auto` (the documented default choice), sorted.
+
+    >>> "thompson" in available_policies(), "auto" in available_policies()
+    (True, True)
     """
-    return sorted(_POLICIES)
+    return sorted([*_POLICIES, AUTO])
 
 
 def policy_class(name: str) -> type[Policy]:
-    """The class registered under `name`, or `UnknownPolicyError` listing the known names."""
+    """The class registered under `name`, or `UnknownPolicyError` listing the known names.
+
+    `auto` has no class of its own: it builds one of the others (see `learning.auto`).
+    """
     try:
         return _POLICIES[name]
     except (KeyError, TypeError):
@@ -58,6 +68,8 @@ def describe_policy(name: str) -> str:
     >>> describe_policy("thompson")
     'Beta-Bernoulli Thompson sampling (stationary default)'
     """
+    if name == AUTO:
+        return auto.SUMMARY
     return policy_class(name).summary
 
 
@@ -67,7 +79,11 @@ def make_policy(name: str, arms: Sequence[str], seed: int | None = None, **param
     >>> policy = make_policy("thompson", arms=["a", "b", "c"], seed=7)
     >>> policy.arms
     ['a', 'b', 'c']
+    >>> make_policy("auto", arms=["a", "b"]).name  # auto reports the policy it chose
+    'glr_thompson'
     """
+    if name == AUTO:
+        return auto.make_auto(_POLICIES, arms, seed, params)
     return policy_class(name)(arms, seed=seed, **params)
 
 

@@ -49,7 +49,17 @@ class ThompsonSampling(Policy):
     def _init_stats(self, arm_count: int, /) -> None:
         # Row 0 holds alpha, row 1 beta: one `standard_gamma` call samples both (see `_select`).
         self._prior = np.array([self.params["prior_alpha"], self.params["prior_beta"]], dtype=float)
-        self._ab: FloatArray = np.repeat(self._prior[:, None], arm_count, axis=1)
+        self._bind(np.repeat(self._prior[:, None], arm_count, axis=1))
+
+    def _bind(self, ab: FloatArray) -> None:
+        """Hold `ab` and its two rows as views: 1-D indexing is the cheapest scalar update."""
+        self._ab: FloatArray = ab
+        self._alpha: FloatArray = ab[0]
+        self._beta: FloatArray = ab[1]
+        # Gamma draws land in this preallocated buffer: no allocation per step for them.
+        self._draws: FloatArray = np.empty_like(ab)
+        self._draws_alpha: FloatArray = self._draws[0]
+        self._draws_beta: FloatArray = self._draws[1]
 
     # The hot path: `select` and `update` are written out in full (no base-class indirection)
     # because they run once per decision and the benchmark holds them to a few microseconds.
@@ -57,14 +67,22 @@ class ThompsonSampling(Policy):
         """Draw one Beta sample per arm and return the arm with the largest."""
         if context is not None:
             raise ContextError(f"policy {self.name!r} is not contextual, but got a context")
-        return self._arms[self._select(None)]
+        # Gamma(a) / (Gamma(a) + Gamma(b)) ~ Beta(a, b), and x / (x + y) is increasing in x / y,
+        # so the argmax of the ratio of the two gamma rows is the argmax of the Beta draws.
+        self._rng.standard_gamma(self._ab, out=self._draws)
+        return self._arms[int((self._draws_alpha / self._draws_beta).argmax())]
 
     def update(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
         """Add a (weighted) fractional Bernoulli observation to `arm`'s posterior."""
-        index = self._checked_index(arm, reward, context, weight)
-        ab = self._ab
-        ab[0, index] += weight * reward
-        ab[1, index] += weight * (1.0 - reward)
+        index = self._index.get(arm)
+        try:  # one combined test on the valid path; NaN fails every comparison
+            valid = context is None and 0.0 <= reward <= 1.0 and 0.0 < weight <= 1.0
+        except (TypeError, ValueError):
+            valid = False
+        if index is None or not valid:
+            self._checked_index(arm, reward, context, weight)  # raises the precise error
+        self._alpha[index] += weight * reward
+        self._beta[index] += weight - weight * reward
 
     def _checked_index(self, arm: str, reward: float, context: Any, weight: float) -> int:
         """The row of `arm` once the whole update is known valid (cheap scalar checks only)."""
@@ -73,25 +91,20 @@ class ThompsonSampling(Policy):
             raise UnknownArmError(f"unknown arm {arm!r}; policy {self.name!r} has {self._arms!r}")
         if context is not None:
             raise ContextError(f"policy {self.name!r} is not contextual, but got a context")
-        try:
-            valid = 0.0 <= reward <= 1.0 and 0.0 < weight <= 1.0  # NaN fails the comparisons
-        except (TypeError, ValueError):
-            valid = False
-        if not valid:
-            check_reward(reward, weight)  # raises, with the precise message
+        check_reward(reward, weight)
         return index
 
     def _select(self, _context: FloatArray | None, /) -> int:
         # Gamma(a) / (Gamma(a) + Gamma(b)) ~ Beta(a, b), and x / (x + y) is increasing in x / y,
         # so the argmax of the ratio of the two gamma rows is the argmax of the Beta draws.
-        gammas = self._rng.standard_gamma(self._ab)
-        return int((gammas[0] / gammas[1]).argmax())
+        self._rng.standard_gamma(self._ab, out=self._draws)
+        return int((self._draws_alpha / self._draws_beta).argmax())
 
     def _update(
         self, index: int, reward: float, weight: float, _context: FloatArray | None, /
     ) -> None:
-        self._ab[0, index] += weight * reward
-        self._ab[1, index] += weight * (1.0 - reward)
+        self._alpha[index] += weight * reward
+        self._beta[index] += weight - weight * reward
 
     def _probabilities(self, _context: FloatArray | None, /) -> FloatArray:
         return beta_prob_best(self._ab[0], self._ab[1], self._side_rng(), self._monte_carlo_draws)
@@ -105,10 +118,10 @@ class ThompsonSampling(Policy):
         return pulls, beta_std(float(alpha), float(beta))
 
     def _append_arm(self) -> None:
-        self._ab = np.concatenate((self._ab, self._prior[:, None]), axis=1)
+        self._bind(np.concatenate((self._ab, self._prior[:, None]), axis=1))
 
     def _delete_arm(self, index: int, /) -> None:
-        self._ab = np.delete(self._ab, index, axis=1)
+        self._bind(np.delete(self._ab, index, axis=1))
 
     def _stats_to_dict(self) -> dict[str, Any]:
         return {"alpha": self._ab[0].tolist(), "beta": self._ab[1].tolist()}
@@ -119,4 +132,4 @@ class ThompsonSampling(Policy):
         beta = array_from_state(stats, "beta", shape)
         if (alpha <= 0).any() or (beta <= 0).any():
             raise StateError("state stats 'alpha' and 'beta' must be positive")
-        self._ab = np.stack((alpha, beta))
+        self._bind(np.stack((alpha, beta)))

@@ -15,7 +15,7 @@ CONTEXT_DIM = 3
 
 def build(name: str, arms: list[str], seed: int | None = 0, **params: Any) -> Policy:
     """Make any registered policy; contextual ones get `context_dim=CONTEXT_DIM`."""
-    if policy_class(name).is_contextual or name == "auto":
+    if name == "auto" or policy_class(name).is_contextual:
         params.setdefault("context_dim", CONTEXT_DIM)
     return make_policy(name, arms=arms, seed=seed, **params)
 
