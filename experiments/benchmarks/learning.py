@@ -68,8 +68,17 @@ def run_task(task: Task) -> Outcome:
     start = time.perf_counter()
     chosen = play(policy, environment)
     seconds = time.perf_counter() - start
-    choice = policy.chosen_name if isinstance(policy, VarianceChooser) else None
+    choice = _choice_of(task.contender, policy)
     return Outcome(task, environment.regret_of(chosen), seconds, choice)
+
+
+def _choice_of(contender: Contender, policy: BanditPolicy) -> str | None:
+    """The algorithm a chooser settled on: the naive baseline's pick, or what `auto` built."""
+    if isinstance(policy, VarianceChooser):
+        return policy.chosen_name
+    if contender.key == "ours:auto":
+        return str(getattr(policy, "name", "?"))
+    return None
 
 
 def plan(
