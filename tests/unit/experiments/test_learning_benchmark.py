@@ -103,3 +103,14 @@ def test_main_prints_and_writes_the_report(
     assert "### Stationary Bernoulli, K=10, one arm at 0.5 and nine at 0.45" in printed
     assert "| NumPy TS (reference) | peer |" in printed
     assert "| MABWiser TS | 100 |" in printed
+
+
+@pytest.mark.parametrize("workload", ["stationary", "contextual"])
+def test_run_task_records_what_auto_and_the_naive_chooser_picked(workload: str) -> None:
+    rows = {row.key: row for row in lineup(workload, contextual=workload == "contextual")}
+    auto = run_task(Task(workload, rows["ours:auto"], seed=0, horizon=200))
+    naive = run_task(Task(workload, rows["naive-variance"], seed=0, horizon=200))
+    assert auto.choice in available_policies()
+    assert auto.choice != "auto"
+    assert naive.choice in {"thompson", "epsilon_greedy", "lints", "linucb"}
+    assert run_task(Task(workload, rows["ours:thompson"], seed=0, horizon=20)).choice is None
