@@ -10,8 +10,10 @@ from numpy.typing import ArrayLike
 from learning.kl import kl_bernoulli
 
 
-def bernoulli_glr(cumulative_weights: ArrayLike, cumulative_sums: ArrayLike) -> float:
-    """Largest GLR statistic over every split of one arm's observations into before / after.
+def bernoulli_glr(
+    cumulative_weights: ArrayLike, cumulative_sums: ArrayLike, max_splits: int | None = None
+) -> float:
+    """Largest GLR statistic over the splits of one arm's observations into before / after.
 
     With W_s, S_s the weight and reward sum of the first s observations, W, S of all of them and
     mu = S / W, the statistic of split s is::
@@ -19,6 +21,9 @@ def bernoulli_glr(cumulative_weights: ArrayLike, cumulative_sums: ArrayLike) -> 
         W_s kl(S_s / W_s, mu) + (W - W_s) kl((S - S_s) / (W - W_s), mu)
 
     the log-likelihood gain of two Bernoulli segments over one (kl: Bernoulli divergence).
+    With `max_splits`, only about that many splits are tried, evenly spaced and anchored at the
+    newest observation (Besson et al.'s subsampling of split points): the cost of a test stays
+    bounded while a fresh change is still seen at once.
 
     >>> steady = np.cumsum(np.ones(100)), np.cumsum(np.tile([0.0, 1.0], 50))
     >>> jump = np.cumsum(np.ones(100)), np.cumsum(np.r_[np.zeros(50), np.ones(50)])
@@ -32,6 +37,9 @@ def bernoulli_glr(cumulative_weights: ArrayLike, cumulative_sums: ArrayLike) -> 
     total_weight, total_sum = weights[-1], sums[-1]
     mean = total_sum / total_weight
     before_weight, before_sum = weights[:-1], sums[:-1]
+    if max_splits is not None and before_weight.size > max_splits:
+        stride = -(-before_weight.size // max_splits)  # ceiling division
+        before_weight, before_sum = before_weight[::-stride], before_sum[::-stride]
     after_weight = total_weight - before_weight
     after_sum = total_sum - before_sum
     statistic = before_weight * kl_bernoulli(before_sum / before_weight, mean)

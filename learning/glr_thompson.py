@@ -13,6 +13,10 @@ from learning.errors import StateError
 from learning.params import Param
 from learning.thompson import ThompsonSampling
 
+# Splits tried per test: the cost stays O(256) however long the history, and a change is located
+# to within history / 256 observations (Besson et al. 2022, section 6, subsample split points).
+_MAX_SPLITS = 256
+
 
 class GLRThompsonSampling(ThompsonSampling):
     """Thompson sampling with a Bernoulli GLR change detector and global restart.
@@ -63,6 +67,10 @@ class GLRThompsonSampling(ThompsonSampling):
 
     def _init_stats(self, arm_count: int, /) -> None:
         super()._init_stats(arm_count)
+        # Read once: parameters never change, and these are read on every step.
+        self._check_every = int(self.params["check_every"] or 1)
+        self._confidence = float(self.params["confidence"] or 1.0)
+        self._forced_exploration = float(self.params["forced_exploration"] or 0.0)
         self._histories: list[_History] = [self._new_history() for _ in range(arm_count)]
         self.restarts = 0
 
@@ -81,13 +89,13 @@ class GLRThompsonSampling(ThompsonSampling):
         self._beta[index] += weight - weight * reward
         history = self._histories[index]
         history.append(weight, weight * reward)
-        if history.size % int(self.params["check_every"] or 1) == 0 and self._changed(history):
+        if history.size % self._check_every == 0 and self._changed(history):
             self._restart()
 
     def _changed(self, history: _History) -> bool:
         weights, sums = history.cumulative()
-        threshold = glr_threshold(history.size, float(self.params["confidence"] or 1.0))
-        return bernoulli_glr(weights, sums) > threshold
+        threshold = glr_threshold(history.size, self._confidence)
+        return bernoulli_glr(weights, sums, _MAX_SPLITS) > threshold
 
     def _restart(self) -> None:
         self._ab[:] = self._prior[:, None]
@@ -96,7 +104,7 @@ class GLRThompsonSampling(ThompsonSampling):
         self.restarts += 1
 
     def _select(self, context: FloatArray | None, /) -> int:
-        alpha = float(self.params["forced_exploration"] or 0.0)
+        alpha = self._forced_exploration
         if alpha > 0.0 and self._rng.random() < alpha:
             return int(self._rng.integers(len(self._arms)))
         return super()._select(context)
@@ -166,6 +174,7 @@ class _History:
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.size = 0
+        self._last_weight = self._last_sum = 0.0
         self._weights = np.zeros(16)  # cumulative weights W_1..W_n
         self._sums = np.zeros(16)  # cumulative weighted rewards S_1..S_n
 
@@ -186,6 +195,9 @@ class _History:
         history.size = size
         history._weights = np.concatenate((cumulative_weights, np.zeros(16)))
         history._sums = np.concatenate((cumulative_sums, np.zeros(16)))
+        if size:
+            history._last_weight = float(cumulative_weights[-1])
+            history._last_sum = float(cumulative_sums[-1])
         return history
 
     def append(self, weight: float, weighted_reward: float) -> None:
@@ -196,10 +208,11 @@ class _History:
         if size == self._weights.size:
             self._weights = np.concatenate((self._weights, np.zeros(size)))
             self._sums = np.concatenate((self._sums, np.zeros(size)))
-        last_weight = self._weights[size - 1] if size else 0.0
-        last_sum = self._sums[size - 1] if size else 0.0
-        self._weights[size] = last_weight + weight
-        self._sums[size] = last_sum + weighted_reward
+        # The running totals live in Python floats: reading numpy scalars back costs more.
+        self._last_weight += weight
+        self._last_sum += weighted_reward
+        self._weights[size] = self._last_weight
+        self._sums[size] = self._last_sum
         self.size = size + 1
 
     def _drop_older_half(self) -> None:
@@ -209,10 +222,15 @@ class _History:
         self._weights[:keep] = self._weights[start : self.size] - base_weight
         self._sums[:keep] = self._sums[start : self.size] - base_sum
         self.size = keep
+        self._last_weight, self._last_sum = (
+            float(self._weights[keep - 1]),
+            float(self._sums[keep - 1]),
+        )
 
     def clear(self) -> None:
         """Forget every observation (the buffers are kept for reuse)."""
         self.size = 0
+        self._last_weight = self._last_sum = 0.0
 
     def cumulative(self) -> tuple[FloatArray, FloatArray]:
         """The running weights and reward sums, W_1..W_n and S_1..S_n (views, not copies)."""

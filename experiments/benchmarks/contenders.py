@@ -19,6 +19,7 @@ from experiments.benchmarks.peers import (
     VarianceChooser,
 )
 
+AUTO = "auto"
 # The naive chooser's candidates: (low variance -> "alike, explore", high -> "differ, exploit").
 NAIVE_CANDIDATES = {False: ("thompson", "epsilon_greedy"), True: ("lints", "linucb")}
 
@@ -57,7 +58,8 @@ def _our_names() -> tuple[list[str], set[str]]:
     from learning.registry import policy_class  # noqa: PLC0415
 
     names = available_policies()
-    return names, {name for name in names if policy_class(name).is_contextual}
+    # `auto` has no class: it builds a contextual policy when given a context_dim, else not.
+    return names, {name for name in names if name != AUTO and policy_class(name).is_contextual}
 
 
 def lineup(workload_key: str, contextual: bool) -> list[Contender]:
@@ -66,17 +68,14 @@ def lineup(workload_key: str, contextual: bool) -> list[Contender]:
     ours = [
         name
         for name in names
-        if name == "auto" or (name in contextual_names) == contextual or name == "thompson"
+        if name in {AUTO, "thompson"} or (name in contextual_names) == contextual
     ]
-    rows = [
-        Contender(
-            f"ours:{name}",
-            name if name in contextual_names or not contextual else f"{name} (ignores context)",
-            "ThinkPath",
-            uses_context=name in contextual_names,
-        )
-        for name in ours
-    ]
+    rows = []
+    for name in ours:
+        uses_context = contextual and (name == AUTO or name in contextual_names)
+        blind = contextual and not uses_context
+        label = f"{name} (ignores context)" if blind else name
+        rows.append(Contender(f"ours:{name}", label, "ThinkPath", uses_context=uses_context))
     if all(candidate in names for candidate in NAIVE_CANDIDATES[contextual]):
         rows.append(Contender("naive-variance", PEER_LABELS["naive-variance"], "baseline"))
     rows += [Contender(key, PEER_LABELS[key], "peer") for key in PEERS_BY_WORKLOAD[workload_key]]
@@ -90,7 +89,7 @@ def _build_ours(name: str, arms: list[str], context_dim: int | None, seed: int) 
     if context_dim is None:
         policy: BanditPolicy = make_policy(name, arms=arms, seed=seed)
         return policy
-    if policy_class(name).is_contextual:
+    if name == AUTO or policy_class(name).is_contextual:
         contextual: BanditPolicy = make_policy(name, arms=arms, seed=seed, context_dim=context_dim)
         return contextual
     return ContextBlind(make_policy(name, arms=arms, seed=seed))

@@ -68,8 +68,17 @@ def run_task(task: Task) -> Outcome:
     start = time.perf_counter()
     chosen = play(policy, environment)
     seconds = time.perf_counter() - start
-    choice = policy.chosen_name if isinstance(policy, VarianceChooser) else None
+    choice = _choice_of(task.contender, policy)
     return Outcome(task, environment.regret_of(chosen), seconds, choice)
+
+
+def _choice_of(contender: Contender, policy: BanditPolicy) -> str | None:
+    """The algorithm a chooser settled on: the naive baseline's pick, or what `auto` built."""
+    if isinstance(policy, VarianceChooser):
+        return policy.chosen_name
+    if contender.key == "ours:auto":
+        return str(getattr(policy, "name", "?"))
+    return None
 
 
 def plan(
@@ -135,8 +144,8 @@ def run_latency(results: BenchmarkResults, arm_counts: Sequence[int], rounds: in
     """Time each contender interleaved with the NumPy reference; MABWiser in shorter blocks."""
     for n_arms in arm_counts:
         for contender in latency_lineup(n_arms):
-            # MABWiser takes about a millisecond a step: two steps already make a long block.
-            block = 2 if contender.key.startswith("mabwiser:") else 20
+            # MABWiser takes milliseconds a step: one step already makes a long block.
+            block = 1 if contender.key.startswith("mabwiser:") else 20
             latency = interleaved_latency(
                 partial(_build_context_free, contender.key),
                 n_arms,

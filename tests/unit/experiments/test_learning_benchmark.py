@@ -11,18 +11,28 @@ from experiments.benchmarks.latency import interleaved_latency
 from experiments.benchmarks.learning import Task, main, parse_args, plan, run_task
 from experiments.benchmarks.peers import ContextBlind, NumPyThompson
 from learning import available_policies
+from learning.registry import policy_class
 
 
 def test_every_registered_context_free_policy_runs_on_the_stationary_workload() -> None:
     keys = {row.key for row in lineup("stationary", contextual=False)}
-    for name in available_policies():
+    context_free = [
+        name
+        for name in available_policies()
+        if name == "auto" or not policy_class(name).is_contextual
+    ]
+    assert len(context_free) >= 3
+    for name in context_free:
         assert f"ours:{name}" in keys
+    assert "ours:linucb" not in keys
     assert {"numpy-ts", "mabwiser:thompson", "mabwiser:ucb1", "naive-variance"} <= keys
 
 
 def test_the_contextual_lineup_marks_context_free_policies() -> None:
     rows = {row.key: row for row in lineup("contextual", contextual=True)}
     assert rows["ours:thompson"].label == "thompson (ignores context)"
+    assert rows["ours:auto"].uses_context
+    assert rows["ours:linucb"].uses_context
     assert not rows["ours:thompson"].uses_context
     assert {"numpy-ts-per-context", "mabwiser:linucb"} <= set(rows)
     assert isinstance(build_contender("ours:thompson", arm_names(5), 5, 0), ContextBlind)
@@ -93,3 +103,14 @@ def test_main_prints_and_writes_the_report(
     assert "### Stationary Bernoulli, K=10, one arm at 0.5 and nine at 0.45" in printed
     assert "| NumPy TS (reference) | peer |" in printed
     assert "| MABWiser TS | 100 |" in printed
+
+
+@pytest.mark.parametrize("workload", ["stationary", "contextual"])
+def test_run_task_records_what_auto_and_the_naive_chooser_picked(workload: str) -> None:
+    rows = {row.key: row for row in lineup(workload, contextual=workload == "contextual")}
+    auto = run_task(Task(workload, rows["ours:auto"], seed=0, horizon=200))
+    naive = run_task(Task(workload, rows["naive-variance"], seed=0, horizon=200))
+    assert auto.choice in available_policies()
+    assert auto.choice != "auto"
+    assert naive.choice in {"thompson", "epsilon_greedy", "lints", "linucb"}
+    assert run_task(Task(workload, rows["ours:thompson"], seed=0, horizon=20)).choice is None

@@ -66,6 +66,21 @@ def test_glr_statistic_is_non_negative_and_zero_for_a_constant_stream(rewards: l
     assert bernoulli_glr(weights, constant) < 1e-6
 
 
+@settings(deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=300), st.integers(1, 50))
+def test_subsampled_glr_never_exceeds_the_full_scan(rewards: list[float], splits: int) -> None:
+    weights, sums = np.cumsum(np.ones(len(rewards))), np.cumsum(rewards)
+    full = bernoulli_glr(weights, sums)
+    assert bernoulli_glr(weights, sums, max_splits=splits) <= full + 1e-12
+    assert bernoulli_glr(weights, sums, max_splits=len(rewards)) == full
+
+
+def test_subsampled_glr_still_sees_the_newest_split() -> None:
+    rewards = np.r_[np.zeros(999), np.ones(1)]
+    weights, sums = np.cumsum(np.ones(1000)), np.cumsum(rewards)
+    assert bernoulli_glr(weights, sums, max_splits=10) == bernoulli_glr(weights, sums)
+
+
 def test_glr_threshold_grows_with_observations_and_confidence() -> None:
     assert glr_threshold(1000, 0.01) > glr_threshold(100, 0.01)
     assert glr_threshold(100, 0.001) > glr_threshold(100, 0.01)
@@ -142,3 +157,22 @@ def test_glr_history_is_bounded_and_still_detects_changes() -> None:
     assert policy.restarts >= 1  # type: ignore[attr-defined]
     copy = load_policy(json.loads(json.dumps(policy.to_dict())))
     assert [copy.select() for _ in range(20)] == [policy.select() for _ in range(20)]
+
+
+def test_forced_exploration_mixes_uniform_mass_into_the_propensity() -> None:
+    policy = make_policy("glr_thompson", arms=["a", "b", "c", "d"], forced_exploration=0.2)
+    for _ in range(200):
+        policy.update("a", 1.0)
+    probabilities = policy.probabilities()
+    assert min(probabilities.values()) >= 0.05 - 1e-12
+    assert probabilities["a"] > 0.8
+
+
+def test_epsilon_decays_as_one_over_t() -> None:
+    policy = make_policy("epsilon_greedy", arms=["a", "b"], epsilon=0.5, decay=1.0)
+    policy.update("a", 1.0)
+    policy.update("b", 0.0)
+    assert policy.probabilities()["b"] == pytest.approx(0.5 / 3 / 2)
+    for _ in range(98):
+        policy.update("a", 1.0)
+    assert policy.probabilities()["b"] == pytest.approx(0.5 / 101 / 2)
