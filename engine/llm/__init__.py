@@ -1,9 +1,9 @@
 """LLM access: litellm for every provider, the in-process local model, wrappers, a test double.
 
-    from engine.llm import Budget, LiteLLMChat, MeteredLLM, ask_structured, register_local_provider
+    from engine.llm import Budget, MeteredLLM, ask_structured, connect_chat
 
-    register_local_provider()                      # once, in the composition root
-    llm = MeteredLLM(LiteLLMChat("local/smollm2"), Budget(max_calls=4, max_tokens=4_000))
+    chat = connect_chat("local/smollm2")           # once, in the composition root
+    llm = MeteredLLM(chat, Budget(max_calls=4, max_tokens=4_000))  # per decision
     rating = ask_structured(llm, messages, Rating)  # validated pydantic object, or an LLMError
     llm.cost                                        # calls, tokens, seconds, money
 
@@ -11,6 +11,7 @@ Importing this package is cheap: litellm (4-5 s) and llama.cpp load on first use
 """
 
 from engine.llm.budget import Budget, Cost, MeteredLLM
+from engine.llm.connect import connect_chat
 from engine.llm.litellm_chat import LiteLLMChat
 from engine.llm.local_model import DEFAULT_LOCAL_MODEL, LocalModels, LocalModelSettings
 from engine.llm.local_provider import register_local_provider
@@ -28,5 +29,6 @@ __all__ = [
     "ScriptedLLM",
     "StructuredOutputError",
     "ask_structured",
+    "connect_chat",
     "register_local_provider",
 ]

@@ -156,7 +156,10 @@ class LiteLLMChat:
     def _translate(self, exc: Exception, request: LLMRequest) -> LLMError:
         for link in _chain(exc):
             if isinstance(link, LLMError):  # raised by our own local provider inside litellm
-                return type(link)(self._redact(str(link)))
+                try:
+                    return type(link)(self._redact(str(link)))
+                except TypeError:  # a subclass with another constructor: keep the family
+                    return LLMError(self._redact(str(link)))
         kinds = {cls.__name__ for cls in type(exc).__mro__}
         detail = self._redact(_first_line(exc))
         if kinds & set(_TIMEOUT):

@@ -153,6 +153,7 @@ class LocalModels:
         self._load_lock = threading.Lock()
         self._runtimes: dict[Path, tuple[ChatRuntime, threading.Lock]] = {}
         self._grammars: dict[str, object] = {}
+        self._paths: dict[str, Path] = {}
 
     def close(self) -> None:
         """Free every loaded model (llama.cpp memory); a later call loads again."""
@@ -184,7 +185,7 @@ class LocalModels:
         deadline = self._clock() + timeout_s
         if max_tokens < 1:
             raise LLMError(f"max_tokens must be >= 1, got {max_tokens}")
-        path = resolve_model_path(name)
+        path = self._path_for(name)
         grammar = self._grammar_for(json_schema) if json_schema is not None else None
         runtime, lock = self._runtime_for(path)
         if not lock.acquire(timeout=max(0.0, deadline - self._clock())):
@@ -222,6 +223,17 @@ class LocalModels:
                 f"local model {path.name} passed its {timeout_s:g} s deadline while generating"
             )
         return _generation_from(result, path)
+
+    def _path_for(self, name: str) -> Path:
+        # A loaded model stays in memory, so its file is not looked up again on every call.
+        with self._load_lock:
+            known = self._paths.get(name)
+        if known is not None and known in self._runtimes:
+            return known
+        path = resolve_model_path(name)
+        with self._load_lock:
+            self._paths[name] = path
+        return path
 
     def _runtime_for(self, path: Path) -> tuple[ChatRuntime, threading.Lock]:
         with self._load_lock:

@@ -122,7 +122,8 @@ def ask_structured(
     """Ask for a reply that validates as `model_cls`; retry `retries` times, then raise.
 
     Raises `StructuredOutputError` with every raw reply when none validates; other `LLMError`s
-    and `BudgetExceededError` pass through unchanged.
+    and `BudgetExceededError` pass through unchanged. `timeout_s` applies to each attempt; wrap
+    `llm` in `MeteredLLM` to bound the total.
     """
     if retries < 0:
         raise ConfigError(f"retries must be >= 0, got {retries}")

@@ -122,6 +122,16 @@ def run_overhead(
 
 
 def _summarize(samples: Sequence[Sample]) -> dict[str, Any]:
+    """Medians per side and the litellm/raw ratios, pairing the n-th call of each side.
+
+    >>> pairs = [Sample("raw", 0, 1.0, 10, "a"), Sample("litellm", 0, 1.5, 10, "a"),
+    ...          Sample("raw", 1, 2.0, 10, "b"), Sample("litellm", 1, 2.0, 10, "c")]
+    >>> summary = _summarize(pairs)
+    >>> summary["median_pair_ratio"], summary["median_pair_extra_ms"], summary["same_text_fraction"]
+    (1.25, 250.0, 0.5)
+    >>> summary["raw"]["median_tokens_per_second"]
+    7.5
+    """
     by_side = {side: [s for s in samples if s.side == side] for side in ("raw", "litellm")}
     summary: dict[str, Any] = {}
     for side, side_samples in by_side.items():

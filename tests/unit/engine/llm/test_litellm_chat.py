@@ -1,6 +1,8 @@
 """LiteLLMChat against a monkeypatched `litellm.completion`: arguments, usage, cost, errors."""
 
-from collections.abc import Callable
+import asyncio
+import warnings
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
 
@@ -187,9 +189,24 @@ def test_a_model_without_provider_is_refused() -> None:
         LiteLLMChat("smollm2")
 
 
-# litellm's openai client imports a module that warns about pydantic's ReadOnly TypedDicts; the
-# suite runs with warnings as errors, and that third-party warning is not ours to fix.
-@pytest.mark.filterwarnings("ignore:Items .*ReadOnly:UserWarning")
+@pytest.fixture
+def close_litellm_event_loop() -> Iterator[None]:
+    """Close the event loop that litellm's service logger makes current and never closes.
+
+    On the openai path litellm calls `asyncio.get_event_loop()` from synchronous code; the loop
+    it creates is left open, and when a later `asyncio.run` replaces it, its collection raises
+    an unclosed-loop ResourceWarning (an error in this suite) in whatever test runs then.
+    """
+    yield
+    policy = asyncio.get_event_loop_policy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        loop = policy.get_event_loop()
+    loop.close()
+    policy.set_event_loop(None)
+
+
+@pytest.mark.usefixtures("close_litellm_event_loop")
 def test_an_unreachable_provider_fails_fast_as_unavailable() -> None:
     """A closed port on this machine: no internet, and no retries make it quick."""
     chat = LiteLLMChat("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1", api_key=SECRET)

@@ -214,3 +214,15 @@ def test_smollm2_alias_finds_the_packaged_gguf() -> None:
 def test_bad_settings_are_refused(fields: dict[str, int]) -> None:
     with pytest.raises(ConfigError, match=next(iter(fields))):
         LocalModelSettings(**fields)
+
+
+def test_a_loaded_model_keeps_working_after_its_file_is_gone(gguf: Path) -> None:
+    clock = FakeClock()
+    models, loads = make_models(clock, FakeRuntime(clock))
+    models.generate(str(gguf), USER, max_tokens=1, timeout_s=9)
+    gguf.unlink()
+    assert models.generate(str(gguf), USER, max_tokens=1, timeout_s=9).completion_tokens == 1
+    models.close()
+    with pytest.raises(LLMUnavailableError, match="does not exist"):
+        models.generate(str(gguf), USER, max_tokens=1, timeout_s=9)
+    assert len(loads) == 1
