@@ -17,7 +17,7 @@ from experiments.baselines import UniformRandomPolicy
 from experiments.benchmarks.contenders import build_contender
 from experiments.benchmarks.environments import Workload
 from experiments.benchmarks.harness import arm_names, play, summarise
-from experiments.benchmarks.peers import BanditPolicy
+from experiments.benchmarks.peers import BanditPolicy, ContextBlind
 from experiments.environments import experiment_workloads
 from experiments.experiment import (
     Curve,
@@ -27,6 +27,7 @@ from experiments.experiment import (
     FigureSpec,
     sampled_steps,
 )
+from experiments.policies import build_policy, fitting_policies, takes_context
 from experiments.tracking import metric_key
 
 __all__ = ["BanditParams", "bandit_experiments"]
@@ -51,19 +52,17 @@ def _build(name: str, workload: Workload, seed: int) -> BanditPolicy:
     arms = arm_names(workload.n_arms)
     if name == "random":
         return UniformRandomPolicy(arms, seed=seed)
-    key = name if ":" in name or name.startswith("numpy-") else f"ours:{name}"
-    return build_contender(key, arms, workload.context_dim, seed)
+    if ":" in name or name.startswith("numpy-"):
+        return build_contender(name, arms, workload.context_dim, seed)
+    policy = build_policy(name, arms, seed, workload.context_dim)
+    # The harness shows every context it has; a context-free policy must not be handed one.
+    return policy if takes_context(name, workload.context_dim) else ContextBlind(policy)
 
 
-def _default_policies(contextual: bool) -> tuple[str, ...]:
-    from learning.registry import available_policies, policy_class  # noqa: PLC0415
-
-    fitting = [
-        name
-        for name in available_policies()
-        if policy_class(name).is_contextual == contextual or name in {"auto", "thompson"}
-    ]
-    return (*fitting, "random")
+def _default_policies(context_dim: int | None) -> tuple[str, ...]:
+    fitting = fitting_policies(context_dim)
+    # In a contextual world, context-free Thompson sampling shows what the context is worth.
+    return (*fitting, *(["thompson"] if context_dim is not None else []), "random")
 
 
 def _run(workload: Workload, params: BanditParams, context: ExperimentContext) -> ExperimentResult:
@@ -190,10 +189,9 @@ def _validator(workload: Workload) -> Any:
 
 def _experiment(key: str, name: str, peers: tuple[str, ...]) -> Experiment:
     workload = experiment_workloads()[key]
-    contextual = workload.context_dim is not None
 
     def defaults() -> Mapping[str, Any]:
-        return {"policies": _default_policies(contextual), "peers": peers}
+        return {"policies": _default_policies(workload.context_dim), "peers": peers}
 
     return Experiment(
         name=name,

@@ -14,14 +14,33 @@ V = mean over contexts c of sum_k target[c, k] * table[c, k] (contexts are equal
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
 from engine.errors import ConfigError
-from engine.ports import DecisionRecord
+from engine.ports import DecisionLog, DecisionRecord, OutcomeLog
 from experiments.ope import LoggedBandit
 
-__all__ = ["LoggingScenario", "logs_from_decisions", "random_scenario"]
+__all__ = [
+    "LoggingScenario",
+    "decisions_with_rewards",
+    "logs_from_decisions",
+    "random_scenario",
+    "target_probabilities",
+]
+
+
+class ProbabilisticPolicy(Protocol):
+    """A policy that states its selection probabilities: the learning core's contract."""
+
+    @property
+    def arms(self) -> list[str]: ...
+
+    @property
+    def is_contextual(self) -> bool: ...
+
+    def probabilities(self, context: np.ndarray | None = None) -> dict[str, float]: ...
 
 
 def _check_distributions(name: str, probabilities: np.ndarray, shape: tuple[int, ...]) -> None:
@@ -132,3 +151,43 @@ def _propensity(propensities: Mapping[str, float], role: str, decision_id: str) 
     if role not in propensities:
         raise ConfigError(f"decision {decision_id!r} logged no propensity for {role!r}")
     return float(propensities[role])
+
+
+def decisions_with_rewards(
+    decisions: DecisionLog, outcomes: OutcomeLog, namespace: str
+) -> list[tuple[DecisionRecord, float]]:
+    """Every decision of `namespace` that has outcomes, with its weighted mean reward.
+
+    A decision can have several outcomes (checker, user, referee), each with a weight; the
+    logged reward is their weighted mean, as the policies learn it.
+    """
+    totals: dict[str, tuple[float, float]] = {}
+    after = 0
+    while batch := outcomes.outcomes_since(namespace, after):
+        for outcome in batch:
+            total, weight = totals.get(outcome.decision_id, (0.0, 0.0))
+            totals[outcome.decision_id] = (
+                total + outcome.weight * outcome.reward,
+                weight + outcome.weight,
+            )
+        after = batch[-1].seq
+    return [
+        (decisions.get_decision(decision_id), total / weight)
+        for decision_id, (total, weight) in totals.items()
+    ]
+
+
+def target_probabilities(policy: ProbabilisticPolicy, logs: LoggedBandit) -> np.ndarray:
+    """The target policy's probability of each arm at each logged decision, as OPE needs them."""
+    if sorted(policy.arms) != sorted(logs.arms):
+        raise ConfigError(f"the policy's arms {policy.arms} are not the logs' arms {logs.arms}")
+    if policy.is_contextual and logs.contexts is None:
+        raise ConfigError("a contextual target policy needs logs with contexts")
+    rows = []
+    for index in range(len(logs)):
+        context = (
+            logs.contexts[index] if policy.is_contextual and logs.contexts is not None else None
+        )
+        probabilities = policy.probabilities(context=context)
+        rows.append([probabilities[arm] for arm in logs.arms])
+    return np.array(rows)

@@ -24,6 +24,7 @@ from experiments.experiment import (
     FigureSpec,
     sampled_steps,
 )
+from experiments.policies import build_policy, fitting_policies
 from experiments.replay import OutcomeMatrix, Strategy, cached_outcome_matrix, check_task
 from experiments.replay_report import replay_tables
 from experiments.replay_runs import ReplayPolicy, ReplayResult, family_contexts, replay
@@ -75,11 +76,7 @@ def _contexts(matrix: OutcomeMatrix, source: str) -> np.ndarray:
 def _factory(name: str, arms: list[str], context_dim: int) -> Any:
     if name == "random":
         return lambda seed: UniformRandomPolicy(arms, seed=seed)
-    from learning import make_policy  # noqa: PLC0415
-    from learning.registry import policy_class  # noqa: PLC0415
-
-    extra = {"context_dim": context_dim} if policy_class(name).is_contextual else {}
-    return lambda seed: make_policy(name, arms=arms, seed=seed, **extra)
+    return lambda seed: build_policy(name, arms, seed, context_dim)
 
 
 def _validate(params: ReplayParams) -> None:
@@ -216,10 +213,9 @@ def _run(params: ReplayParams, context: ExperimentContext) -> ExperimentResult:
 
 
 def _default_policies() -> tuple[str, ...]:
-    from learning.registry import available_policies, policy_class  # noqa: PLC0415
-
-    contextual = [name for name in available_policies() if policy_class(name).is_contextual]
-    return ("thompson", *contextual, "random")
+    # Every contextual policy (a context_dim of 2 only asks which ones read a context), and
+    # context-free Thompson sampling to show what the context is worth.
+    return ("thompson", *fitting_policies(context_dim=2), "random")
 
 
 def replay_experiment() -> Experiment:

@@ -30,7 +30,14 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
     from mlflow.tracking import MlflowClient
 
-__all__ = ["ActiveRun", "MLflowTracker", "TrackingStore", "default_tracking_uri"]
+__all__ = [
+    "ActiveRun",
+    "MLflowTracker",
+    "TrackingStore",
+    "default_tracking_uri",
+    "metric_key",
+    "params_of",
+]
 
 _BATCH = 900  # MLflow accepts at most 1,000 metrics per log_batch call
 _UNSAFE_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")

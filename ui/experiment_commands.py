@@ -8,6 +8,7 @@ an unreachable tracking URI) is reported before any work or any MLflow run start
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
@@ -146,12 +147,21 @@ def _ui(args: argparse.Namespace) -> int:
     (home / "mlartifacts").mkdir(parents=True, exist_ok=True)
     print(f"MLflow UI on http://127.0.0.1:{args.port} for {uri} (Ctrl-C stops it)")
     server = subprocess.Popen(command, env=environment)  # our own argv, no shell
+    # A SIGTERM to this process must stop the server too, not leave it orphaned.
+    previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
         return server.wait()
-    except KeyboardInterrupt:
-        server.terminate()
-        server.wait(timeout=30)
+    except (KeyboardInterrupt, SystemExit):
         return 0
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if server.poll() is None:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:  # noqa: ARG001 - signal handler
+    raise SystemExit(0)
 
 
 def register(subparsers: Any) -> None:

@@ -7,24 +7,26 @@ A contender is named by a short string key so that a run can be shipped to a wor
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from engine.errors import ConfigError
+from experiments.benchmarks.mabwiser_peer import FAST_PATH_EXACT, MABWiserPolicy
 from experiments.benchmarks.peers import (
     BanditPolicy,
     ContextBlind,
-    MABWiserPolicy,
     NumPyThompson,
     NumPyThompsonPerContext,
     VarianceChooser,
 )
 
+AUTO = "auto"
 # The naive chooser's candidates: (low variance -> "alike, explore", high -> "differ, exploit").
 NAIVE_CANDIDATES = {False: ("thompson", "epsilon_greedy"), True: ("lints", "linucb")}
 
 # Peer rows kept to what the table needs (MABWiser is slow): workload -> peers.
 PEERS_BY_WORKLOAD = {
     "stationary": ["numpy-ts", "mabwiser:thompson", "mabwiser:ucb1"],
-    "hard": ["numpy-ts", "mabwiser:thompson"],
+    "hard": ["numpy-ts"],
     "drift": ["numpy-ts", "mabwiser:thompson"],
     "contextual": ["numpy-ts-per-context", "mabwiser:linucb"],
 }
@@ -47,6 +49,7 @@ class Contender:
     key: str
     label: str
     family: str  # "ThinkPath", "peer" or "baseline"
+    uses_context: bool = False
 
 
 def _our_names() -> tuple[list[str], set[str]]:
@@ -55,7 +58,8 @@ def _our_names() -> tuple[list[str], set[str]]:
     from learning.registry import policy_class  # noqa: PLC0415
 
     names = available_policies()
-    return names, {name for name in names if policy_class(name).is_contextual}
+    # `auto` has no class: it builds a contextual policy when given a context_dim, else not.
+    return names, {name for name in names if name != AUTO and policy_class(name).is_contextual}
 
 
 def lineup(workload_key: str, contextual: bool) -> list[Contender]:
@@ -64,9 +68,14 @@ def lineup(workload_key: str, contextual: bool) -> list[Contender]:
     ours = [
         name
         for name in names
-        if name == "auto" or (name in contextual_names) == contextual or name == "thompson"
+        if name in {AUTO, "thompson"} or (name in contextual_names) == contextual
     ]
-    rows = [Contender(f"ours:{name}", name, "ThinkPath") for name in ours]
+    rows = []
+    for name in ours:
+        uses_context = contextual and (name == AUTO or name in contextual_names)
+        blind = contextual and not uses_context
+        label = f"{name} (ignores context)" if blind else name
+        rows.append(Contender(f"ours:{name}", label, "ThinkPath", uses_context=uses_context))
     if all(candidate in names for candidate in NAIVE_CANDIDATES[contextual]):
         rows.append(Contender("naive-variance", PEER_LABELS["naive-variance"], "baseline"))
     rows += [Contender(key, PEER_LABELS[key], "peer") for key in PEERS_BY_WORKLOAD[workload_key]]
@@ -80,7 +89,7 @@ def _build_ours(name: str, arms: list[str], context_dim: int | None, seed: int) 
     if context_dim is None:
         policy: BanditPolicy = make_policy(name, arms=arms, seed=seed)
         return policy
-    if policy_class(name).is_contextual:
+    if name == AUTO or policy_class(name).is_contextual:
         contextual: BanditPolicy = make_policy(name, arms=arms, seed=seed, context_dim=context_dim)
         return contextual
     return ContextBlind(make_policy(name, arms=arms, seed=seed))
@@ -95,19 +104,37 @@ def _build_naive(arms: list[str], context_dim: int | None, seed: int) -> BanditP
     return VarianceChooser(arms, build, low_variance=low, high_variance=high)
 
 
+def _build_mabwiser(
+    name: str, arms: list[str], context_dim: int | None, seed: int, *, fast_path: bool = True
+) -> BanditPolicy:
+    return MABWiserPolicy(
+        arms, name, seed, context_dim, fast_path=fast_path and name in FAST_PATH_EXACT
+    )
+
+
 _PEER_BUILDERS: dict[str, Callable[[list[str], int | None, int], BanditPolicy]] = {
     "numpy-ts": lambda arms, _dim, seed: NumPyThompson(arms, seed),
     "numpy-ts-per-context": lambda arms, _dim, seed: NumPyThompsonPerContext(arms, seed),
     "naive-variance": _build_naive,
-    "mabwiser:thompson": lambda arms, dim, seed: MABWiserPolicy(arms, "thompson", seed, dim),
-    "mabwiser:ucb1": lambda arms, dim, seed: MABWiserPolicy(arms, "ucb1", seed, dim),
-    "mabwiser:linucb": lambda arms, dim, seed: MABWiserPolicy(arms, "linucb", seed, dim),
-    "mabwiser:lints": lambda arms, dim, seed: MABWiserPolicy(arms, "lints", seed, dim),
+    "mabwiser:thompson": partial(_build_mabwiser, "thompson"),
+    "mabwiser:ucb1": partial(_build_mabwiser, "ucb1"),
+    "mabwiser:linucb": partial(_build_mabwiser, "linucb"),
+    "mabwiser:lints": partial(_build_mabwiser, "lints"),
 }
 
 
-def build_contender(key: str, arms: list[str], context_dim: int | None, seed: int) -> BanditPolicy:
-    """A fresh policy for `key` over `arms`, seeded with `seed`."""
+def build_contender(
+    key: str, arms: list[str], context_dim: int | None, seed: int, *, timing: bool = False
+) -> BanditPolicy:
+    """A fresh policy for `key` over `arms`, seeded with `seed`.
+
+    With `timing`, a MABWiser peer goes through its public API (what a user pays per step);
+    otherwise through its exact fast path (see `mabwiser_peer`).
+    """
+    if timing and key.startswith("mabwiser:"):
+        return _build_mabwiser(
+            key.removeprefix("mabwiser:"), arms, context_dim, seed, fast_path=False
+        )
     if key.startswith("ours:"):
         return _build_ours(key.removeprefix("ours:"), arms, context_dim, seed)
     if key not in _PEER_BUILDERS:

@@ -82,5 +82,5 @@ def summarise(values: Sequence[float]) -> Summary:
     if not np.all(np.isfinite(data)):
         raise ConfigError("regret values must be finite")
     sd = float(data.std(ddof=1))
-    half_width = float(stats.t.ppf(0.975, data.size - 1)) * sd / np.sqrt(data.size)
+    half_width = float(stats.t.ppf(0.975, data.size - 1) * sd / np.sqrt(data.size))
     return Summary(float(data.mean()), half_width, int(data.size))

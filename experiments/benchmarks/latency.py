@@ -1,9 +1,11 @@
 """Per-step latency (one select + one update), timed interleaved with the NumPy reference.
 
-A shared machine's speed drifts from second to second. Timing a contender for a block of steps,
-then the reference for a block, alternating which goes first, exposes both to the same noise;
-the ratio of each pair is then far steadier than either absolute time, and the median of those
-ratios is the headline.
+A shared machine's speed drifts from second to second. Timing a contender for a short block of
+steps, then the reference for a block, alternating which goes first, exposes both to the same
+noise; the ratio of each pair is then far steadier than either absolute time, and the median of
+those ratios is the headline. Blocks are kept short (well under a scheduler time slice) and
+numerous, so that a block hit by preemption is an outlier that the median ignores rather than
+the rule; the garbage collector is paused while a block runs, for both alike.
 """
 
 import gc
@@ -31,19 +33,24 @@ class Latency:
 
 def _time_block(policy: BanditPolicy, index: dict[str, int], rewards: list[list[float]]) -> float:
     """Nanoseconds per step over a block of steps (one select + one update each)."""
-    start = time.perf_counter_ns()
-    for row in rewards:
-        arm = policy.select()
-        policy.update(arm, row[index[arm]])
-    return (time.perf_counter_ns() - start) / len(rewards)
+    gc.disable()
+    try:
+        start = time.perf_counter_ns()
+        for row in rewards:
+            arm = policy.select()
+            policy.update(arm, row[index[arm]])
+        elapsed = time.perf_counter_ns() - start
+    finally:
+        gc.enable()
+    return elapsed / len(rewards)
 
 
 def interleaved_latency(
     build: Callable[[list[str], int], BanditPolicy],
     n_arms: int,
     *,
-    rounds: int = 30,
-    block: int = 100,
+    rounds: int = 200,
+    block: int = 20,
     seed: int = 0,
 ) -> Latency:
     """Time `build`'s policy against `NumPyThompson`, `rounds` paired blocks of `block` steps.

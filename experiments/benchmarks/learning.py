@@ -8,7 +8,7 @@ timed afterwards in this process alone, interleaved with the NumPy reference.
 import argparse
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence, Set
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,10 +21,15 @@ from experiments.benchmarks.harness import arm_names, play
 from experiments.benchmarks.latency import interleaved_latency
 from experiments.benchmarks.peers import BanditPolicy, VarianceChooser
 from experiments.benchmarks.report import render
-from experiments.benchmarks.results import BenchmarkResults, LatencyRow
+from experiments.benchmarks.results import (
+    BenchmarkResults,
+    LatencyRow,
+    reuse_peer_runs,
+    save_runs,
+)
 
 # The change-detecting policy's registry name, the first of these that is registered.
-DRIFT_POLICY_NAMES = ("drift_thompson", "change_detecting_thompson", "cusum_thompson", "drift")
+DRIFT_POLICY_NAMES = ("glr_thompson", "drift_thompson", "change_detecting_thompson")
 # Policy seeds are offset from environment seeds so that no policy shares a stream with a table.
 POLICY_SEED_OFFSET = 1_000_003
 MAX_WORKERS = 2
@@ -63,34 +68,63 @@ def run_task(task: Task) -> Outcome:
     start = time.perf_counter()
     chosen = play(policy, environment)
     seconds = time.perf_counter() - start
-    choice = policy.chosen_name if isinstance(policy, VarianceChooser) else None
+    choice = _choice_of(task.contender, policy)
     return Outcome(task, environment.regret_of(chosen), seconds, choice)
 
 
-def plan(workloads: Sequence[str], seeds: int, horizon: int) -> list[Task]:
-    """Every run the table needs, the slow MABWiser ones first so the pool ends evenly."""
+def _choice_of(contender: Contender, policy: BanditPolicy) -> str | None:
+    """The algorithm a chooser settled on: the naive baseline's pick, or what `auto` built."""
+    if isinstance(policy, VarianceChooser):
+        return policy.chosen_name
+    if contender.key == "ours:auto":
+        return str(getattr(policy, "name", "?"))
+    return None
+
+
+def plan(
+    workloads: Sequence[str],
+    seeds: int,
+    horizon: int,
+    skip: Sequence[str] = (),
+    done: Set[tuple[str, str]] = frozenset(),
+) -> list[Task]:
+    """Every run the table needs, the slow MABWiser ones first so the pool ends evenly.
+
+    `skip` names contenders left out of the regret runs (a key such as ``mabwiser:ucb1`` or one
+    of our policy names); they are still timed for latency. `done` holds (workload, key) pairs
+    whose rows are already there (reused from an earlier run).
+    """
     all_workloads = standard_workloads()
+    skipped = set(skip)
     tasks = [
         Task(key, contender, seed, horizon)
         for key in workloads
         for contender in lineup(key, all_workloads[key].context_dim is not None)
+        if not {contender.key, contender.key.removeprefix("ours:")} & skipped
+        and (key, contender.key) not in done
         for seed in range(seeds)
     ]
     return sorted(tasks, key=lambda task: not task.contender.key.startswith("mabwiser:"))
 
 
 def run_regret(results: BenchmarkResults, tasks: list[Task], workers: int) -> None:
-    """Run every task (in a pool when `workers` > 1) and record the outcomes."""
-    if workers > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            outcomes = list(pool.map(run_task, tasks, chunksize=4))
-    else:
-        outcomes = [run_task(task) for task in tasks]
-    for outcome in outcomes:
+    """Run every task (in a pool when `workers` > 1) and record the outcomes as they come."""
+    if workers == 1:
+        _record_all(results, map(run_task, tasks), len(tasks))
+        return
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        _record_all(results, pool.map(run_task, tasks, chunksize=4), len(tasks))
+
+
+def _record_all(results: BenchmarkResults, outcomes: Iterable[Outcome], total: int) -> None:
+    # Progress goes to stderr so that stdout stays the Markdown report alone.
+    for done, outcome in enumerate(outcomes, start=1):
         task = outcome.task
         results.runset(task.workload, task.contender).add(
             task.seed, outcome.regret, outcome.seconds, outcome.choice
         )
+        if done % max(1, total // 10) == 0:
+            print(f"regret runs: {done}/{total}", file=sys.stderr, flush=True)
 
 
 def latency_lineup(n_arms: int) -> list[Contender]:
@@ -103,14 +137,15 @@ def latency_lineup(n_arms: int) -> list[Contender]:
 
 
 def _build_context_free(key: str, arms: list[str], seed: int) -> BanditPolicy:
-    return build_contender(key, arms, None, seed)
+    return build_contender(key, arms, None, seed, timing=True)
 
 
 def run_latency(results: BenchmarkResults, arm_counts: Sequence[int], rounds: int) -> None:
     """Time each contender interleaved with the NumPy reference; MABWiser in shorter blocks."""
     for n_arms in arm_counts:
         for contender in latency_lineup(n_arms):
-            block = 10 if contender.key.startswith("mabwiser:") else 100
+            # MABWiser takes milliseconds a step: one step already makes a long block.
+            block = 1 if contender.key.startswith("mabwiser:") else 20
             latency = interleaved_latency(
                 partial(_build_context_free, contender.key),
                 n_arms,
@@ -144,12 +179,25 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         choices=sorted(standard_workloads()),
         default=list(standard_workloads()),
     )
+    parser.add_argument(
+        "--skip",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="leave these out of the regret runs (policy names or keys like mabwiser:ucb1)",
+    )
+    parser.add_argument("--json", type=Path, help="also write every run's per-seed results here")
+    parser.add_argument(
+        "--reuse",
+        type=Path,
+        help="take the peer rows from an earlier --json of the same seeds and horizon",
+    )
     parser.add_argument("--workers", type=int, default=MAX_WORKERS, help="processes (1 or 2)")
     parser.add_argument("--latency-rounds", type=int, default=None, help="paired timing blocks")
     args = parser.parse_args(argv)
     args.seeds = args.seeds or (3 if args.quick else 20)
     args.horizon = args.horizon or (600 if args.quick else 10_000)
-    args.latency_rounds = args.latency_rounds or (3 if args.quick else 30)
+    args.latency_rounds = args.latency_rounds or (20 if args.quick else 200)
     if args.seeds < 2:
         parser.error(f"--seeds must be at least 2 for a confidence interval, got {args.seeds}")
     if args.horizon < 2:
@@ -173,17 +221,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         horizon=args.horizon,
         workload_titles={key: workloads[key].title for key in args.workloads},
     )
+    reused = set() if args.reuse is None else reuse_peer_runs(results, args.reuse)
+    if reused:
+        results.notes.append(
+            f"Peer rows reused from {args.reuse} (same seeds and horizon; a peer's regret is a "
+            f"deterministic function of the seed): {len(reused)} rows."
+        )
     started = time.perf_counter()
-    run_regret(results, plan(args.workloads, args.seeds, args.horizon), args.workers)
+    tasks = plan(args.workloads, args.seeds, args.horizon, args.skip, reused)
+    run_regret(results, tasks, args.workers)
     regret_seconds = time.perf_counter() - started
     run_latency(results, (10, 100), args.latency_rounds)
     latency_seconds = time.perf_counter() - started - regret_seconds
+    if args.skip:
+        results.notes.append(
+            f"Left out of the regret runs to keep the run within its time budget: "
+            f"{', '.join(args.skip)} (still timed above)."
+        )
     results.notes.append(
         f"Run on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC; regret runs took {regret_seconds:,.0f} s "
         f"on {args.workers} process(es), latency {latency_seconds:,.0f} s."
     )
     report = render(results, drift_policy_key())
-    print(report)
+    print(report, end="")
+    if args.json is not None:
+        save_runs(results, args.json)
     if args.out is not None:
         args.out.write_text(report)
     return 0

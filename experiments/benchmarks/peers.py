@@ -1,13 +1,12 @@
-"""The policies that ThinkPath's are measured against: plain NumPy, MABWiser, a naive chooser.
+"""The policies that ThinkPath's are measured against: plain NumPy and a naive chooser.
 
 Every class here speaks the benchmark's `BanditPolicy` contract, which is the contract of
 `learning.make_policy`'s policies: ``select(context=None) -> arm`` and
-``update(arm, reward, context=None)``. MABWiser is imported lazily: it pulls pandas, joblib and
-scikit-learn, none of which a ThinkPath run needs.
+``update(arm, reward, context=None)``. The MABWiser peers live in `mabwiser_peer`.
 """
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -88,57 +87,6 @@ class NumPyThompsonPerContext:
     def update(self, arm: str, reward: float, context: FloatArray | None = None) -> None:
         """Update only the bandit of this context."""
         self._bandit_of(context).update(arm, reward)
-
-
-def _mabwiser_learning_policy(name: str) -> Any:
-    from mabwiser.mab import LearningPolicy  # noqa: PLC0415 - heavy, only for the peer rows
-
-    factories: dict[str, Callable[[], Any]] = {
-        "thompson": LearningPolicy.ThompsonSampling,
-        "ucb1": LearningPolicy.UCB1,
-        "linucb": LearningPolicy.LinUCB,
-        "lints": LearningPolicy.LinTS,
-    }
-    if name not in factories:
-        raise ConfigError(f"no MABWiser peer named {name!r}; known: {sorted(factories)}")
-    return factories[name]()
-
-
-class MABWiserPolicy:
-    """A MABWiser `MAB` driven one step at a time through its public predict / partial_fit.
-
-    MABWiser refuses to predict before a fit, so the model is fitted on an empty history first:
-    that leaves every arm untrained, exactly as a fresh policy of ours starts.
-    """
-
-    def __init__(
-        self, arms: Sequence[str], learning_policy: str, seed: int, context_dim: int | None
-    ) -> None:
-        from mabwiser.mab import MAB  # noqa: PLC0415 - heavy, only for the peer rows
-
-        self._contextual = learning_policy in {"linucb", "lints"}
-        self._mab = MAB(list(arms), _mabwiser_learning_policy(learning_policy), seed=seed)
-        if not self._contextual:
-            self._mab.fit([], [])
-        elif context_dim is None:
-            raise ConfigError(f"MABWiser {learning_policy} needs a context_dim")
-        else:
-            self._mab.fit([], [], np.zeros((0, context_dim)))
-
-    def _row(self, context: FloatArray | None) -> FloatArray | None:
-        if not self._contextual:
-            return None
-        if context is None:
-            raise ConfigError("a contextual MABWiser policy needs a context on every call")
-        return context.reshape(1, -1)
-
-    def select(self, context: FloatArray | None = None) -> str:
-        """MABWiser's predict for this context."""
-        return str(self._mab.predict(self._row(context)))
-
-    def update(self, arm: str, reward: float, context: FloatArray | None = None) -> None:
-        """MABWiser's partial_fit with one observation."""
-        self._mab.partial_fit([arm], [reward], self._row(context))
 
 
 class ContextBlind:

@@ -105,7 +105,10 @@ def contextual_checks(results: BenchmarkResults) -> list[str | None]:
     """Each contextual policy of ours (and `auto`) at or below 137 regret."""
     checks: list[str | None] = []
     for runset in results.runs.get("contextual", {}).values():
-        if runset.contender.family != "ThinkPath":
+        contender = runset.contender
+        if contender.family != "ThinkPath" or not (
+            contender.uses_context or contender.key == "ours:auto"
+        ):
             continue
         s = runset.summary()
         worst = max(runset.regret_by_seed.values())

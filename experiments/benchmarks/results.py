@@ -1,7 +1,10 @@
 """What a benchmark run measured, kept per workload and contender, seed by seed."""
 
+import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -85,3 +88,51 @@ class BenchmarkResults:
             if row.contender.key == key and row.n_arms == n_arms:
                 return row.latency
         return None
+
+
+def save_runs(results: BenchmarkResults, path: Path) -> None:
+    """Write every run set's per-seed regret, seconds and choices as JSON."""
+    payload = {
+        "horizon": results.horizon,
+        "runs": [
+            {
+                "workload": workload,
+                "contender": asdict(runset.contender),
+                "regret_by_seed": runset.regret_by_seed,
+                "seconds_by_seed": runset.seconds_by_seed,
+                "choices": dict(runset.choices),
+            }
+            for workload, by_key in results.runs.items()
+            for runset in by_key.values()
+        ],
+    }
+    path.write_text(json.dumps(payload, indent=1))
+
+
+def reuse_peer_runs(results: BenchmarkResults, path: Path) -> set[tuple[str, str]]:
+    """Load the peer rows of an earlier run of the same horizon that cover every seed asked for.
+
+    A peer's regret is a deterministic function of its seed and the environment's, so a peer row
+    from an earlier run with the same seeds and horizon is the row this run would compute; ours
+    are always rerun because their code changes. Returns the (workload, key) pairs loaded.
+    """
+    try:
+        payload: dict[str, Any] = json.loads(path.read_text())
+        horizon, runs = payload["horizon"], payload["runs"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ConfigError(f"cannot reuse runs from {path}: {error}") from error
+    if horizon != results.horizon:
+        raise ConfigError(f"{path} was run with T={horizon}, this run asks for T={results.horizon}")
+    loaded: set[tuple[str, str]] = set()
+    wanted = {str(seed) for seed in range(results.seeds)}
+    for run in runs:
+        contender = Contender(**run["contender"])
+        if contender.family != "peer" or run["workload"] not in results.workload_titles:
+            continue
+        if not wanted <= set(run["regret_by_seed"]):
+            continue
+        runset = results.runset(run["workload"], contender)
+        for seed in sorted(wanted, key=int):
+            runset.add(int(seed), run["regret_by_seed"][seed], run["seconds_by_seed"][seed], None)
+        loaded.add((run["workload"], contender.key))
+    return loaded

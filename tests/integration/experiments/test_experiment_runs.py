@@ -206,3 +206,8 @@ def test_the_reward_band_of_a_curve_is_its_mean_over_runs(store: TrackingStore) 
     assert band.mean.tolist() == [2.0, 3.0]
     assert np.all(band.low < band.mean)
     assert np.all(band.high > band.mean)
+
+
+def test_a_database_that_cannot_be_created_is_refused() -> None:
+    with pytest.raises(ConfigError, match="cannot be opened"):
+        TrackingStore("sqlite:////proc/no-such-dir/mlflow.db", Path("/proc/no-such-dir"))

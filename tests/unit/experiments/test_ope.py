@@ -101,3 +101,36 @@ def test_logs_from_decisions_reads_choices_propensities_and_contexts() -> None:
     assert logs.contexts.shape == (2, 2)
     with pytest.raises(ConfigError, match="'d3'"):
         logs_from_decisions([(record("d3", "zzz", 0.5), 1.0)], arms=["a", "b"])
+
+
+def test_store_logs_evaluate_a_policy_through_the_engine_records() -> None:
+    from engine.ports import OutcomeRecord
+    from engine.store.memory import InMemoryStore
+    from experiments.baselines import FixedArmPolicy
+    from experiments.ope_logs import decisions_with_rewards, target_probabilities
+
+    store = InMemoryStore()
+    rng = np.random.default_rng(0)
+    means = {"a": 0.2, "b": 0.9}
+    for index in range(400):
+        arm = "a" if rng.random() < 0.5 else "b"
+        store.save_decision(
+            DecisionRecord(
+                decision_id=f"d{index}",
+                namespace="default",
+                created_at=datetime.now(UTC),
+                query="q",
+                context=None,
+                choices={"path": arm},
+                propensities={"path": 0.5},
+            )
+        )
+        reward = float(rng.random() < means[arm])
+        store.record_outcome(OutcomeRecord(f"d{index}", "checker", reward))
+        store.record_outcome(OutcomeRecord(f"d{index}", "user", reward, weight=0.5))
+    pairs = decisions_with_rewards(store, store, "default")
+    assert len(pairs) == 400
+    logs = logs_from_decisions(pairs, arms=["a", "b"])
+    estimate = snips(logs, target_probabilities(FixedArmPolicy(["a", "b"], "b"), logs))
+    assert estimate.covers(0.9)
+    assert not estimate.covers(0.2)

@@ -42,7 +42,7 @@ def test_defaults_quick_scale_and_overrides_apply_in_that_order() -> None:
         ("stationary-bernoulli", {"horizon": "many"}, "horizon"),
         ("stationary-bernoulli", {"colour": "red"}, "colour"),
         ("stationary-bernoulli", {"policies": "thompson,thompson"}, "twice"),
-        ("stationary-bernoulli", {"policies": "lints"}, "lints|context"),
+        ("stationary-bernoulli", {"policies": "lints"}, r"lints|context"),
         ("replay", {"templates": "no_such_template"}, "no_such_template"),
         ("replay", {"families": "poetry"}, "poetry"),
         ("replay", {"context": "vibes"}, "context"),
