@@ -5,15 +5,18 @@ THINKPATH_API_TOKEN=... thinkpath serve --host 0.0.0.0
 """
 
 import argparse
-import logging
 import os
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.errors import ConfigError
 
-logger = logging.getLogger("thinkpath.serve")
+if TYPE_CHECKING:
+    from engine.facade import Engine
+    from experiments.tracking import MLflowTracker
 
 
 class ServiceSettings(BaseSettings):
@@ -44,6 +47,11 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
         action="store_true",
         help="answer with an instant scripted stand-in instead of a language model (demos, tests)",
     )
+    serve.add_argument(
+        "--track",
+        action="store_true",
+        help="log live decisions and outcomes to MLflow (the store in THINKPATH_HOME)",
+    )
     serve.set_defaults(run=run_serve)
 
 
@@ -63,26 +71,48 @@ def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
         raise ConfigError(problems) from None
 
 
-def build_app(args: argparse.Namespace) -> tuple[object, ServiceSettings]:
-    """The ASGI app (API + playground) and the settings it was built from."""
+def build_engine_for(args: argparse.Namespace) -> tuple["Engine", ServiceSettings]:
+    """The engine the service drives, and the service's settings, checked before anything slow."""
     from engine.compose import build_engine  # noqa: PLC0415 - heavy imports only when serving
     from engine.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
     from engine.settings import load_settings  # noqa: PLC0415
-    from ui.service.app import create_app  # noqa: PLC0415
     from ui.service.security import check_bind  # noqa: PLC0415
 
     service = load_service_settings(args)
-    token = service.api_token.get_secret_value() if service.api_token else None
-    check_bind(service.host, token)  # before anything slow is built
+    check_bind(service.host, _token(service))
+    settings = load_settings()
     llm = ScriptedLLM(canned_script) if args.scripted_model else None
-    engine = build_engine(load_settings(), llm=llm)
+    tracker = _tracker(settings.data_dir) if args.track else None
+    return build_engine(settings, llm=llm, tracker=tracker), service
+
+
+def build_app(args: argparse.Namespace) -> tuple[object, ServiceSettings]:
+    """The ASGI app (API + playground) and the settings it was built from."""
+    from ui.service.app import create_app  # noqa: PLC0415 - gradio is a slow import
+
+    engine, service = build_engine_for(args)
     app = create_app(
         engine,
-        token=token,
+        token=_token(service),
         max_body_bytes=service.max_body_bytes,
         cors_origins=service.cors_origins,
     )
     return app, service
+
+
+def _token(service: ServiceSettings) -> str | None:
+    return service.api_token.get_secret_value() if service.api_token else None
+
+
+def _tracker(home: Path) -> "MLflowTracker":
+    """MLflow logging of live decisions; built here because engine/ may not import experiments/."""
+    from experiments.tracking import (  # noqa: PLC0415 - mlflow is a slow import
+        MLflowTracker,
+        TrackingStore,
+        default_tracking_uri,
+    )
+
+    return MLflowTracker(TrackingStore(default_tracking_uri(home), home / "mlartifacts"))
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -1,0 +1,54 @@
+"""`thinkpath serve`: refuses an open bind without a token; `--track` logs live decisions."""
+
+import argparse
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ui.cli import main
+from ui.serve import build_engine_for
+from ui.service.api import create_api
+
+
+def serve_args(**overrides: object) -> argparse.Namespace:
+    values: dict[str, object] = {
+        "host": None,
+        "port": None,
+        "token": None,
+        "scripted_model": True,
+        "track": False,
+    }
+    return argparse.Namespace(**{**values, **overrides})
+
+
+def test_open_bind_without_token_is_refused_before_anything_starts(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("THINKPATH_API_TOKEN", raising=False)
+    assert main(["serve", "--host", "0.0.0.0", "--scripted-model"]) == 1
+    assert "THINKPATH_API_TOKEN" in capsys.readouterr().err
+
+
+def test_bad_port_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--port", "70000", "--scripted-model"]) == 1
+    assert "THINKPATH_PORT" in capsys.readouterr().err
+
+
+def test_track_logs_live_decisions_to_mlflow(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
+    monkeypatch.setenv("THINKPATH_STORE_URL", "memory")
+    engine, _ = build_engine_for(serve_args(track=True))
+    with TestClient(create_api(engine)) as api:
+        decided = api.post("/api/v1/decisions", json={"query": "What is 2 + 3?"})
+        assert decided.status_code == 201
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=f"sqlite:///{tmp_path / 'mlflow.db'}")
+    experiment = client.get_experiment_by_name("thinkpath-live")
+    assert experiment is not None
+    runs = client.search_runs([experiment.experiment_id])
+    assert len(runs) == 1
+    assert runs[0].data.metrics  # the decision's propensities and counts were logged
