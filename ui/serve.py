@@ -9,10 +9,11 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import Field, SecretStr, ValidationError
+from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from engine.errors import ConfigError
+from engine.settings import NameList
 
 if TYPE_CHECKING:
     from engine.facade import Engine
@@ -27,8 +28,15 @@ class ServiceSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=1, le=65535)
     api_token: SecretStr | None = None
-    cors_origins: list[str] = Field(default_factory=list)
+    cors_origins: NameList = Field(default_factory=list)  # comma-separated in the environment
     max_body_bytes: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_commas(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
 
 
 def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:

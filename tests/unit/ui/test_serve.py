@@ -52,3 +52,11 @@ def test_track_logs_live_decisions_to_mlflow(
     runs = client.search_runs([experiment.experiment_id])
     assert len(runs) == 1
     assert runs[0].data.metrics  # the decision's propensities and counts were logged
+
+
+def test_cors_origins_are_comma_separated(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ui.serve import load_service_settings
+
+    monkeypatch.setenv("THINKPATH_CORS_ORIGINS", "http://a.test, http://b.test")
+    settings = load_service_settings(serve_args())
+    assert settings.cors_origins == ["http://a.test", "http://b.test"]
