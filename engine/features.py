@@ -30,6 +30,7 @@ __all__ = ["FAMILIES", "family", "feature_names", "query_features"]
 
 FAMILIES = (
     "arithmetic",
+    "letter_position",
     "letters",
     "date",
     "unit_conversion",
@@ -84,9 +85,18 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (
-        "letters",
+        # Apart from the other letter tasks: asking for a letter by its position and counting
+        # letters favour different answer formats (the replay experiment measured it), so a
+        # policy must be able to learn them apart.
+        "letter_position",
         _rule(
             r"\b(?:first|last|second|third|fourth|fifth|middle|next|\d+(?:st|nd|rd|th)) letter\b",
+            r"\b(?:starts|begins|ends) with (?:the|which|what) letter\b",
+        ),
+    ),
+    (
+        "letters",
+        _rule(
             r"\bthe letters?\b",
             r"\bletters? (?:in|of|does|are|has|have)\b",
             r"\bhow many (?:letters|vowels|consonants|characters|syllables)\b",
@@ -233,7 +243,7 @@ def query_features(query: str) -> npt.NDArray[np.float64]:
     """Return the query's context vector: the one-hot family followed by a constant 1.
 
     >>> query_features("What is the capital of France?").tolist()
-    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0]
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0]
     """
     vector = np.zeros(len(FAMILIES) + 1, dtype=np.float64)
     vector[FAMILIES.index(family(query))] = 1.0

@@ -26,11 +26,15 @@ EXAMPLES = {
         "There are twelve eggs in each box. How many eggs are in three boxes?",
         "Calculate the average of 4, 8 and 12.",
     ],
+    "letter_position": [
+        "What is the first letter of the word 'banana'?",
+        "What is the last letter of 'python'?",
+        "What is the third letter of 'orange'?",
+        "Which word starts with the letter b: apple or banana?",
+    ],
     "letters": [
         "How many r's are in 'strawberry'?",
         "How many times does the letter e appear in 'excellence'?",
-        "What is the first letter of the word 'banana'?",
-        "What is the last letter of 'python'?",
         "How many letters are in the word 'elephant'?",
         "How many vowels are in 'education'?",
         "Spell 'cat' backwards.",
