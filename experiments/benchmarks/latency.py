@@ -51,31 +51,39 @@ def interleaved_latency(
     *,
     rounds: int = 200,
     block: int = 20,
+    reference_block: int = 20,
     seed: int = 0,
 ) -> Latency:
     """Time `build`'s policy against `NumPyThompson`, `rounds` paired blocks of `block` steps.
 
     Both policies first play one untimed block (imports, caches, first allocations), then learn
-    from the same reward table as the timing goes on, so their states stay comparable.
+    from the same reward table as the timing goes on, so their states stay comparable. The
+    reference keeps its own block size whatever the contender's: a block of one or two steps
+    carries the timer's and a cold cache's cost, which would inflate the reference's per-step
+    time, and so flatter a slow contender's ratio, if it had to shrink along with the contender's.
     """
-    if rounds < 1 or block < 1:
-        raise ConfigError(f"rounds and block must be at least 1, got {rounds} and {block}")
+    if rounds < 1 or block < 1 or reference_block < 1:
+        raise ConfigError(
+            f"rounds and blocks must be at least 1, got {rounds}, {block} and {reference_block}"
+        )
     arms = arm_names(n_arms)
     index = {arm: i for i, arm in enumerate(arms)}
-    table = stationary_uniform(n_arms, (rounds + 1) * block, np.random.default_rng(seed)).rewards
+    size = max(block, reference_block)
+    table = stationary_uniform(n_arms, (rounds + 1) * size, np.random.default_rng(seed)).rewards
     # Rewards as Python floats: both policies then get exactly what a caller would pass.
-    blocks = [table[i * block : (i + 1) * block].tolist() for i in range(rounds + 1)]
+    chunks = [table[i * size : (i + 1) * size].tolist() for i in range(rounds + 1)]
     contender = build(arms, seed)
     reference = NumPyThompson(arms, seed)
+    lengths = {id(contender): block, id(reference): reference_block}
     for policy in (contender, reference):
-        _time_block(policy, index, blocks[0])
+        _time_block(policy, index, chunks[0][: lengths[id(policy)]])
     contender_ns: list[float] = []
     reference_ns: list[float] = []
     gc.collect()
     for i in range(1, rounds + 1):
         pair = [(contender, contender_ns), (reference, reference_ns)]
         for policy, sink in pair if i % 2 else pair[::-1]:
-            sink.append(_time_block(policy, index, blocks[i]))
+            sink.append(_time_block(policy, index, chunks[i][: lengths[id(policy)]]))
     ratios = np.array(contender_ns) / np.array(reference_ns)
     return Latency(
         contender_us=float(np.median(contender_ns)) / 1000.0,
