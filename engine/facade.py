@@ -161,6 +161,10 @@ class Engine:
                 for role, arm, reason in report.retired:
                     self._save_retirement(role, arm, reason)
 
+    def outcome_log(self, limit: int = 10_000) -> list[LearnedOutcome]:
+        """The namespace's outcomes in learning order (the first `limit`)."""
+        return self._store.outcomes_since(self.config.namespace, 0, limit)
+
     def get_decision(self, decision_id: str) -> Decision:
         """A stored decision, as it was returned (outcomes recorded later are in the log)."""
         return Decision.model_validate(self._store.get_decision(decision_id).payload)

@@ -17,6 +17,7 @@ from engine.checkers import ANSWER_KINDS, check_answer
 from engine.errors import ThinkPathError
 from engine.facade import Engine
 from engine.models import ArmStats, Decision
+from engine.ports import LearnedOutcome
 from experiments.benchmarks.harness import arm_names, play
 from experiments.environments import experiment_workloads
 from learning import available_policies, make_policy
@@ -106,6 +107,27 @@ def arms_table(stats: Sequence[ArmStats]) -> list[list[Any]]:
     ]
 
 
+def reward_figure(outcomes: Sequence[LearnedOutcome], most: int = 8) -> Figure:
+    """Each path arm's running mean reward over the outcome log (the `most` most used arms)."""
+    figure = Figure(figsize=(8, 3.5))
+    axis = figure.subplots()
+    by_arm: dict[str, list[tuple[int, float]]] = {}
+    for outcome in outcomes:
+        arm = outcome.choices.get("path")
+        if arm is not None and outcome.source != "tool":  # a tool's own result is not the path's
+            by_arm.setdefault(arm, []).append((outcome.seq, outcome.reward))
+    for arm, points in sorted(by_arm.items(), key=lambda item: -len(item[1]))[:most]:
+        seqs, rewards = zip(*points, strict=True)
+        running = np.cumsum(rewards) / np.arange(1, len(rewards) + 1)
+        axis.plot(seqs, running, marker="." if len(points) < 30 else None, label=arm)
+    axis.set(xlabel="outcome #", ylabel="running mean reward", ylim=(-0.05, 1.05))
+    axis.set_title("path arms: reward over time")
+    if by_arm:
+        axis.legend(fontsize="small", loc="lower right")
+    figure.tight_layout()
+    return figure
+
+
 ARM_COLUMNS = ["role", "arm", "origin", "pulls", "mean", "outcomes", "state", "P(best)", "retired"]
 
 
@@ -174,10 +196,19 @@ class Actions:
             f"Recorded your score {result.reward:.2f} for `{decision_id}` (outcome #{result.seq})."
         )
 
-    def arms(self) -> tuple[list[list[Any]], Figure]:
-        stats = self.engine.arms()
+    def arms(self, query: str = "") -> tuple[list[list[Any]], Figure, Figure]:
+        """The arm table (cold or confident and P(best) for `query`, when one is given)."""
+        try:
+            stats = self.engine.arms(query.strip() or None)
+        except ThinkPathError:
+            stats = self.engine.arms()
         live_paths = [s for s in stats if s.role == "path" and not s.retired]
-        return arms_table(stats), posterior_figure(live_paths, "path arms")
+        title = "path arms" + (f" for {query.strip()[:40]!r}" if query.strip() else "")
+        return (
+            arms_table(stats),
+            posterior_figure(live_paths, title),
+            reward_figure(self.engine.outcome_log()),
+        )
 
     def templates(self) -> list[list[str]]:
         return [[t.arm_id, t.name, t.description] for t in self.engine.templates()]
@@ -219,11 +250,17 @@ def build_playground(engine: Engine) -> gr.Blocks:
         with gr.Tab("Ask"):
             _ask_tab(actions)
         with gr.Tab("Arms", elem_id="arms-tab"):
-            refresh = gr.Button("Refresh", elem_id="refresh-arms")
+            with gr.Row():
+                arms_query = gr.Textbox(
+                    label="For a query (optional): cold or confident, and P(best), in its context",
+                    elem_id="arms-query",
+                )
+                refresh = gr.Button("Refresh", elem_id="refresh-arms")
             table = gr.Dataframe(headers=ARM_COLUMNS, interactive=False, elem_id="arms-table")
-            arms_plot = gr.Plot(label="Arms")
-            refresh.click(actions.arms, None, [table, arms_plot])
-            page.load(actions.arms, None, [table, arms_plot])
+            arms_plot = gr.Plot(label="Posteriors")
+            rewards_plot = gr.Plot(label="Reward over time")
+            refresh.click(actions.arms, arms_query, [table, arms_plot, rewards_plot])
+            page.load(actions.arms, None, [table, arms_plot, rewards_plot])
         with gr.Tab("Templates"):
             templates = gr.Dataframe(headers=["id", "name", "description"], interactive=False)
             new_template = gr.Code(label="New template (TOML)", language=None, lines=8)
