@@ -11,6 +11,7 @@ from typing import Any
 import gradio as gr
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 from scipy.stats import beta
 
 from engine.checkers import ANSWER_KINDS, check_answer
@@ -121,6 +122,7 @@ def reward_figure(outcomes: Sequence[LearnedOutcome], most: int = 8) -> Figure:
         running = np.cumsum(rewards) / np.arange(1, len(rewards) + 1)
         axis.plot(seqs, running, marker="." if len(points) < 30 else None, label=arm)
     axis.set(xlabel="outcome #", ylabel="running mean reward", ylim=(-0.05, 1.05))
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_title("path arms: reward over time")
     if by_arm:
         axis.legend(fontsize="small", loc="lower right")
