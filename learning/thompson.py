@@ -69,8 +69,9 @@ class ThompsonSampling(Policy):
             raise ContextError(f"policy {self.name!r} is not contextual, but got a context")
         # Gamma(a) / (Gamma(a) + Gamma(b)) ~ Beta(a, b), and x / (x + y) is increasing in x / y,
         # so the argmax of the ratio of the two gamma rows is the argmax of the Beta draws.
+        # A numpy integer indexes the list as is: no int() round trip on the hot path.
         self._rng.standard_gamma(self._ab, out=self._draws)
-        return self._arms[int((self._draws_alpha / self._draws_beta).argmax())]
+        return self._arms[(self._draws_alpha / self._draws_beta).argmax()]
 
     def update(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
         """Add a (weighted) fractional Bernoulli observation to `arm`'s posterior."""
@@ -81,8 +82,9 @@ class ThompsonSampling(Policy):
             valid = False
         if index is None or not valid:
             self._checked_index(arm, reward, context, weight)  # raises the precise error
-        self._alpha[index] += weight * reward
-        self._beta[index] += weight - weight * reward
+        gain = weight * reward
+        self._alpha[index] += gain
+        self._beta[index] += weight - gain
 
     def _checked_index(self, arm: str, reward: float, context: Any, weight: float) -> int:
         """The row of `arm` once the whole update is known valid (cheap scalar checks only)."""

@@ -51,6 +51,38 @@ def test_kl_ucb_index_shrinks_with_pulls_and_grows_with_budget(
     assert index[2] >= index[0] - 1e-12
 
 
+def _scalar_kl_ucb_index(mean: float, n: float, level: float) -> float:
+    """The definition, one arm at a time: 100 bisection steps on the scalar divergence."""
+    low, high = mean, 1.0
+    for _ in range(100):
+        middle = 0.5 * (low + high)
+        if n * float(kl_bernoulli(mean, middle)) <= level:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+@settings(deadline=None)  # no timings in unit tests: this machine is shared
+@given(st.lists(st.tuples(probability, pulls), min_size=1, max_size=12), budget)
+def test_kl_ucb_index_of_all_arms_at_once_equals_the_scalar_definition(
+    arms: list[tuple[float, float]], level: float
+) -> None:
+    means, counts = (np.array(column) for column in zip(*arms, strict=True))
+    index = kl_ucb_index(means, counts, level)
+    expected = [_scalar_kl_ucb_index(mean, n, level) for mean, n in arms]
+    # Both sides round kl near q = mean by ~1e-16, which moves the root by well under 1e-10.
+    np.testing.assert_allclose(index, expected, rtol=0.0, atol=1e-10)
+
+
+def test_kl_ucb_index_edge_cases_follow_the_definition() -> None:
+    # no pulls: every q fits; mean 1: the index is 1; a zero budget leaves the mean.
+    index = kl_ucb_index([0.3, 1.0, 0.4], [0.0, 5.0, 5.0], 0.0)
+    assert index.tolist() == [1.0, 1.0, 0.4]
+    # mean 0: kl(0, q) = -ln(1 - q), so the index is 1 - exp(-budget / n).
+    assert math.isclose(float(kl_ucb_index([0.0], [2.0], 1.0)[0]), -math.expm1(-0.5), rel_tol=1e-9)
+
+
 @settings(max_examples=50, deadline=None)
 @given(rewards)
 def test_thompson_posterior_is_prior_plus_weighted_successes_and_failures(
