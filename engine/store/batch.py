@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, TextClause, bindparam, column, select, text, update
 
-from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
+from engine.errors import StoreError, UnknownDecisionError
 from engine.ports import OutcomeReceipt, OutcomeRecord
 from engine.store.codec import utc
 from engine.store.driver import (
@@ -29,6 +29,7 @@ from engine.store.driver import (
 )
 from engine.store.statements import dialect_insert
 from engine.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
+from engine.store.validation import replayed_receipt
 
 StatisticsKey = tuple[str, str, str]
 APPEND_ORDER = ("namespace", "seq", "decision_id", "source", "reward", "weight", "created_at")
@@ -194,7 +195,7 @@ def record_outcome_batch(
     for outcome in outcomes:
         key = (outcome.decision_id, outcome.source)
         if key in prior:
-            receipts.append(_replayed(outcome, prior[key]))
+            receipts.append(replayed_receipt(outcome, *prior[key]))
             continue
         namespace, choices = decisions[outcome.decision_id]
         seq = last_seq[namespace] = last_seq[namespace] + 1
@@ -245,17 +246,6 @@ def record_outcome_batch(
             ],
         )
     return receipts
-
-
-def _replayed(outcome: OutcomeRecord, prior: tuple[int, float, float]) -> OutcomeReceipt:
-    seq, reward, weight = prior
-    if (reward, weight) != (outcome.reward, outcome.weight):
-        raise OutcomeConflictError(
-            f"decision {outcome.decision_id!r} already has a {outcome.source!r} outcome "
-            f"(reward {reward}, weight {weight}); refusing reward {outcome.reward}, "
-            f"weight {outcome.weight}"
-        )
-    return OutcomeReceipt(seq=seq, applied=False)
 
 
 def _decisions(

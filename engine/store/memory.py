@@ -4,7 +4,7 @@ import threading
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
+from engine.errors import StoreError, UnknownDecisionError
 from engine.ports import (
     ArmRecord,
     DecisionRecord,
@@ -12,7 +12,12 @@ from engine.ports import (
     OutcomeReceipt,
     OutcomeRecord,
 )
-from engine.store.validation import check_arm, check_decision, check_outcome_values
+from engine.store.validation import (
+    check_arm,
+    check_decision,
+    check_outcome_values,
+    replayed_receipt,
+)
 
 __all__ = ["InMemoryStore", "check_outcome_values"]
 
@@ -54,12 +59,7 @@ class InMemoryStore:
             key = (outcome.decision_id, outcome.source)
             if key in self._outcomes:
                 seq, earlier = self._outcomes[key]
-                if (earlier.reward, earlier.weight) != (outcome.reward, outcome.weight):
-                    raise OutcomeConflictError(
-                        f"decision {outcome.decision_id!r} already has a {outcome.source!r} "
-                        f"outcome (reward {earlier.reward}, weight {earlier.weight})"
-                    )
-                return OutcomeReceipt(seq=seq, applied=False)
+                return replayed_receipt(outcome, seq, earlier.reward, earlier.weight)
             learned = self._learned.setdefault(decision.namespace, [])
             seq = len(learned) + 1
             stamped = replace(outcome, created_at=outcome.created_at or datetime.now(UTC))

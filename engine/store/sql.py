@@ -21,7 +21,6 @@ from typing import Any
 from sqlalchemy import bindparam, select
 
 from engine.errors import (
-    OutcomeConflictError,
     StoreError,
     UnknownDecisionError,
 )
@@ -47,7 +46,12 @@ from engine.store.schema import prepare
 from engine.store.statements import build_statements, count_statement, dialect_insert
 from engine.store.statistics import ArmStatistics, RebuildReport
 from engine.store.tables import ARMS, DECISIONS, OUTCOMES
-from engine.store.validation import check_arm, check_decision, check_outcome_values
+from engine.store.validation import (
+    check_arm,
+    check_decision,
+    check_outcome_values,
+    replayed_receipt,
+)
 
 
 class _LostRaceError(Exception):
@@ -328,10 +332,4 @@ def _since_query() -> Any:
 def _replayed(outcome: OutcomeRecord, found: Sequence[Any]) -> OutcomeReceipt:
     """The receipt of an outcome recorded before; `found` is a lookup row."""
     _, _, seq, reward, weight = found
-    if (reward, weight) != (outcome.reward, outcome.weight):
-        raise OutcomeConflictError(
-            f"decision {outcome.decision_id!r} already has a {outcome.source!r} outcome "
-            f"(reward {reward}, weight {weight}); refusing reward {outcome.reward}, "
-            f"weight {outcome.weight}"
-        )
-    return OutcomeReceipt(seq=seq, applied=False)
+    return replayed_receipt(outcome, seq, reward, weight)

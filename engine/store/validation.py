@@ -6,8 +6,8 @@ Each check raises before anything is written, with a message that names the offe
 import math
 from collections.abc import Mapping
 
-from engine.errors import InvalidRewardError, StoreError
-from engine.ports import ArmRecord, DecisionRecord, OutcomeRecord
+from engine.errors import InvalidRewardError, OutcomeConflictError, StoreError
+from engine.ports import ArmRecord, DecisionRecord, OutcomeReceipt, OutcomeRecord
 
 MAX_ID = 128
 MAX_SOURCE = 64
@@ -78,3 +78,19 @@ def _check_name(what: str, value: object, limit: int) -> None:
 def _is_number(value: object) -> bool:
     # bool is an int: True as a reward is a caller's bug, not 1.0
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def replayed_receipt(
+    outcome: OutcomeRecord, seq: int, reward: float, weight: float
+) -> OutcomeReceipt:
+    """The receipt for an outcome posted again: the first one's, or a conflict if it differs.
+
+    `seq`, `reward` and `weight` are what was recorded first for the same (decision, source).
+    """
+    if (reward, weight) != (outcome.reward, outcome.weight):
+        raise OutcomeConflictError(
+            f"decision {outcome.decision_id!r} already has a {outcome.source!r} outcome "
+            f"(reward {reward}, weight {weight}); refusing reward {outcome.reward}, "
+            f"weight {outcome.weight}"
+        )
+    return OutcomeReceipt(seq=seq, applied=False)
