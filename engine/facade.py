@@ -264,18 +264,7 @@ class Engine:
     def _log_outcome(self, seq: int, record: OutcomeRecord) -> None:
         decision = self._store.get_decision(record.decision_id)
         assert self._tracker is not None
-        self._tracker.log_outcome(
-            LearnedOutcome(
-                seq=seq,
-                decision_id=record.decision_id,
-                namespace=decision.namespace,
-                choices=dict(decision.choices),
-                context=decision.context,
-                source=record.source,
-                reward=record.reward,
-                weight=record.weight,
-            )
-        )
+        self._tracker.log_outcome(LearnedOutcome.join(seq, decision, record))
 
     def _load_catalog(self) -> list[str]:
         """Register the templates in the catalogue; return the live detour arms found there."""

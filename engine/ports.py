@@ -120,6 +120,20 @@ class LearnedOutcome:
     reward: float
     weight: float
 
+    @classmethod
+    def join(cls, seq: int, decision: DecisionRecord, outcome: OutcomeRecord) -> "LearnedOutcome":
+        """The outcome with what its decision chose, at its place `seq` in the learning order."""
+        return cls(
+            seq=seq,
+            decision_id=decision.decision_id,
+            namespace=decision.namespace,
+            choices=dict(decision.choices),
+            context=decision.context,
+            source=outcome.source,
+            reward=outcome.reward,
+            weight=outcome.weight,
+        )
+
 
 @dataclass(frozen=True)
 class ArmRecord:

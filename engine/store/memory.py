@@ -64,18 +64,7 @@ class InMemoryStore:
             seq = len(learned) + 1
             stamped = replace(outcome, created_at=outcome.created_at or datetime.now(UTC))
             self._outcomes[key] = (seq, stamped)
-            learned.append(
-                LearnedOutcome(
-                    seq=seq,
-                    decision_id=decision.decision_id,
-                    namespace=decision.namespace,
-                    choices=dict(decision.choices),
-                    context=decision.context,
-                    source=outcome.source,
-                    reward=outcome.reward,
-                    weight=outcome.weight,
-                )
-            )
+            learned.append(LearnedOutcome.join(seq, decision, outcome))
             return OutcomeReceipt(seq=seq, applied=True)
 
     def outcomes_since(
