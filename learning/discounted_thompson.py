@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from learning.base import COLD_PARAMS, FloatArray
+from learning.base import COLD_PARAMS, FloatArray, Policy
 from learning.params import Param
 from learning.thompson import ThompsonSampling
 
@@ -43,14 +43,14 @@ class DiscountedThompsonSampling(ThompsonSampling):
         ),
     }
 
-    def update(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
-        """Age every arm's evidence by `weight` steps, then add this observation."""
-        index = self._checked_index(arm, reward, context, weight)
-        self._update(index, reward, weight, None)
+    # Thompson sampling inlines its own update for speed; this `_update` does more, so take the
+    # general path that validates and then calls it.
+    update = Policy.update
 
     def _update(
         self, index: int, reward: float, weight: float, _context: FloatArray | None, /
     ) -> None:
+        """Age every arm's evidence by `weight` steps, then add this observation."""
         ab, prior = self._ab, self._prior[:, None]
         decay = float(self.params["discount"] or 0.0) ** weight
         ab -= prior

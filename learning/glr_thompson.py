@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from learning.base import COLD_PARAMS, FloatArray, array_from_state
+from learning.base import COLD_PARAMS, FloatArray, Policy, array_from_state
 from learning.change_point import bernoulli_glr, glr_threshold
 from learning.errors import StateError
 from learning.params import Param
@@ -77,14 +77,14 @@ class GLRThompsonSampling(ThompsonSampling):
     def _new_history(self) -> _History:
         return _History(int(self.params["max_history"] or 16))
 
-    def update(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
-        """Update the posterior, record the observation and restart if a change is detected."""
-        index = self._checked_index(arm, reward, context, weight)
-        self._update(index, reward, weight, None)
+    # Thompson sampling inlines its own update for speed; this `_update` does more, so take the
+    # general path that validates and then calls it.
+    update = Policy.update
 
     def _update(
         self, index: int, reward: float, weight: float, _context: FloatArray | None, /
     ) -> None:
+        """Update the posterior, record the observation and restart if a change is detected."""
         self._alpha[index] += weight * reward
         self._beta[index] += weight - weight * reward
         history = self._histories[index]
