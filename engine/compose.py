@@ -11,19 +11,20 @@ from collections.abc import Callable
 
 import numpy as np
 
-from engine import features
-from engine.contracts import ToolBox
+from engine.adapters.llm.connect import (
+    connect_chat,  # cheap: litellm itself loads on the first call
+)
+from engine.adapters.llm.local_model import LocalModelSettings
+from engine.adapters.store.memory import InMemoryStore
+from engine.adapters.tools import ToolRegistry
+from engine.adapters.tools.catalog import standard_tools
+from engine.core import features
+from engine.core.facade import Engine
+from engine.core.learner import PolicyFactory, PolicyLike
+from engine.core.ports import LLM, Searcher, Store, ToolBox, Tracker
 from engine.errors import ConfigError
-from engine.facade import Engine, Store
 from engine.keyed_policy import KeyedPolicy
-from engine.learner import PolicyFactory, PolicyLike
-from engine.llm.connect import connect_chat  # cheap: litellm itself loads on the first call
-from engine.llm.local_model import LocalModelSettings
-from engine.ports import LLM, Searcher, Tracker
 from engine.settings import Settings, load_settings
-from engine.store.memory import InMemoryStore
-from engine.tools import ToolRegistry
-from engine.tools.catalog import standard_tools
 from learning import make_policy
 from learning.registry import policy_class
 from templates import load_templates
@@ -56,8 +57,8 @@ def build_store(settings: Settings) -> Store:
     """`THINKPATH_STORE_URL`: "memory", a SQLAlchemy URL, or empty for SQLite under the home."""
     if settings.store_url == "memory":
         return InMemoryStore()
-    from engine.store.location import default_store_url  # noqa: PLC0415 - see the module top
-    from engine.store.sql import SqlStore  # noqa: PLC0415
+    from engine.adapters.store.location import default_store_url  # noqa: PLC0415 - see the module top
+    from engine.adapters.store.sql import SqlStore  # noqa: PLC0415
 
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     return SqlStore(settings.store_url or default_store_url(settings.data_dir))

@@ -1,6 +1,6 @@
 """One non-contextual policy per distinct context vector: contextual learning from any policy.
 
-The query features are a one-hot family plus a bias (`engine.features`), so equal vectors mean
+The query features are a one-hot family plus a bias (`engine.core.features`), so equal vectors mean
 "the same kind of query". Keying a plain policy by the vector gives each kind its own statistics,
 which is exact for one-hot features and lets any policy (a drift-aware one included) become
 contextual. A learning-core contextual policy (LinTS, LinUCB) needs no wrapper and is used as is.
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.learner import PolicyLike
 from engine.errors import ContextError
-from engine.learner import PolicyLike
 
 # (arms, seed) -> a fresh non-contextual policy
 BasePolicyFactory = Callable[[list[str], int | None], PolicyLike]

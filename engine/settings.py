@@ -18,9 +18,9 @@ from typing import Annotated, Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
-from engine.config import EngineConfig
+from engine.adapters.llm.budget import Budget
+from engine.core.config import EngineConfig
 from engine.errors import ConfigError
-from engine.llm.budget import Budget
 from engine.stages.detour import DetourRules
 from learning import available_policies
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.adapters.tracking import metric_key
 from engine.errors import ConfigError
 from experiments.baselines import UniformRandomPolicy
 from experiments.benchmarks.contenders import build_contender
@@ -28,7 +29,6 @@ from experiments.experiment import (
     sampled_steps,
 )
 from experiments.policies import build_policy, fitting_policies, takes_context
-from experiments.tracking import metric_key
 
 __all__ = ["BanditParams", "bandit_experiments"]
 

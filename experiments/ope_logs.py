@@ -18,8 +18,9 @@ from typing import Protocol
 
 import numpy as np
 
+from engine.core.ports import DecisionLog, OutcomeLog
+from engine.core.records import DecisionRecord
 from engine.errors import ConfigError
-from engine.ports import DecisionLog, DecisionRecord, OutcomeLog
 from experiments.ope import LoggedBandit
 
 __all__ = [

@@ -20,9 +20,10 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.checkers import check_answer
+from engine.core.checkers import check_answer
+from engine.core.ports import LLM
+from engine.core.records import ChatMessage, LLMRequest
 from engine.errors import ConfigError, LLMError, LLMUnavailableError
-from engine.ports import LLM, ChatMessage, LLMRequest
 from experiments.tasks import Task, TaskSuite
 
 __all__ = [

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.adapters.tracking import metric_key
 from engine.errors import ConfigError
 from experiments.baselines import UniformRandomPolicy
 from experiments.experiment import (
@@ -29,7 +30,6 @@ from experiments.replay import OutcomeMatrix, Strategy, cached_outcome_matrix, c
 from experiments.replay_report import replay_tables
 from experiments.replay_runs import ReplayPolicy, ReplayResult, family_contexts, replay
 from experiments.tasks import generate_suite
-from experiments.tracking import metric_key
 
 __all__ = ["ReplayParams", "replay_experiment"]
 
@@ -68,7 +68,7 @@ def _strategies(params: ReplayParams) -> list[Strategy]:
 def _contexts(matrix: OutcomeMatrix, source: str) -> np.ndarray:
     if source == "family":
         return family_contexts(matrix.families)
-    from engine.features import query_features  # noqa: PLC0415
+    from engine.core.features import query_features  # noqa: PLC0415
 
     return np.array([query_features(task.query) for task in matrix.tasks])
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from engine.adapters.tracking import ActiveRun, TrackingStore, params_of
 from experiments.experiment import Experiment, ExperimentContext, ExperimentResult
 from experiments.plots import curves_figure
-from experiments.tracking import ActiveRun, TrackingStore, params_of
 
 __all__ = ["RunOutcome", "mlflow_experiment_name", "run_experiment"]
 

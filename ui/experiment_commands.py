@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from engine.core.ports import LLM
 from engine.errors import ConfigError, ThinkPathError
-from engine.ports import LLM
 
 __all__ = ["data_dir", "mlflow_ui_command", "register"]
 
@@ -28,7 +28,7 @@ def data_dir(explicit: str | None = None) -> Path:
 
 
 def _tracking(args: argparse.Namespace) -> tuple[Path, str]:
-    from experiments.tracking import default_tracking_uri  # noqa: PLC0415
+    from engine.adapters.tracking import default_tracking_uri  # noqa: PLC0415
 
     home = data_dir(args.home)
     return home, args.tracking_uri or default_tracking_uri(home)
@@ -52,10 +52,10 @@ def _progress_bars(enabled: bool) -> Callable[[int, str], Callable[[int], None]]
 
 def _llm(model: str) -> LLM:
     """A litellm client for `model`; `local/...` models run in this process."""
-    from engine.llm.litellm_chat import LiteLLMChat  # noqa: PLC0415 - litellm takes seconds
+    from engine.adapters.llm.litellm_chat import LiteLLMChat  # noqa: PLC0415 - litellm takes seconds
 
     if model.startswith("local/"):
-        from engine.llm.local_provider import register_local_provider  # noqa: PLC0415
+        from engine.adapters.llm.local_provider import register_local_provider  # noqa: PLC0415
 
         register_local_provider()
     return LiteLLMChat(model)
@@ -82,10 +82,10 @@ def _list(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command take
 
 
 def _run(args: argparse.Namespace) -> int:
+    from engine.adapters.tracking import TrackingStore  # noqa: PLC0415
     from experiments.experiment import ExperimentContext  # noqa: PLC0415
     from experiments.registry import get_experiment, resolve_params  # noqa: PLC0415
     from experiments.runner import run_experiment  # noqa: PLC0415
-    from experiments.tracking import TrackingStore  # noqa: PLC0415
 
     try:
         experiment = get_experiment(args.name)

@@ -14,11 +14,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy.stats import beta
 
-from engine.checkers import ANSWER_KINDS, check_answer
+from engine.core.checkers import ANSWER_KINDS, check_answer
+from engine.core.facade import Engine
+from engine.core.models import ArmStats, Decision
+from engine.core.records import LearnedOutcome
 from engine.errors import ThinkPathError
-from engine.facade import Engine
-from engine.models import ArmStats, Decision
-from engine.ports import LearnedOutcome
 from experiments.benchmarks.harness import arm_names, play
 from experiments.environments import experiment_workloads
 from learning import available_policies, make_policy

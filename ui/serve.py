@@ -16,8 +16,8 @@ from engine.errors import ConfigError
 from engine.settings import NameList
 
 if TYPE_CHECKING:
-    from engine.facade import Engine
-    from experiments.tracking import MLflowTracker
+    from engine.adapters.tracking import MLflowTracker
+    from engine.core.facade import Engine
 
 
 class ServiceSettings(BaseSettings):
@@ -81,8 +81,8 @@ def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
 
 def build_engine_for(args: argparse.Namespace) -> tuple["Engine", ServiceSettings]:
     """The engine the service drives, and the service's settings, checked before anything slow."""
+    from engine.adapters.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
     from engine.compose import build_engine  # noqa: PLC0415 - heavy imports only when serving
-    from engine.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
     from engine.settings import load_settings  # noqa: PLC0415
     from ui.service.security import check_bind  # noqa: PLC0415
 
@@ -114,7 +114,7 @@ def _token(service: ServiceSettings) -> str | None:
 
 def _tracker(home: Path) -> "MLflowTracker":
     """MLflow logging of live decisions; built here because engine/ may not import experiments/."""
-    from experiments.tracking import (  # noqa: PLC0415 - mlflow is a slow import
+    from engine.adapters.tracking import (  # noqa: PLC0415 - mlflow is a slow import
         MLflowTracker,
         TrackingStore,
         default_tracking_uri,

@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.adapters.store.location import default_store_url
 from engine.errors import StoreError
-from engine.store.location import default_store_url
 
 if TYPE_CHECKING:
-    from engine.store.sql import SqlStore
+    from engine.adapters.store.sql import SqlStore
 
 DEFAULT_HOME = Path("~/.thinkpath")
 
@@ -55,7 +55,7 @@ def store_url(args: argparse.Namespace) -> str:
 
 
 def _open(args: argparse.Namespace, *, create: bool = False) -> "SqlStore":
-    from engine.store.sql import SqlStore  # noqa: PLC0415 - SQLAlchemy only when a command runs
+    from engine.adapters.store.sql import SqlStore  # noqa: PLC0415 - SQLAlchemy only when a command runs
 
     return SqlStore(store_url(args), create=create)
 

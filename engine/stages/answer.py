@@ -4,9 +4,9 @@ The answer is deliberately not schema-constrained: constraining it erased the st
 on the small embedded model (docs/OFFLINE measurements), so it is left free and checked later.
 """
 
-from engine.contracts import PathDefinition
-from engine.models import ToolRun
-from engine.ports import LLM, ChatMessage, LLMRequest
+from engine.core.models import ToolRun
+from engine.core.ports import LLM
+from engine.core.records import ChatMessage, LLMRequest, PathDefinition
 from engine.stages.prompting import DATA_RULE, fence
 
 ANSWER_SYSTEM = "You are a careful problem solver. Follow the strategy you are given. " + DATA_RULE

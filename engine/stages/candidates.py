@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping, Sequence
 
-from engine.contracts import PathDefinition, TemplateLike
+from engine.core.records import PathDefinition, TemplateLike
 from engine.errors import ConfigError
 
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.contracts import PathDefinition
-from engine.learner import ArmTally
-from engine.llm.structured import ask_structured
-from engine.ports import LLM, ChatMessage
+from engine.adapters.llm.structured import ask_structured
+from engine.core.learner import ArmTally
+from engine.core.ports import LLM
+from engine.core.records import ChatMessage, PathDefinition
 from engine.stages.prompting import neutralise
 
 ANSWER_LINE = "End with a line 'Answer: <answer>'."

@@ -8,8 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.llm.structured import ask_structured
-from engine.ports import LLM, ChatMessage
+from engine.adapters.llm.structured import ask_structured
+from engine.core.ports import LLM
+from engine.core.records import ChatMessage
 from engine.stages.prompting import fence, neutralise
 
 REFEREE_SYSTEM = (

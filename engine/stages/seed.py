@@ -2,7 +2,8 @@
 
 import re
 
-from engine.ports import LLM, ChatMessage, LLMRequest, Passage
+from engine.core.ports import LLM
+from engine.core.records import ChatMessage, LLMRequest, Passage
 from engine.stages.prompting import DATA_RULE, fence
 
 _STOPWORD_TEXT = (

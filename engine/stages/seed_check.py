@@ -4,7 +4,7 @@ three calls. A weak seed is rebuilt once by the pipeline, then flagged, and neve
 
 from dataclasses import dataclass, field
 
-from engine.ports import Passage
+from engine.core.records import Passage
 from engine.stages.seed import content_terms
 
 MIN_PASSAGE_RELEVANCE = 0.34  # a passage must cover about a third of the query's terms

@@ -4,8 +4,9 @@ Running the tool never raises: a failure is recorded as an outcome for that tool
 reward 0), which teaches the tool policy and nothing else.
 """
 
-from engine.contracts import NO_TOOL, ToolBox
-from engine.models import ToolRun
+from engine.core.models import ToolRun
+from engine.core.ports import ToolBox
+from engine.core.records import NO_TOOL
 
 
 def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per tool on purpose

@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.adapters.llm.scripted import ScriptedLLM
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
-from engine.llm.scripted import ScriptedLLM
-from engine.memory_searcher import InMemorySearcher
-from engine.ports import LLMRequest, Passage
+from engine.core.records import LLMRequest, Passage
 from engine.settings import load_settings
-from engine.store.memory import InMemoryStore
 from templates import load_templates
 
 FAMILIES = ("arithmetic", "letters", "multiple_choice", "comparison")

@@ -23,9 +23,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine.ports import DecisionRecord, OutcomeRecord
-from engine.store.connection import Durability
-from engine.store.sql import SqlStore
+from engine.adapters.store.connection import Durability
+from engine.adapters.store.sql import SqlStore
+from engine.core.records import DecisionRecord, OutcomeRecord
 
 BATCH = 5_000
 PATHS = ("first_principles", "work_backwards", "analogy", "systematic")
@@ -290,7 +290,7 @@ def run(
 
 def run_postgres(url: str, count: int) -> dict[str, Any]:
     """One process against PostgreSQL (a fresh schema), one outcome per call and batched."""
-    from engine.store.sandbox import temporary_schema  # noqa: PLC0415 - only with --postgres
+    from engine.adapters.store.sandbox import temporary_schema  # noqa: PLC0415 - only with --postgres
 
     with temporary_schema(url, prefix="thinkpath_bench") as schema_url:
         with SqlStore(schema_url) as store:

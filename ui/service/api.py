@@ -15,8 +15,10 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.checkers import check_answer
-from engine.contracts import PathDefinition
+from engine.core.checkers import check_answer
+from engine.core.facade import Engine
+from engine.core.models import ArmStats, Decision, OutcomeResult
+from engine.core.records import PathDefinition
 from engine.errors import (
     BudgetExceededError,
     OutcomeConflictError,
@@ -26,8 +28,6 @@ from engine.errors import (
     ThinkPathError,
     UnknownDecisionError,
 )
-from engine.facade import Engine
-from engine.models import ArmStats, Decision, OutcomeResult
 from templates import Template
 from ui.service.security import BodySizeLimit, token_guard
 

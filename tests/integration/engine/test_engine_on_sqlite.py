@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
+from engine.adapters.llm.scripted import ScriptedLLM
 from engine.compose import build_engine
-from engine.llm.scripted import ScriptedLLM
-from engine.ports import LLMRequest
+from engine.core.records import LLMRequest
 from engine.settings import load_settings
 
 QUERY = "How many days are in a leap year?"

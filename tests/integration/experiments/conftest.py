@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.tracking import TrackingStore, default_tracking_uri
+from engine.adapters.tracking import TrackingStore, default_tracking_uri
 
 
 @pytest.fixture(scope="session")

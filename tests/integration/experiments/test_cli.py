@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.tracking import TrackingStore
+from engine.adapters.tracking import TrackingStore
 from ui.cli import main
 from ui.experiment_commands import mlflow_ui_command
 

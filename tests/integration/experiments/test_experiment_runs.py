@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 from mlflow.entities import Run
 
+from engine.adapters.llm.scripted import ScriptedLLM
+from engine.adapters.tracking import TrackingStore
+from engine.core.records import LLMRequest
 from engine.errors import ConfigError
-from engine.llm.scripted import ScriptedLLM
-from engine.ports import LLMRequest
 from experiments.experiment import Experiment, ExperimentContext, ExperimentResult
 from experiments.ope_experiment import OPEParams
 from experiments.registry import get_experiment, resolve_params
 from experiments.runner import mlflow_experiment_name, run_experiment
 from experiments.tasks import generate_suite
-from experiments.tracking import TrackingStore
 
 
 def _children(store: TrackingStore, parent: Run) -> dict[str, Run]:

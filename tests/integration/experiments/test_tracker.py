@@ -4,8 +4,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.ports import DecisionRecord, LearnedOutcome, Tracker
-from experiments.tracking import MLflowTracker, TrackingStore
+from engine.adapters.tracking import MLflowTracker, TrackingStore
+from engine.core.ports import Tracker
+from engine.core.records import DecisionRecord, LearnedOutcome
 
 
 def _decision(decision_id: str, arm: str, propensity: float) -> DecisionRecord:

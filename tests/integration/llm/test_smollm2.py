@@ -8,14 +8,14 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel, Field
 
+from engine.adapters.llm.budget import Budget, MeteredLLM
+from engine.adapters.llm.litellm_chat import LiteLLMChat
+from engine.adapters.llm.litellm_runtime import load_litellm
+from engine.adapters.llm.local_model import LocalModels
+from engine.adapters.llm.local_provider import register_local_provider
+from engine.adapters.llm.structured import ask_structured
+from engine.core.records import ChatMessage, LLMRequest
 from engine.errors import LLMTimeoutError
-from engine.llm.budget import Budget, MeteredLLM
-from engine.llm.litellm_chat import LiteLLMChat
-from engine.llm.litellm_runtime import load_litellm
-from engine.llm.local_model import LocalModels
-from engine.llm.local_provider import register_local_provider
-from engine.llm.structured import ask_structured
-from engine.ports import ChatMessage, LLMRequest
 
 pytestmark = pytest.mark.slow
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from engine.ports import DecisionRecord
-from engine.store.sandbox import temporary_schema
-from engine.store.sql import SqlStore
+from engine.adapters.store.sandbox import temporary_schema
+from engine.adapters.store.sql import SqlStore
+from engine.core.records import DecisionRecord
 
 WORKER = Path(__file__).with_name("worker.py")
 POSTGRES_URL = os.environ.get(

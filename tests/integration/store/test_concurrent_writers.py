@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from engine.store.sql import SqlStore
+from engine.adapters.store.sql import SqlStore
 
 
 def reward_of(worker: int, index: int) -> float:

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from engine.store.sql import SqlStore
+from engine.adapters.store.sql import SqlStore
 
 ROUNDS = 3
 

@@ -11,8 +11,8 @@ import json
 import sys
 from datetime import UTC, datetime
 
-from engine.ports import DecisionRecord, OutcomeRecord
-from engine.store.sql import SqlStore
+from engine.adapters.store.sql import SqlStore
+from engine.core.records import DecisionRecord, OutcomeRecord
 
 PATHS = ("first_principles", "work_backwards", "analogy", "systematic")
 TOOLS = ("calculator", "search")

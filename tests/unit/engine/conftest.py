@@ -14,16 +14,16 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine.config import EngineConfig
+from engine.adapters.llm.scripted import ScriptedLLM
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.memory import InMemoryStore
+from engine.core.config import EngineConfig
+from engine.core.facade import Engine
+from engine.core.learner import PolicyLike
+from engine.core.records import LLMRequest, Passage
 from engine.errors import ToolError
-from engine.facade import Engine
 from engine.keyed_policy import KeyedPolicy
-from engine.learner import PolicyLike
-from engine.llm.scripted import ScriptedLLM
-from engine.memory_searcher import InMemorySearcher
-from engine.ports import LLMRequest, Passage
 from engine.stages.detour import DetourRules
-from engine.store.memory import InMemoryStore
 from learning import make_policy
 
 

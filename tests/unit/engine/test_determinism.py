@@ -2,7 +2,7 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
-from engine.config import EngineConfig
+from engine.core.config import EngineConfig
 from engine.stages.detour import DetourRules
 
 QUERIES = ["What is the sum 3 + 4?", "What is the first letter of apple?"] * 6

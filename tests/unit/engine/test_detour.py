@@ -1,6 +1,6 @@
 """Aha detours: triggered with a reason, new arms with their own statistics, retired with one."""
 
-from engine.config import EngineConfig
+from engine.core.config import EngineConfig
 from engine.stages.detour import DetourRules, detour_trigger
 
 QUERY = "What is the sum 3 + 4?"

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from engine.config import EngineConfig
-from engine.ports import LLMRequest
+from engine.core.config import EngineConfig
+from engine.core.records import LLMRequest
 from engine.stages.detour import DetourRules
 
 ARITHMETIC = "What is the sum 3 + 4?"

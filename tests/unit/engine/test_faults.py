@@ -2,9 +2,9 @@
 
 import pytest
 
+from engine.adapters.llm.structured import StructuredOutputError
+from engine.core.records import LLMRequest
 from engine.errors import LLMOutputError, LLMTimeoutError, LLMUnavailableError
-from engine.llm.structured import StructuredOutputError
-from engine.ports import LLMRequest
 
 QUERY = "What is the sum 3 + 4?"
 

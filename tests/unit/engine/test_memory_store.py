@@ -5,9 +5,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from engine.adapters.store.memory import InMemoryStore
+from engine.core.records import DecisionRecord, OutcomeRecord
 from engine.errors import InvalidRewardError, OutcomeConflictError, UnknownDecisionError
-from engine.ports import DecisionRecord, OutcomeRecord
-from engine.store.memory import InMemoryStore
 
 
 def decision(decision_id: str, namespace: str = "default") -> DecisionRecord:

@@ -5,14 +5,14 @@ from pathlib import Path
 
 import pytest
 
+from engine.adapters.llm.scripted import ScriptedLLM
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine, build_policy_factory, build_store, build_toolbox
+from engine.core.records import LLMRequest, Passage
 from engine.errors import ConfigError
 from engine.keyed_policy import KeyedPolicy
-from engine.llm.scripted import ScriptedLLM
-from engine.memory_searcher import InMemorySearcher
-from engine.ports import LLMRequest, Passage
 from engine.settings import load_settings
-from engine.store.memory import InMemoryStore
 
 
 def test_settings_read_the_environment(monkeypatch, tmp_path: Path) -> None:

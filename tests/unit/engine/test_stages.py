@@ -2,9 +2,9 @@
 
 import pytest
 
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.core.records import Passage
 from engine.errors import InvalidQueryError
-from engine.memory_searcher import InMemorySearcher
-from engine.ports import Passage
 
 ARITHMETIC = "What is the sum 3 + 4?"
 

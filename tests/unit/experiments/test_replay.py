@@ -6,9 +6,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from engine.adapters.llm.scripted import ScriptedLLM
+from engine.core.records import LLMRequest
 from engine.errors import ConfigError, LLMTimeoutError, LLMUnavailableError
-from engine.llm.scripted import ScriptedLLM
-from engine.ports import LLMRequest
 from experiments.baselines import FixedArmPolicy, UniformRandomPolicy
 from experiments.replay import (
     OutcomeMatrix,

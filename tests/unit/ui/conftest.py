@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from engine.adapters.llm.scripted import ScriptedLLM, canned_script
+from engine.adapters.memory_searcher import InMemorySearcher
 from engine.compose import build_engine
-from engine.facade import Engine
-from engine.llm.scripted import ScriptedLLM, canned_script
-from engine.memory_searcher import InMemorySearcher
-from engine.ports import Passage
+from engine.core.facade import Engine
+from engine.core.records import Passage
 from engine.settings import Settings
 from ui.service.api import create_api
 

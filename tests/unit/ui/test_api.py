@@ -3,7 +3,7 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.facade import Engine
+from engine.core.facade import Engine
 from ui.service.api import create_api
 
 NEW_TEMPLATE = {

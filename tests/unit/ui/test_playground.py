@@ -1,6 +1,6 @@
 """The playground's actions and views, without a browser (the browser test drives the page)."""
 
-from engine.facade import Engine
+from engine.core.facade import Engine
 from ui.playground import ARM_COLUMNS, Actions
 
 ROLE, ARM, OUTCOMES, STATE, PROB_BEST = (

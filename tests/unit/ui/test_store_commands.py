@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import create_engine, text
 
-from engine.ports import DecisionRecord, OutcomeRecord
-from engine.store.location import default_store_url
-from engine.store.sql import SqlStore
+from engine.adapters.store.location import default_store_url
+from engine.adapters.store.sql import SqlStore
+from engine.core.records import DecisionRecord, OutcomeRecord
 from ui.cli import main
 
 

@@ -1,0 +1,1 @@
+"""Adapters behind the engine's ports: LLMs, stores, tools, tracking."""

@@ -1,0 +1,34 @@
+"""LLM access: litellm for every provider, the in-process local model, wrappers, a test double.
+
+    from engine.adapters.llm import Budget, MeteredLLM, ask_structured, connect_chat
+
+    chat = connect_chat("local/smollm2")           # once, in the composition root
+    llm = MeteredLLM(chat, Budget(max_calls=4, max_tokens=4_000))  # per decision
+    rating = ask_structured(llm, messages, Rating)  # validated pydantic object, or an LLMError
+    llm.cost                                        # calls, tokens, seconds, money
+
+Importing this package is cheap: litellm (4-5 s) and llama.cpp load on first use.
+"""
+
+from engine.adapters.llm.budget import Budget, Cost, MeteredLLM
+from engine.adapters.llm.connect import connect_chat
+from engine.adapters.llm.litellm_chat import LiteLLMChat
+from engine.adapters.llm.local_model import DEFAULT_LOCAL_MODEL, LocalModels, LocalModelSettings
+from engine.adapters.llm.local_provider import register_local_provider
+from engine.adapters.llm.scripted import ScriptedLLM
+from engine.adapters.llm.structured import StructuredOutputError, ask_structured
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "Budget",
+    "Cost",
+    "LiteLLMChat",
+    "LocalModelSettings",
+    "LocalModels",
+    "MeteredLLM",
+    "ScriptedLLM",
+    "StructuredOutputError",
+    "ask_structured",
+    "connect_chat",
+    "register_local_provider",
+]

@@ -1,0 +1,199 @@
+"""Per-decision LLM cost and budget: the one place where calls, tokens, seconds and money add up.
+
+`MeteredLLM` wraps any LLM (it implements the same port). Each decision gets a fresh wrapper;
+its `cost` goes into the decision, and its `Budget` refuses, before the model is called, a call
+that would go past the decision's allowance of calls, tokens or seconds.
+
+>>> from engine.adapters.llm.scripted import ScriptedLLM
+>>> from engine.core.records import ChatMessage, LLMRequest
+>>> llm = MeteredLLM(ScriptedLLM(lambda request: "four"), Budget(max_calls=1))
+>>> llm.complete(LLMRequest(messages=(ChatMessage("user", "two plus two?"),))).text
+'four'
+>>> llm.cost.llm_calls, llm.cost.prompt_tokens, llm.cost.completion_tokens
+(1, 3, 1)
+>>> llm.complete(LLMRequest(messages=(ChatMessage("user", "again?"),)))
+Traceback (most recent call last):
+...
+engine.errors.BudgetExceededError: LLM call budget spent: 1 of 1 calls used; refused a 'answer' call
+"""
+
+import dataclasses
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.core.ports import LLM
+from engine.core.records import LLMRequest, LLMResponse
+from engine.errors import BudgetExceededError, ConfigError
+
+__all__ = ["Budget", "Cost", "MeteredLLM", "estimate_prompt_tokens"]
+
+# Refuse rather than send a call whose answer the budget would cut to a few tokens.
+MIN_COMPLETION_TOKENS = 16
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one decision spent on language models. Adds up with `+`.
+
+    `usd` sums the calls whose price is known; `unpriced_calls` counts the others, so a non-zero
+    count means `usd` is a lower bound. Failed calls count as calls and take their seconds.
+    """
+
+    llm_calls: int = 0
+    failed_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    usd: float = 0.0
+    unpriced_calls: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: "Cost") -> "Cost":
+        return Cost(
+            **{
+                field.name: getattr(self, field.name) + getattr(other, field.name)
+                for field in dataclasses.fields(self)
+            }
+        )
+
+    @classmethod
+    def of_response(cls, response: LLMResponse, seconds: float) -> "Cost":
+        """The cost of one answered call that took `seconds` end to end."""
+        return cls(
+            llm_calls=1,
+            prompt_tokens=response.prompt_tokens,
+            completion_tokens=response.completion_tokens,
+            seconds=seconds,
+            usd=response.cost_usd or 0.0,
+            unpriced_calls=int(response.cost_usd is None),
+        )
+
+    @classmethod
+    def of_failure(cls, seconds: float) -> "Cost":
+        """The cost of a call that raised: tokens unknown, time spent."""
+        return cls(llm_calls=1, failed_calls=1, seconds=seconds)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A decision's allowance; `None` means no limit on that measure."""
+
+    max_calls: int | None = None
+    max_tokens: int | None = None  # prompt + completion, over all calls
+    max_seconds: float | None = None  # time spent inside LLM calls
+
+    def __post_init__(self) -> None:
+        for name in ("max_calls", "max_tokens"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise ConfigError(f"budget {name} must be an integer or None, got {value!r}")
+            if value is not None and value < 1:
+                raise ConfigError(f"budget {name} must be >= 1 or None, got {value}")
+        seconds = self.max_seconds
+        if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+            raise ConfigError(
+                f"budget max_seconds must be a positive number or None, got {seconds}"
+            )
+
+
+def estimate_prompt_tokens(request: LLMRequest) -> int:
+    """A tokenizer-free estimate of a request's prompt tokens (about 4 characters a token).
+
+    >>> from engine.core.records import ChatMessage
+    >>> estimate_prompt_tokens(LLMRequest(messages=(ChatMessage("user", "x" * 40),)))
+    14
+    """
+    # +4 per message for the chat template's role markers.
+    return sum(math.ceil(len(message.content) / 4) + 4 for message in request.messages)
+
+
+class MeteredLLM:
+    """Implements the LLM port around `inner`, counting its cost and enforcing a `Budget`.
+
+    A call is admitted only if the calls, tokens and seconds left allow it: its `max_tokens` is
+    cut to the tokens left after the estimated prompt, and its `timeout_s` to the seconds left.
+    A refused call raises `BudgetExceededError` and changes nothing. Thread-safe: concurrent
+    calls reserve their share before they run.
+    """
+
+    def __init__(
+        self,
+        inner: LLM,
+        budget: Budget | None = None,
+        *,
+        clock: Callable[[], float] = time.perf_counter,
+        estimate_prompt: Callable[[LLMRequest], int] = estimate_prompt_tokens,
+    ) -> None:
+        self.inner = inner
+        self.budget = budget or Budget()
+        self._clock = clock
+        self._estimate_prompt = estimate_prompt
+        self._lock = threading.Lock()
+        self._cost = Cost()
+        self._reserved_calls = 0
+        self._reserved_tokens = 0
+
+    @property
+    def cost(self) -> Cost:
+        """What was spent so far (a snapshot)."""
+        with self._lock:
+            return self._cost
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """Admit, call and account; raise `BudgetExceededError` instead of overspending."""
+        with self._lock:
+            admitted, reserved_tokens = self._admit(request)
+            self._reserved_calls += 1
+            self._reserved_tokens += reserved_tokens
+        started = self._clock()
+        try:
+            response = self.inner.complete(admitted)
+        except Exception:  # an LLMError, or a bug in a wrapped adapter: account, then re-raise
+            self._settle(reserved_tokens, Cost.of_failure(self._clock() - started))
+            raise
+        self._settle(reserved_tokens, Cost.of_response(response, self._clock() - started))
+        return response
+
+    def _admit(self, request: LLMRequest) -> tuple[LLMRequest, int]:
+        budget, spent = self.budget, self._cost
+        where = f"refused a {request.purpose!r} call"
+        if budget.max_calls is not None:
+            used = spent.llm_calls + self._reserved_calls
+            if used >= budget.max_calls:
+                raise BudgetExceededError(
+                    f"LLM call budget spent: {used} of {budget.max_calls} calls used; {where}"
+                )
+        changes: dict[str, float | int] = {}
+        reserved_tokens = 0
+        if budget.max_tokens is not None:
+            used = spent.total_tokens + self._reserved_tokens
+            prompt = self._estimate_prompt(request)
+            room = budget.max_tokens - used - prompt
+            if room < min(MIN_COMPLETION_TOKENS, request.max_tokens):
+                raise BudgetExceededError(
+                    f"LLM token budget spent: {used} of {budget.max_tokens} tokens used and the "
+                    f"prompt needs about {prompt}; {where}"
+                )
+            changes["max_tokens"] = min(request.max_tokens, room)
+            reserved_tokens = prompt + int(changes["max_tokens"])
+        if budget.max_seconds is not None:
+            left = budget.max_seconds - spent.seconds
+            if left <= 0:
+                raise BudgetExceededError(
+                    f"LLM time budget spent: {spent.seconds:.2f} of {budget.max_seconds:g} s "
+                    f"used; {where}"
+                )
+            changes["timeout_s"] = min(request.timeout_s, left)
+        return dataclasses.replace(request, **changes), reserved_tokens  # type: ignore[arg-type]
+
+    def _settle(self, reserved_tokens: int, cost: Cost) -> None:
+        with self._lock:
+            self._reserved_calls -= 1
+            self._reserved_tokens -= reserved_tokens
+            self._cost = self._cost + cost

@@ -1,0 +1,86 @@
+"""An in-memory store: a first-class double of the SQL store, for tests and throw-away engines."""
+
+import threading
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from engine.adapters.store.validation import (
+    check_arm,
+    check_decision,
+    check_outcome_values,
+    replayed_receipt,
+)
+from engine.core.records import (
+    ArmRecord,
+    DecisionRecord,
+    LearnedOutcome,
+    OutcomeReceipt,
+    OutcomeRecord,
+)
+from engine.errors import StoreError, UnknownDecisionError
+
+__all__ = ["InMemoryStore", "check_outcome_values"]
+
+
+class InMemoryStore:
+    """Implements DecisionLog, OutcomeLog and ArmCatalog with the SQL store's semantics."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._decisions: dict[str, DecisionRecord] = {}
+        self._outcomes: dict[tuple[str, str], tuple[int, OutcomeRecord]] = {}
+        self._learned: dict[str, list[LearnedOutcome]] = {}
+        self._arms: dict[tuple[str, str, str], ArmRecord] = {}
+
+    def save_decision(self, decision: DecisionRecord) -> None:
+        """Store a decision; saving the same decision again is a no-op, a changed one an error."""
+        check_decision(decision)
+        with self._lock:
+            earlier = self._decisions.setdefault(decision.decision_id, decision)
+            if earlier is not decision and earlier != decision:
+                raise StoreError(
+                    f"decision {decision.decision_id!r} was saved before with different "
+                    "content; a decision is immutable once saved"
+                )
+
+    def get_decision(self, decision_id: str) -> DecisionRecord:
+        with self._lock:
+            try:
+                return self._decisions[decision_id]
+            except KeyError:
+                raise UnknownDecisionError(f"no decision with id {decision_id!r}") from None
+
+    def record_outcome(self, outcome: OutcomeRecord) -> OutcomeReceipt:
+        check_outcome_values(outcome)
+        with self._lock:
+            decision = self._decisions.get(outcome.decision_id)
+            if decision is None:
+                raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
+            key = (outcome.decision_id, outcome.source)
+            if key in self._outcomes:
+                seq, earlier = self._outcomes[key]
+                return replayed_receipt(outcome, seq, earlier.reward, earlier.weight)
+            learned = self._learned.setdefault(decision.namespace, [])
+            seq = len(learned) + 1
+            stamped = replace(outcome, created_at=outcome.created_at or datetime.now(UTC))
+            self._outcomes[key] = (seq, stamped)
+            learned.append(LearnedOutcome.join(seq, decision, outcome))
+            return OutcomeReceipt(seq=seq, applied=True)
+
+    def outcomes_since(
+        self, namespace: str, after_seq: int, limit: int = 10_000
+    ) -> list[LearnedOutcome]:
+        if limit < 1:
+            raise StoreError(f"limit must be at least 1, got {limit}")
+        with self._lock:
+            learned = self._learned.get(namespace, [])
+            return learned[max(after_seq, 0) : max(after_seq, 0) + limit]
+
+    def save_arm(self, arm: ArmRecord) -> None:
+        check_arm(arm)
+        with self._lock:
+            self._arms[(arm.namespace, arm.role, arm.arm_id)] = arm
+
+    def list_arms(self, namespace: str) -> list[ArmRecord]:
+        with self._lock:
+            return [arm for key, arm in sorted(self._arms.items()) if key[0] == namespace]

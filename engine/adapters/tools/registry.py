@@ -1,0 +1,178 @@
+"""The tool registry: the allow-list, a deadline per call, and failures turned into results.
+
+Why a worker thread per call: Python cannot kill a thread, so a call that passes its deadline is
+abandoned, not stopped. Three things keep an abandoned call from running away:
+
+- every built-in tool bounds its own work: the calculator refuses long input and huge powers
+  before computing, and the search tools rely on backends that carry their own network or index
+  timeouts;
+- the worker is a daemon thread, so a stuck call never keeps the process alive at exit;
+- at most `max_in_flight` calls may be running at once (abandoned ones included); past that, a
+  call fails at once with a clear error instead of piling up threads.
+"""
+
+import math
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping
+
+from engine.adapters.tools.no_tool import NoTool
+from engine.core.ports import Tool
+from engine.core.records import NO_TOOL, ToolResult
+from engine.errors import ToolError
+
+__all__ = ["ToolRegistry"]
+
+_NAME = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*$")
+
+
+class _Call:
+    """One call's hand-over box between the worker thread and the caller."""
+
+    def __init__(self) -> None:
+        self.output: object = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+
+class ToolRegistry:
+    """Tools by name, of which the allow-list enables some; `run` never raises for a tool failure.
+
+    The "none" tool (answer without a tool) is always present and always enabled, so the tool
+    policy can always choose it.
+
+    >>> from engine.adapters.tools.calculator import Calculator
+    >>> registry = ToolRegistry([Calculator()], allowed=["calculator"])
+    >>> registry.names()
+    ['none', 'calculator']
+    >>> registry.run("calculator", "2 ^ 10", timeout_s=1.0).output
+    '2 ^ 10 = 1024'
+    >>> registry.run("calculator", "1 / 0", timeout_s=1.0).error
+    'ToolError: division by zero'
+    """
+
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        allowed: Iterable[str] | None = None,
+        *,
+        max_output_chars: int = 4000,
+        max_in_flight: int = 8,
+    ) -> None:
+        """Register `tools`; enable those named in `allowed` (all of them when it is None).
+
+        Raises `ToolError` for a tool with a malformed or repeated name, or an allowed name that
+        no tool has (a settings typo should fail at start-up, not when the tool is first picked).
+        """
+        if max_output_chars < 1 or max_in_flight < 1:
+            raise ToolError("max_output_chars and max_in_flight must be at least 1")
+        self._tools: dict[str, Tool] = {NO_TOOL: NoTool()}
+        for tool in tools:
+            name = tool.name
+            if not isinstance(name, str) or not _NAME.match(name):
+                raise ToolError(f"tool name {name!r} is not a slug (lowercase, digits, '_', '-')")
+            if name in self._tools:
+                raise ToolError(f"two tools are named {name!r}")
+            self._tools[name] = tool
+        if allowed is None:
+            enabled = set(self._tools)
+        else:
+            enabled = set(allowed) | {NO_TOOL}
+            unknown = sorted(enabled - set(self._tools))
+            if unknown:
+                raise ToolError(
+                    f"allowed tools {unknown} do not exist; known tools: {sorted(self._tools)}"
+                )
+        self._enabled = [name for name in self._tools if name in enabled]
+        self._max_output_chars = max_output_chars
+        self._slots = threading.BoundedSemaphore(max_in_flight)
+
+    def names(self) -> list[str]:
+        """The enabled tools' names, "none" first, then in registration order."""
+        return list(self._enabled)
+
+    def describe(self) -> dict[str, str]:
+        """Each enabled tool's description, by name."""
+        return {name: self._tools[name].description for name in self._enabled}
+
+    def run(self, name: str, argument: str, timeout_s: float) -> ToolResult:
+        """Run tool `name` on `argument` within `timeout_s` seconds.
+
+        A tool that raises, returns something other than text, or misses its deadline gives a
+        failed `ToolResult` naming the reason. An unknown or disabled tool name, an argument that
+        is not a string, or a timeout that is not a positive number is the caller's mistake and
+        raises `ToolError`.
+        """
+        tool = self._enabled_tool(name)
+        if not isinstance(argument, str):
+            raise ToolError(f"tool argument must be a string, got {type(argument).__name__}")
+        if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float):
+            raise ToolError(f"timeout_s must be a number of seconds, got {timeout_s!r}")
+        if not (math.isfinite(timeout_s) and timeout_s > 0):
+            raise ToolError(f"timeout_s must be a positive, finite number, got {timeout_s!r}")
+        if name == NO_TOOL:
+            return ToolResult(ok=True, output="", error=None, seconds=0.0)
+
+        started = time.perf_counter()
+        if not self._slots.acquire(blocking=False):
+            return ToolResult(
+                ok=False,
+                output="",
+                error="too many tool calls are still running; try again later",
+                seconds=0.0,
+            )
+        call = _Call()
+        worker = threading.Thread(
+            target=self._work, args=(tool, argument, call), name=f"tool-{name}", daemon=True
+        )
+        worker.start()
+        finished = call.done.wait(timeout_s)
+        seconds = time.perf_counter() - started
+        if not finished:
+            return ToolResult(
+                ok=False, output="", error=f"timed out after {timeout_s:g} s", seconds=seconds
+            )
+        return self._result(call, seconds)
+
+    def _enabled_tool(self, name: str) -> Tool:
+        if name not in self._tools:
+            raise ToolError(f"unknown tool {name!r}; known tools: {sorted(self._tools)}")
+        if name not in self._enabled:
+            raise ToolError(f"tool {name!r} is not enabled; enabled tools: {self._enabled}")
+        return self._tools[name]
+
+    def _work(self, tool: Tool, argument: str, call: _Call) -> None:
+        try:
+            call.output = tool.run(argument)
+        except BaseException as error:  # reported to the caller as this tool's failure
+            call.error = error
+        finally:
+            self._slots.release()
+            call.done.set()
+
+    def _result(self, call: _Call, seconds: float) -> ToolResult:
+        if call.error is not None:
+            message = str(call.error) or "(no message)"
+            return ToolResult(
+                ok=False,
+                output="",
+                error=f"{type(call.error).__name__}: {message}",
+                seconds=seconds,
+            )
+        if not isinstance(call.output, str):
+            return ToolResult(
+                ok=False,
+                output="",
+                error=f"tool returned {type(call.output).__name__}, not text",
+                seconds=seconds,
+            )
+        output = call.output
+        if len(output) > self._max_output_chars:
+            output = output[: self._max_output_chars] + " [... cut]"
+        return ToolResult(ok=True, output=output, error=None, seconds=seconds)
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """Every registered tool by name, enabled or not."""
+        return dict(self._tools)

@@ -1,0 +1,33 @@
+"""The engine's tunables as plain values; `engine.settings` fills them from the environment."""
+
+from dataclasses import dataclass, field
+
+from engine.adapters.llm.budget import Budget
+from engine.stages.detour import DetourRules
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Everything the pipeline and the facade need to know, with working defaults."""
+
+    namespace: str = "default"
+    # Six calls is the worst case the pipeline can reach, so the default never cuts a decision
+    # short on calls; tokens and seconds are generous for the embedded model.
+    budget: Budget = field(
+        default_factory=lambda: Budget(max_calls=6, max_tokens=8192, max_seconds=120.0)
+    )
+    passages: int = 5  # retrieved per search
+    seed_max_tokens: int = 160
+    answer_max_tokens: int = 320
+    llm_timeout_s: float = 60.0
+    tool_timeout_s: float = 10.0
+    min_rating_to_explore: int = 2  # cold arms rated below this are not explored on the LLM's word
+    detour: DetourRules = field(default_factory=DetourRules)
+    source_weights: dict[str, float] = field(
+        default_factory=lambda: {"checker": 1.0, "user": 1.0, "referee": 0.5, "tool": 1.0}
+    )
+    seed: int | None = None  # for the engine's own tie-breaking randomness
+
+    def weight_for(self, source: str) -> float:
+        """The default weight of an outcome source (1.0 for a source not listed)."""
+        return self.source_weights.get(source, 1.0)

@@ -1,0 +1,196 @@
+"""The in-memory learning state of one namespace: policies per role, fed only by outcomes.
+
+A `Learner` is a cache of the store's outcome log. It changes in exactly two ways: an outcome is
+replayed into it (`apply`), or an arm is added or retired. Pre-execution guesses (ratings,
+feasibility) have no way in, by construction. Every process that replays the same outcomes in the
+same order holds the same statistics, which is how replicas sharing a store learn together.
+"""
+
+import math
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from engine.core.records import LearnedOutcome
+
+__all__ = ["ROLES", "ArmTally", "Learner", "PolicyFactory", "PolicyLike", "roles_taught_by"]
+
+ROLES = ("path", "tool")
+TOOL_SOURCE = "tool"  # the outcome of running the chosen tool: teaches the tool policy only
+
+
+class PolicyLike(Protocol):
+    """The learning core's policy contract (`learning.Policy`), as far as the engine uses it."""
+
+    @property
+    def is_contextual(self) -> bool: ...
+
+    @property
+    def arms(self) -> list[str]: ...
+
+    def select(self, context: np.ndarray | None = None) -> str: ...
+
+    def update(
+        self, arm: str, reward: float, context: np.ndarray | None = None, weight: float = 1.0
+    ) -> None: ...
+
+    def probabilities(self, context: np.ndarray | None = None) -> dict[str, float]: ...
+
+    def prob_best(self, context: np.ndarray | None = None) -> dict[str, float]: ...
+
+    def is_cold(self, arm: str, context: np.ndarray | None = None) -> bool: ...
+
+    def add_arm(self, arm: str) -> None: ...
+
+    def remove_arm(self, arm: str) -> None: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+# (role, arms, context_dim) -> a fresh policy for that role
+PolicyFactory = Callable[[str, list[str], int], PolicyLike]
+
+
+def roles_taught_by(source: str) -> tuple[str, ...]:
+    """Which policy roles an outcome source teaches.
+
+    A tool run's own success or failure says nothing about the reasoning path, so the "tool"
+    source teaches only the tool policy; a judgement of the answer teaches both.
+
+    >>> roles_taught_by("tool"), roles_taught_by("checker")
+    (('tool',), ('path', 'tool'))
+    """
+    return (TOOL_SOURCE,) if source == TOOL_SOURCE else ROLES
+
+
+@dataclass
+class ArmTally:
+    """Outcome-weighted statistics of one arm (all contexts together)."""
+
+    pulls: float = 0.0  # sum of weights
+    reward_sum: float = 0.0  # sum of weight * reward
+    outcomes: int = 0
+
+    @property
+    def mean(self) -> float | None:
+        return self.reward_sum / self.pulls if self.pulls > 0 else None
+
+
+@dataclass
+class ReplayReport:
+    """What one replay batch did: outcomes applied, skipped (with why) and arms retired."""
+
+    applied: int = 0
+    skipped: list[str] = field(default_factory=list)
+    retired: list[tuple[str, str, str]] = field(default_factory=list)  # role, arm, reason
+
+
+RetirementRule = Callable[[str, str, ArmTally], str | None]  # role, arm, tally -> reason or None
+
+
+class Learner:
+    """Policies per role plus statistics, updated only by replaying outcomes in seq order."""
+
+    def __init__(
+        self,
+        policies: Mapping[str, PolicyLike],
+        context_dim: int,
+        *,
+        retirable: Callable[[str, str], bool] | None = None,
+        retirement_rule: RetirementRule | None = None,
+        recent_window: int = 8,
+    ) -> None:
+        self.policies = dict(policies)
+        self.context_dim = context_dim
+        self.last_seq = 0
+        self.tallies: dict[tuple[str, str], ArmTally] = {}
+        self.retired: dict[tuple[str, str], str] = {}
+        # Without a rule nothing is ever retired (templates are never retired).
+        self._retirable = retirable or (lambda _role, _arm: False)
+        self._retirement_rule = retirement_rule or (lambda _role, _arm, _tally: None)
+        self._recent: dict[tuple[float, ...], deque[float]] = {}
+        self._recent_window = recent_window
+
+    def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
+        """The context as the role's policy takes it: an array for contextual ones, else None."""
+        if not self.policies[role].is_contextual or context is None:
+            return None
+        return np.asarray(context, dtype=float)
+
+    def recent_rewards(self, context: Sequence[float] | None) -> list[float]:
+        """The latest path rewards for queries with this exact context, oldest first."""
+        return list(self._recent.get(_context_key(context), ()))
+
+    def apply(self, outcomes: Sequence[LearnedOutcome]) -> ReplayReport:
+        """Replay outcomes (in seq order) into the policies; retire arms that keep failing."""
+        report = ReplayReport()
+        for outcome in outcomes:
+            if outcome.seq <= self.last_seq:
+                continue
+            self.last_seq = outcome.seq
+            problem = self._apply_one(outcome)
+            if problem:
+                report.skipped.append(f"seq {outcome.seq}: {problem}")
+            else:
+                report.applied += 1
+            report.retired.extend(self._retire_failing(outcome))
+        return report
+
+    def _apply_one(self, outcome: LearnedOutcome) -> str | None:
+        if outcome.context is not None and len(outcome.context) != self.context_dim:
+            return (
+                f"context has {len(outcome.context)} features, the policies take {self.context_dim}"
+            )
+        if not (math.isfinite(outcome.reward) and math.isfinite(outcome.weight)):
+            return "reward or weight is not finite"
+        taught = []
+        for role in roles_taught_by(outcome.source):
+            arm = outcome.choices.get(role)
+            live = arm is not None and arm in self.policies[role].arms
+            if arm is None or not (live or (role, arm) in self.retired):
+                continue  # an arm this namespace never had (e.g. a template since removed)
+            if live:  # a retired arm's late outcomes still count in its record, not in a policy
+                context = self.policy_context(role, outcome.context)
+                self.policies[role].update(
+                    arm, outcome.reward, context=context, weight=outcome.weight
+                )
+            tally = self.tallies.setdefault((role, arm), ArmTally())
+            tally.pulls += outcome.weight
+            tally.reward_sum += outcome.weight * outcome.reward
+            tally.outcomes += 1
+            taught.append(role)
+        if "path" in taught:
+            key = _context_key(outcome.context)
+            window = self._recent.setdefault(key, deque(maxlen=self._recent_window))
+            window.append(outcome.reward)
+        return None if taught else "none of its arms is known here"
+
+    def _retire_failing(self, outcome: LearnedOutcome) -> list[tuple[str, str, str]]:
+        retired = []
+        for role in roles_taught_by(outcome.source):
+            arm = outcome.choices.get(role)
+            if arm is None or not self._retirable(role, arm) or arm not in self.policies[role].arms:
+                continue
+            reason = self._retirement_rule(role, arm, self.tallies.get((role, arm), ArmTally()))
+            if reason is not None:
+                self.retire(role, arm, reason)
+                retired.append((role, arm, reason))
+        return retired
+
+    def add_arm(self, role: str, arm: str) -> None:
+        """Add a live arm (a new detour path); idempotent."""
+        if arm not in self.policies[role].arms and (role, arm) not in self.retired:
+            self.policies[role].add_arm(arm)
+
+    def retire(self, role: str, arm: str, reason: str) -> None:
+        """Remove an arm from its policy for good; its tally stays for the record."""
+        if arm in self.policies[role].arms:
+            self.policies[role].remove_arm(arm)
+        self.retired[(role, arm)] = reason
+
+
+def _context_key(context: Sequence[float] | None) -> tuple[float, ...]:
+    return tuple(float(value) for value in context) if context is not None else ()

@@ -1,0 +1,138 @@
+"""The engine's ports: the small protocols that adapters implement and wrappers decorate.
+
+Each port has one to three methods. Retry, budget, cache and tracing are wrappers that implement
+the same port, so the pipeline never knows whether it talks to a bare adapter or a decorated one.
+What crosses a port is a frozen record from `engine.core.records`.
+"""
+
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+import numpy as np
+
+from engine.core.models import TraceStep
+from engine.core.records import (
+    ArmRecord,
+    DecisionRecord,
+    LearnedOutcome,
+    LLMRequest,
+    LLMResponse,
+    OutcomeReceipt,
+    OutcomeRecord,
+    ToolResult,
+)
+from retrieval.port import Searcher
+
+__all__ = [
+    "LLM",
+    "ArmCatalog",
+    "DecisionListener",
+    "DecisionLog",
+    "Featurizer",
+    "OutcomeLog",
+    "Searcher",
+    "Store",
+    "Tool",
+    "ToolBox",
+    "Tracker",
+]
+
+
+class LLM(Protocol):
+    """A chat model. Raises `LLMError` subclasses, never a provider's own exception."""
+
+    def complete(self, request: LLMRequest) -> LLMResponse: ...
+
+
+class DecisionLog(Protocol):
+    def save_decision(self, decision: DecisionRecord) -> None: ...
+
+    def get_decision(self, decision_id: str) -> DecisionRecord:
+        """Raise `UnknownDecisionError` when there is none."""
+        ...
+
+
+class OutcomeLog(Protocol):
+    def record_outcome(self, outcome: OutcomeRecord) -> OutcomeReceipt:
+        """Append durably and idempotently; the same (decision, source) is applied once.
+
+        Raises `UnknownDecisionError`, `InvalidRewardError`, or `OutcomeConflictError` when the
+        same (decision, source) was recorded with a different reward or weight.
+        """
+        ...
+
+    def outcomes_since(
+        self, namespace: str, after_seq: int, limit: int = 10_000
+    ) -> list[LearnedOutcome]:
+        """Outcomes of `namespace` with seq > `after_seq`, in seq order.
+
+        Seqs are assigned in commit order within a namespace, so a reader that remembers the last
+        seq it applied never misses an outcome that commits later: every process replays the same
+        sequence and so holds the same policy state.
+        """
+        ...
+
+
+class ArmCatalog(Protocol):
+    def save_arm(self, arm: ArmRecord) -> None:
+        """Insert or update (retire) an arm."""
+        ...
+
+    def list_arms(self, namespace: str) -> list[ArmRecord]: ...
+
+
+class Store(DecisionLog, OutcomeLog, ArmCatalog, Protocol):
+    """Everything the engine asks of its store (`InMemoryStore`, the SQL store)."""
+
+
+class Tracker(Protocol):
+    def log_decision(self, decision: DecisionRecord) -> None: ...
+
+    def log_outcome(self, outcome: LearnedOutcome) -> None: ...
+
+
+class Tool(Protocol):
+    """A tool the answer stage may call: a name, a description for the model, and `run`.
+
+    `run` takes one string argument and returns text for the answer prompt. It raises on failure
+    (any exception); the registry turns that into a failed `ToolResult`. A tool must bound its own
+    work (input size, backend timeouts), because a thread that overruns its deadline cannot be
+    killed: see `engine.adapters.tools.registry`.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    def run(self, argument: str) -> str: ...
+
+
+class ToolBox(Protocol):
+    """A registry of allowed tools (`engine.adapters.tools.ToolRegistry`).
+
+    `run` never raises for a tool's own failure."""
+
+    def names(self) -> list[str]: ...
+
+    def describe(self) -> Mapping[str, str]: ...
+
+    def run(self, name: str, argument: str, timeout_s: float) -> ToolResult: ...
+
+
+# Cheap, deterministic query features (`engine.core.features.query_features`): a 1-D float array.
+Featurizer = Callable[[str], np.ndarray]
+
+
+class DecisionListener(Protocol):
+    """Hears a decision while it runs: each stage as it finishes, then the answer as it is written.
+
+    The command line and the playground show progress with it; a streaming endpoint forwards the
+    answer's tokens. Callbacks run on the deciding thread, so they must be quick and must not
+    raise: an exception from a listener is a bug in the listener and surfaces as such.
+    """
+
+    def on_stage(self, step: TraceStep) -> None: ...
+
+    def on_token(self, text: str) -> None: ...

@@ -1,0 +1,201 @@
+"""The records that cross the engine's ports: frozen values, never the edge's pydantic models.
+
+The store and the tracker see plain values; LLM adapters see requests and give responses; a
+path definition is what a template (or an aha detour) becomes once it is an arm.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+from retrieval.port import Passage
+
+__all__ = [
+    "NO_TOOL",
+    "ArmRecord",
+    "ChatMessage",
+    "DecisionRecord",
+    "LLMRequest",
+    "LLMResponse",
+    "LearnedOutcome",
+    "OutcomeReceipt",
+    "OutcomeRecord",
+    "Passage",
+    "PathDefinition",
+    "TemplateLike",
+    "ToolResult",
+]
+
+# The tool arm that means "answer without a tool", so that the tool policy can learn that tools
+# do not help for some kinds of query.
+NO_TOOL = "none"
+
+# ---------------------------------------------------------------------------------------------
+# Language model
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One chat completion. `json_schema` asks for constrained decoding to that schema."""
+
+    messages: tuple[ChatMessage, ...]
+    max_tokens: int = 256
+    temperature: float = 0.0
+    json_schema: Mapping[str, Any] | None = None
+    timeout_s: float = 60.0
+    purpose: str = (
+        "answer"  # the stage that asks (seed, rate, answer, referee, detour): for cost and trace
+    )
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    cost_usd: float | None = None  # None where the provider's price is unknown
+
+
+# ---------------------------------------------------------------------------------------------
+# Store: decisions, outcomes (the source of truth) and the catalogue of arms
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    """A decision as stored: key columns for queries plus the full decision as JSON."""
+
+    decision_id: str
+    namespace: str  # one engine's learning state; replicas sharing a namespace learn together
+    created_at: datetime
+    query: str
+    context: tuple[float, ...] | None  # the query's features, as the contextual policies saw them
+    choices: Mapping[str, str]  # policy role -> chosen arm, e.g. {"path": "first_principles"}
+    propensities: Mapping[str, float]  # policy role -> probability that the chosen arm was chosen
+    payload: Mapping[str, Any] = field(default_factory=dict)  # candidates, trace, cost, answer
+
+
+@dataclass(frozen=True)
+class OutcomeRecord:
+    """A reward for a decision from one source (checker, user, referee, ...)."""
+
+    decision_id: str
+    source: str
+    reward: float  # in [0, 1]
+    weight: float = 1.0  # in (0, 1]: how much this source counts
+    created_at: datetime | None = None  # the store stamps it when None
+
+
+@dataclass(frozen=True)
+class OutcomeReceipt:
+    seq: int  # the outcome's position in its namespace's learning order
+    applied: bool  # False when this exact outcome had been recorded before (idempotent replay)
+
+
+@dataclass(frozen=True)
+class LearnedOutcome:
+    """An outcome joined with what its decision chose: what a policy needs to learn from it."""
+
+    seq: int
+    decision_id: str
+    namespace: str
+    choices: Mapping[str, str]
+    context: tuple[float, ...] | None
+    source: str
+    reward: float
+    weight: float
+
+    @classmethod
+    def join(cls, seq: int, decision: DecisionRecord, outcome: OutcomeRecord) -> "LearnedOutcome":
+        """The outcome with what its decision chose, at its place `seq` in the learning order."""
+        return cls(
+            seq=seq,
+            decision_id=decision.decision_id,
+            namespace=decision.namespace,
+            choices=dict(decision.choices),
+            context=decision.context,
+            source=outcome.source,
+            reward=outcome.reward,
+            weight=outcome.weight,
+        )
+
+
+@dataclass(frozen=True)
+class ArmRecord:
+    """An arm of one policy role: a template's path, a generated detour path, or a tool."""
+
+    namespace: str
+    role: str  # "path" or "tool"
+    arm_id: str
+    origin: Literal["template", "detour", "tool"]
+    definition: Mapping[str, Any]  # the template or tool description, as JSON
+    created_at: datetime
+    retired_at: datetime | None = None
+    retired_reason: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# Paths and tools
+
+
+class TemplateLike(Protocol):
+    """A reasoning-path template (`templates.Template`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def prompt(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class PathDefinition:
+    """A candidate reasoning path: a template's, or one generated by an aha detour."""
+
+    arm_id: str
+    name: str
+    description: str
+    prompt: str  # may hold {query} and {seed} placeholders
+    origin: str = "template"  # "template" or "detour"
+
+    @classmethod
+    def from_template(cls, template: TemplateLike) -> "PathDefinition":
+        return cls(
+            arm_id=template.id,
+            name=template.name,
+            description=template.description,
+            prompt=template.prompt,
+            origin="template",
+        )
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "prompt": self.prompt,
+        }
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The outcome of one tool call: output on success, the reason on failure, and its duration."""
+
+    ok: bool
+    output: str
+    error: str | None
+    seconds: float

@@ -1,0 +1,44 @@
+"""The state of one decision while its stages run, and the call-economy rules they share."""
+
+from dataclasses import dataclass
+
+from engine.adapters.llm.budget import MeteredLLM
+from engine.core.trace import TraceRecorder
+
+# seed, rating, detour, answer, referee, and one structured retry
+WORST_CASE_CALLS = 6
+UNLIMITED = 1_000_000
+
+
+@dataclass
+class RunState:
+    """One decision in progress: its query, meter, trace and what earlier stages produced."""
+
+    query: str
+    meter: MeteredLLM
+    trace: TraceRecorder
+    context: list[float]
+    warm: bool = True  # no rating and no detour call so far
+    brief: str | None = None
+
+    @property
+    def calls_left(self) -> int:
+        """LLM calls the decision's budget still allows (a large number when unlimited)."""
+        limit = self.meter.budget.max_calls
+        return UNLIMITED if limit is None else limit - self.meter.cost.llm_calls
+
+    def can_afford_optional(self) -> bool:
+        """An optional call (seed, rating, detour) may run only if the answer stays affordable."""
+        return self.calls_left >= 2
+
+    def retries(self, later_calls: int) -> int:
+        """Structured retries this stage may make: one, only off the warm path, and only while
+        the decision stays within `WORST_CASE_CALLS` counting the `later_calls` still planned.
+
+        A warm decision never retries, which is what keeps it at three calls: a malformed
+        referee verdict degrades the decision instead.
+        """
+        if self.warm:
+            return 0
+        ceiling = min(self.meter.budget.max_calls or WORST_CASE_CALLS, WORST_CASE_CALLS)
+        return 1 if self.meter.cost.llm_calls + 2 + later_calls <= ceiling else 0

@@ -1,0 +1,159 @@
+"""The registry: allow-list, deadlines, and tool failures as outcomes rather than crashes."""
+
+import threading
+from dataclasses import dataclass, field
+
+import pytest
+
+from engine.adapters.tools import NO_TOOL, Calculator, ToolRegistry, ToolResult, web_search_tool
+from engine.errors import RetrievalError, ToolError
+from retrieval.port import Passage
+
+
+@dataclass
+class Scripted:
+    """A tool double: returns `output` or raises `error`; can wait on an event first."""
+
+    name: str
+    output: object = "done"
+    error: BaseException | None = None
+    gate: threading.Event | None = None
+    arguments: list[str] = field(default_factory=list)
+    description: str = "a scripted tool"
+
+    def run(self, argument: str) -> str:
+        self.arguments.append(argument)
+        if self.gate is not None:
+            self.gate.wait(10)
+        if self.error is not None:
+            raise self.error
+        return self.output  # type: ignore[return-value]
+
+
+class OfflineSearcher:
+    def search(self, query: str, limit: int = 5) -> list[Passage]:
+        raise RetrievalError("web search is unreachable (offline)")
+
+
+def test_names_and_descriptions_list_enabled_tools_with_none_first() -> None:
+    registry = ToolRegistry([Calculator(), Scripted("echo")], allowed=["echo"])
+    assert registry.names() == [NO_TOOL, "echo"]
+    assert registry.describe() == {
+        NO_TOOL: "Use no tool; answer from the question and the notes alone.",
+        "echo": "a scripted tool",
+    }
+    assert set(registry.tools) == {NO_TOOL, "calculator", "echo"}
+
+
+def test_without_an_allow_list_every_tool_is_enabled() -> None:
+    assert ToolRegistry([Calculator()]).names() == [NO_TOOL, "calculator"]
+
+
+def test_none_runs_instantly_with_empty_output() -> None:
+    assert ToolRegistry([]).run(NO_TOOL, "what", timeout_s=1) == ToolResult(True, "", None, 0.0)
+
+
+def test_a_successful_call_returns_the_tool_output() -> None:
+    tool = Scripted("echo", output="hello")
+    result = ToolRegistry([tool]).run("echo", "hi", timeout_s=5)
+    assert (result.ok, result.output, result.error) == (True, "hello", None)
+    assert result.seconds >= 0.0
+    assert tool.arguments == ["hi"]
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (RuntimeError("backend broke"), "RuntimeError: backend broke"),
+        (ToolError("bad input"), "ToolError: bad input"),
+        (ValueError(), "ValueError: (no message)"),
+        (SystemExit(3), "SystemExit: 3"),
+    ],
+)
+def test_a_tool_that_raises_gives_a_failed_result(error: BaseException, expected: str) -> None:
+    result = ToolRegistry([Scripted("bad", error=error)]).run("bad", "x", timeout_s=5)
+    assert (result.ok, result.output, result.error) == (False, "", expected)
+
+
+def test_a_tool_that_returns_no_text_fails() -> None:
+    result = ToolRegistry([Scripted("bad", output=42)]).run("bad", "x", timeout_s=5)
+    assert (result.ok, result.error) == (False, "tool returned int, not text")
+
+
+def test_long_output_is_cut() -> None:
+    registry = ToolRegistry([Scripted("long", output="x" * 50)], max_output_chars=10)
+    assert registry.run("long", "", timeout_s=5).output == "x" * 10 + " [... cut]"
+
+
+def test_a_tool_past_its_deadline_fails_and_is_abandoned() -> None:
+    gate = threading.Event()
+    registry = ToolRegistry([Scripted("slow", gate=gate)])
+    result = registry.run("slow", "x", timeout_s=0.05)
+    gate.set()
+    assert (result.ok, result.error) == (False, "timed out after 0.05 s")
+
+
+def test_abandoned_calls_are_capped_so_threads_cannot_pile_up() -> None:
+    gate = threading.Event()
+    slow = Scripted("slow", gate=gate)
+    registry = ToolRegistry([slow, Scripted("quick")], max_in_flight=2)
+    try:
+        for _ in range(2):
+            assert registry.run("slow", "x", timeout_s=0.01).error == "timed out after 0.01 s"
+        refused = registry.run("quick", "x", timeout_s=5)
+        assert (refused.ok, refused.error) == (
+            False,
+            "too many tool calls are still running; try again later",
+        )
+    finally:
+        gate.set()
+    # Once the stuck calls end, their slots come back.
+    for worker in [t for t in threading.enumerate() if t.name == "tool-slow"]:
+        worker.join(5)
+    assert registry.run("quick", "x", timeout_s=5).ok
+
+
+def test_an_offline_web_search_is_a_failed_outcome_not_a_crash() -> None:
+    registry = ToolRegistry([web_search_tool(OfflineSearcher())])
+    result = registry.run("web_search", "latest news", timeout_s=5)
+    assert (result.ok, result.error) == (
+        False,
+        "RetrievalError: web search is unreachable (offline)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "argument", "timeout_s", "message"),
+    [
+        ("nope", "x", 1.0, r"unknown tool 'nope'; known tools: \['calculator', 'echo', 'none'\]"),
+        ("calculator", "x", 1.0, r"tool 'calculator' is not enabled; enabled tools: \['none',"),
+        ("echo", b"x", 1.0, "tool argument must be a string, got bytes"),
+        ("echo", "x", 0.0, "timeout_s must be a positive, finite number, got 0.0"),
+        ("echo", "x", float("nan"), "timeout_s must be a positive, finite number"),
+        ("echo", "x", "5", "timeout_s must be a number of seconds, got '5'"),
+    ],
+)
+def test_caller_mistakes_raise_tool_error(
+    name: str, argument: object, timeout_s: object, message: str
+) -> None:
+    echo = Scripted("echo")
+    registry = ToolRegistry([Calculator(), echo], allowed=["echo"])
+    with pytest.raises(ToolError, match=message):
+        registry.run(name, argument, timeout_s)  # type: ignore[arg-type]
+    assert echo.arguments == []
+
+
+@pytest.mark.parametrize(
+    ("tools", "allowed", "message"),
+    [
+        ([Scripted("Echo")], None, "tool name 'Echo' is not a slug"),
+        ([Scripted("echo"), Scripted("echo")], None, "two tools are named 'echo'"),
+        ([Scripted(NO_TOOL)], None, "two tools are named 'none'"),
+        ([Scripted("echo")], ["ecoh"], r"allowed tools \['ecoh'\] do not exist"),
+    ],
+)
+def test_a_bad_registry_is_refused_at_construction(
+    tools: list[Scripted], allowed: list[str] | None, message: str
+) -> None:
+    with pytest.raises(ToolError, match=message):
+        ToolRegistry(tools, allowed=allowed)
