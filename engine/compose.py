@@ -20,13 +20,11 @@ from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
 from engine.core import features
 from engine.core.facade import Engine
-from engine.core.learner import PolicyFactory, PolicyLike
+from engine.core.learner import PolicyFactory
 from engine.core.ports import LLM, Searcher, Store, ToolBox, Tracker
 from engine.errors import ConfigError
-from engine.keyed_policy import KeyedPolicy
 from engine.settings import Settings, load_settings
-from learning import make_policy
-from learning.registry import policy_class
+from learning import PolicyLike, make_policy
 from templates import load_templates
 
 # The SQL store (SQLAlchemy) and the retrieval backends (SQLite index, ONNX embedder, ddgs) are
@@ -92,20 +90,13 @@ def build_toolbox(settings: Settings, searcher: Searcher) -> ToolBox:
 
 
 def build_policy_factory(settings: Settings) -> PolicyFactory:
-    """Policies by name; a non-contextual one is keyed by query family (see `KeyedPolicy`)."""
+    """Policies by name, each given the query features' size: a non-contextual policy then
+    learns per query family (`learning.KeyedPolicy`), a contextual one from the features."""
     params = {"cold_pulls": settings.cold_pulls, "cold_width": settings.cold_width}
 
     def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
         name = settings.path_policy if role == "path" else settings.tool_policy
-        if policy_class(name).is_contextual:
-            return make_policy(
-                name, arms, seed=settings.policy_seed, context_dim=context_dim, **params
-            )
-
-        def base(arm_names: list[str], seed: int | None) -> PolicyLike:
-            return make_policy(name, arm_names, seed=seed, **params)
-
-        return KeyedPolicy(base, arms, context_dim=context_dim, seed=settings.policy_seed)
+        return make_policy(name, arms, seed=settings.policy_seed, context_dim=context_dim, **params)
 
     return build
 
@@ -133,6 +124,7 @@ def build_engine(
         templates=load_templates(settings.templates_dirs),
         featurizer=featurizer or features.query_features,
         family_of=features.family,
+        label_context=features.describe_context,
         policy_factory=build_policy_factory(settings),
         toolbox=toolbox or build_toolbox(settings, searcher),
         config=settings.engine_config(),

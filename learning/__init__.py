@@ -11,6 +11,16 @@ True
 """
 
 from learning.base import Policy
+from learning.contract import PolicyLike
+from learning.keyed import KeyedPolicy
 from learning.registry import available_policies, describe_policy, load_policy, make_policy
 
-__all__ = ["Policy", "available_policies", "describe_policy", "load_policy", "make_policy"]
+__all__ = [
+    "KeyedPolicy",
+    "Policy",
+    "PolicyLike",
+    "available_policies",
+    "describe_policy",
+    "load_policy",
+    "make_policy",
+]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -73,6 +73,13 @@ def check_arm_names(arms: Sequence[str]) -> list[str]:
     return names
 
 
+class Explanation(NamedTuple):
+    """A policy's view of its arms at one moment: propensities and P(best), arm by arm."""
+
+    probabilities: dict[str, float]
+    prob_best: dict[str, float]
+
+
 class Policy(abc.ABC):
     """A bandit policy over named arms: select, update, explain, add/remove arms, save state."""
 
@@ -80,6 +87,9 @@ class Policy(abc.ABC):
     summary: ClassVar[str] = ""
     is_contextual: ClassVar[bool] = False
     param_spec: ClassVar[Mapping[str, Param]] = COLD_PARAMS
+    # True where `select` takes the argmax of one posterior draw: the propensity of an arm is
+    # then its posterior probability of being best, and `explain` computes the two once.
+    choice_is_posterior_draw: ClassVar[bool] = False
 
     def __init__(self, arms: Sequence[str], seed: int | None = None, **params: Any) -> None:
         self.params: dict[str, ParamValue] = resolve_params(self.name, self.param_spec, params)
@@ -159,6 +169,14 @@ class Policy(abc.ABC):
     def prob_best(self, context: Any = None) -> dict[str, float]:
         """Probability that each arm has the highest mean reward (see each policy's notes)."""
         return self._as_dict(self._prob_best(self._check_context(context)))
+
+    def explain(self, context: Any = None) -> Explanation:
+        """`probabilities` and `prob_best` together, from one posterior computation where they
+        are the same quantity (Thompson sampling); the values equal the two separate calls."""
+        checked = self._check_context(context)
+        probabilities = self._probabilities(checked)
+        best = probabilities if self.choice_is_posterior_draw else self._prob_best(checked)
+        return Explanation(self._as_dict(probabilities), self._as_dict(best))
 
     def is_cold(self, arm: str, context: Any = None) -> bool:
         """True while `arm` has fewer than `cold_pulls` pulls or a posterior std > `cold_width`."""

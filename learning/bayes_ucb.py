@@ -52,6 +52,8 @@ class BayesUCB(ThompsonSampling):
     ('b', {'a': 0.0, 'b': 1.0})
     """
 
+    choice_is_posterior_draw = False  # chooses by its own rule, not by a posterior draw
+
     name: ClassVar[str] = "bayes_ucb"
     summary: ClassVar[str] = "Bayes-UCB: upper Beta quantile (deterministic; Kaufmann et al.)"
 
@@ -87,6 +89,8 @@ class ContextualBayesUCB(ContextualThompsonSampling):
     >>> policy.select(context=left), policy.select(context=right)
     ('a', 'b')
     """
+
+    choice_is_posterior_draw = False  # chooses by its own rule, not by a posterior draw
 
     name: ClassVar[str] = "contextual_bayes_ucb"
     summary: ClassVar[str] = "Bayes-UCB per discrete (e.g. one-hot) context (deterministic)"

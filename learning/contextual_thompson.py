@@ -36,6 +36,8 @@ class ContextualThompsonSampling(ContextualPolicy):
     ('a', 'b')
     """
 
+    choice_is_posterior_draw = True
+
     name: ClassVar[str] = "contextual_thompson"
     summary: ClassVar[str] = "Thompson sampling per discrete (e.g. one-hot) context"
     param_spec: ClassVar[Mapping[str, Param]] = {

@@ -47,6 +47,8 @@ class GLRThompsonSampling(ThompsonSampling):
     (True, 'b')
     """
 
+    choice_is_posterior_draw = False  # chooses by its own rule, not by a posterior draw
+
     name: ClassVar[str] = "glr_thompson"
     summary: ClassVar[str] = (
         "Thompson sampling + GLR change detection with restart (recommended when rewards drift)"

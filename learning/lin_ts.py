@@ -36,6 +36,8 @@ class LinTS(LinearPolicy):
     ('a', 'b')
     """
 
+    choice_is_posterior_draw = True
+
     name: ClassVar[str] = "lints"
     summary: ClassVar[str] = "linear Thompson sampling, disjoint Gaussian posteriors per arm"
     param_spec: ClassVar[Mapping[str, Param]] = {

@@ -38,6 +38,8 @@ class ThompsonSampling(Policy):
     ('b', True)
     """
 
+    choice_is_posterior_draw = True
+
     name: ClassVar[str] = "thompson"
     summary: ClassVar[str] = "Beta-Bernoulli Thompson sampling (stationary default)"
     param_spec: ClassVar[Mapping[str, Param]] = {

@@ -1,123 +1,51 @@
 """Stages 3-7 together: read the policies, rate if cold, detour if triggered, pick path and tool.
 
-The lock is held only while reading or changing the policies, never during an LLM call, so a slow
-model does not stall other decisions' bookkeeping.
+The chooser reads one immutable `PolicyView` from the arm book, makes its LLM calls without any
+lock held, and hands new detour arms back to the book: it holds no learning state of its own.
 """
 
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
+from engine.core.arm_book import ArmBook, PolicyView
 from engine.core.config import EngineConfig
-from engine.core.learner import Learner
 from engine.core.models import Candidate
 from engine.core.ports import ToolBox
 from engine.core.records import NO_TOOL, PathDefinition
 from engine.core.run_state import RunState
 from engine.core.trace import LLM_FAULTS
-from engine.stages import candidates, detour, rating, selection
+from engine.stages import detour, rating, selection
 
 
 @dataclass(frozen=True)
 class Choices:
-    """What selection decided: candidates, the path and tool picks, the tool's input, new arms."""
+    """What selection decided: candidates, the path and tool picks, the tool's input."""
 
     candidates: list[Candidate]
     path: selection.Pick
+    path_definition: PathDefinition
     tool: selection.Pick
     tool_argument: str | None
-    new_paths: list[PathDefinition]
-    detour_reason: str | None
-
-
-@dataclass(frozen=True)
-class PolicyView:
-    """What the policies say about this query, read once under the lock."""
-
-    live: list[PathDefinition]
-    cold_paths: list[str]
-    cold_tools: list[str]
-    live_detours: list[str]
-    cold_detours: list[str]
-    prob_best: dict[str, float]
-    propensities: dict[str, float]  # rounded, for the record
-    exact_propensities: dict[str, float]
-    recent: list[float]
-    path_draw: selection.Pick  # the policies' own choices, drawn in this state
-    tool_draw: selection.Pick
-    cold_tool_mass: float  # the tool policy's probability of drawing a cold tool
-
-    @property
-    def cold_path_mass(self) -> float:
-        """The path policy's probability of drawing a cold arm."""
-        return sum(self.exact_propensities.get(arm, 0.0) for arm in self.cold_paths)
-
-    @property
-    def draws_cold(self) -> bool:
-        """Did either policy choose to explore a cold arm?"""
-        return self.path_draw.arm in self.cold_paths or self.tool_draw.arm in self.cold_tools
-
-    @classmethod
-    def take(
-        cls, learner: Learner, paths: Mapping[str, PathDefinition], context: list[float]
-    ) -> "PolicyView":
-        path_policy = learner.policies["path"]
-        path_context = learner.policy_context("path", context)
-        tool_context = learner.policy_context("tool", context)
-        live = candidates.live_candidates(path_policy.arms, paths)
-        cold_paths = selection.cold_arms(path_policy, path_context)
-        live_detours = [p.arm_id for p in live if p.origin == "detour"]
-        propensities = {k: float(v) for k, v in path_policy.probabilities(path_context).items()}
-        tool_policy = learner.policies["tool"]
-        tool_propensities = tool_policy.probabilities(tool_context)
-        cold_tools = selection.cold_arms(tool_policy, tool_context)
-        return cls(
-            live=live,
-            cold_paths=cold_paths,
-            cold_tools=cold_tools,
-            live_detours=live_detours,
-            cold_detours=[arm for arm in live_detours if arm in cold_paths],
-            prob_best={
-                k: round(float(v), 4) for k, v in path_policy.prob_best(path_context).items()
-            },
-            propensities={k: round(v, 4) for k, v in propensities.items()},
-            exact_propensities=propensities,
-            recent=learner.recent_rewards(context),
-            path_draw=selection.choose_by_posterior(path_policy, path_context, propensities),
-            tool_draw=selection.choose_by_posterior(tool_policy, tool_context, tool_propensities),
-            cold_tool_mass=sum(float(tool_propensities.get(arm, 0.0)) for arm in cold_tools),
-        )
+    explored: bool  # a rating or detour call was made: the decision is off the warm path
 
 
 class Chooser:
     """Chooses a path and a tool for one decision from the shared learner."""
 
-    def __init__(
-        self,
-        *,
-        learner: Learner,
-        paths: dict[str, PathDefinition],
-        toolbox: ToolBox | None,
-        config: EngineConfig,
-        lock: threading.RLock,
-    ) -> None:
-        self._learner = learner
-        self._paths = paths
+    def __init__(self, *, book: ArmBook, toolbox: ToolBox | None, config: EngineConfig) -> None:
+        self._book = book
         self._toolbox = toolbox
         self._config = config
-        self._lock = lock
         self._rng = np.random.default_rng(config.seed)
 
     def choose(self, run: RunState, *, referee_calls: int) -> Choices:
         """Rate if cold, detour if triggered, then pick a path and a tool."""
-        with self._lock:
-            view = PolicyView.take(self._learner, self._paths, run.context)
+        view = self._book.view(run.context)
         scores: dict[str, int] = {}
         suggestion = None
         if view.draws_cold:
-            run.warm = False
             found = self._rate(run, view, later_calls=2 + referee_calls)
             if found is not None:
                 scores, suggestion = found.scores, found
@@ -125,13 +53,13 @@ class Chooser:
             why = "the policies chose warm arms: nothing to explore"
             run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": why})
         trigger = self._detour_trigger(run, view)
-        fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls) if trigger else []
-        with self._lock:
-            for path in fresh:
-                self._paths[path.arm_id] = path
-                self._learner.add_arm("path", path.arm_id)
-            path_pick = self._pick_path(run, view, scores, fresh)
-            tool_pick = self._pick_tool(run, view, suggestion)
+        fresh = []
+        if trigger:
+            fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls)
+        if fresh:
+            self._book.add_detours(fresh, trigger or "")
+        path_pick = self._pick_path(run, view, scores, fresh)
+        tool_pick = self._pick_tool(run, view, suggestion)
         min_rating = self._config.min_rating_to_explore
         listed = [
             Candidate(
@@ -149,7 +77,9 @@ class Chooser:
         argument = (
             suggestion.tool_argument if suggestion and suggestion.tool == tool_pick.arm else None
         )
-        return Choices(listed, path_pick, tool_pick, argument, fresh, trigger if fresh else None)
+        chosen = next(p for p in [*view.live, *fresh] if p.arm_id == path_pick.arm)
+        explored = view.draws_cold or trigger is not None
+        return Choices(listed, path_pick, chosen, tool_pick, argument, explored)
 
     def _detour_trigger(self, run: RunState, view: PolicyView) -> str | None:
         """The detour's trigger, or None with the reason it did not fire traced."""
@@ -161,7 +91,7 @@ class Chooser:
             why = f"already {len(view.live_detours)} live detour arms (the most allowed)"
         else:
             trigger = detour.detour_trigger(
-                view.prob_best, view.recent, rules, any_cold=bool(view.cold_paths)
+                view.prob_best, list(view.recent), rules, any_cold=bool(view.cold_paths)
             )
             if trigger is not None:
                 return trigger
@@ -171,7 +101,7 @@ class Chooser:
 
     def _rate(self, run: RunState, view: PolicyView, later_calls: int) -> rating.Rating | None:
         started = run.trace.start()
-        inputs = {"cold_paths": view.cold_paths, "cold_tools": view.cold_tools}
+        inputs = {"cold_paths": list(view.cold_paths), "cold_tools": list(view.cold_tools)}
         if not run.can_afford_optional():
             run.trace.budget_stop("rating", started, "no call left for rating besides the answer")
             return None
@@ -182,9 +112,9 @@ class Chooser:
             found = rating.rate_paths(
                 run.meter,
                 run.query,
-                view.live,
+                list(view.live),
                 tools_described,
-                retries=run.retries(later_calls),
+                retries=run.retries(later_calls, warm=False),
                 timeout_s=self._config.llm_timeout_s,
             )
         except LLM_FAULTS as error:
@@ -206,7 +136,6 @@ class Chooser:
         self, run: RunState, view: PolicyView, trigger: str, later_calls: int
     ) -> list[PathDefinition]:
         started = run.trace.start()
-        run.warm = False
         if not run.can_afford_optional():
             run.trace.budget_stop("detour", started, f"triggered ({trigger}) but no call left")
             return []
@@ -214,10 +143,10 @@ class Chooser:
             fresh = detour.generate_paths(
                 run.meter,
                 run.query,
-                view.live,
+                list(view.live),
                 self._config.detour,
-                known_ids=set(self._paths),
-                retries=run.retries(later_calls),
+                known_ids=set(self._book.known_path_ids()),
+                retries=run.retries(later_calls, warm=False),
                 timeout_s=self._config.llm_timeout_s,
             )
         except LLM_FAULTS as error:
@@ -246,7 +175,7 @@ class Chooser:
             pick = selection.Pick(arm, 1.0 / len(fresh), "detour_trigger")
         elif scores and view.path_draw.arm in view.cold_paths:
             pick = selection.choose_cold(
-                view.cold_paths,
+                list(view.cold_paths),
                 scores,
                 self._rng,
                 min_rating=self._config.min_rating_to_explore,
@@ -259,8 +188,8 @@ class Chooser:
             pick.reason,
             started,
             inputs={
-                "cold": view.cold_paths,
-                "prob_best": view.prob_best,
+                "cold": list(view.cold_paths),
+                "prob_best": dict(view.prob_best),
                 "policy_draw": view.path_draw.arm,
             },
             outputs={"arm": pick.arm, "propensity": pick.propensity},
@@ -280,7 +209,7 @@ class Chooser:
             "tool_selection",
             pick.reason,
             started,
-            inputs={"cold": view.cold_tools},
+            inputs={"cold": list(view.cold_tools)},
             outputs={"arm": pick.arm, "propensity": pick.propensity},
         )
         return pick

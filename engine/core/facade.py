@@ -1,38 +1,36 @@
-"""The facade: `Engine.decide`, `Engine.record_outcome`, `Engine.arms`, `Engine.refresh`.
+"""The facade: `Engine.decide`, `Engine.record_outcome`, `Engine.arms`, `Engine.snapshot`.
 
-    engine = build_engine(Settings())                      # engine.compose
+    engine = build_engine()                                # engine.compose
     decision = engine.decide("What is 17 * 23?", checker=my_checker)
-    engine.record_outcome(decision.id, "user", 1.0)
+    engine.record_outcome(decision.id, reward=1.0, source="user")
 
 The engine learns only by replaying the store's outcome log (`outcomes_since`) into its in-memory
 policies, in seq order. Its own outcomes take the same road as everyone else's, so several
-processes sharing one store apply the same sequence and hold the same statistics.
+processes sharing one store apply the same sequence and hold the same statistics. The learning
+state belongs to one `ArmBook`; the facade runs the pipeline and commits what it produced.
 """
 
-import threading
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
 from engine.adapters.llm.budget import Budget
+from engine.core.arm_book import ArmBook
 from engine.core.config import EngineConfig
-from engine.core.learner import ROLES, ArmTally, Learner, PolicyFactory, roles_taught_by
-from engine.core.models import ArmStats, Decision, OutcomeResult, TraceStep
+from engine.core.learner import PolicyFactory, roles_taught_by
+from engine.core.models import ArmStats, Decision, OutcomeResult
 from engine.core.pipeline import Checker, Draft, Pipeline
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, Store, ToolBox, Tracker
 from engine.core.records import (
-    NO_TOOL,
-    ArmRecord,
     DecisionRecord,
     LearnedOutcome,
     OutcomeRecord,
     PathDefinition,
     TemplateLike,
 )
-from engine.errors import InvalidQueryError, InvalidRewardError, TemplateError
+from engine.errors import InvalidQueryError, InvalidRewardError
 from engine.stages.candidates import paths_from_templates
-from engine.stages.detour import retirement_reason
 
 MAX_QUERY_CHARS = 8000
 
@@ -51,34 +49,23 @@ class Engine:
         policy_factory: PolicyFactory,
         toolbox: ToolBox | None = None,
         family_of: Callable[[str], str] | None = None,
+        label_context: Callable[[Sequence[float]], str] | None = None,
         config: EngineConfig | None = None,
         tracker: Tracker | None = None,
     ) -> None:
         self.config = config or EngineConfig()
+        self._label_context = label_context or _plain_label
         self._store = store
         self._tracker = tracker
-        self._lock = threading.RLock()
-        self._paths: dict[str, PathDefinition] = {
-            p.arm_id: p for p in paths_from_templates(templates)
-        }
         self._featurizer = featurizer
-        self._context_dim = int(np.asarray(featurizer("probe")).shape[0])
-        # "none" is always an arm, whether or not the toolbox lists it.
-        listed = toolbox.names() if toolbox else []
-        self._tools = [NO_TOOL, *(name for name in listed if name != NO_TOOL)]
-        self._pending_retirements: list[TraceStep] = []
-        detours = self._load_catalog()
-        path_arms = [arm for arm in self._paths if self._paths[arm].origin == "template"]
-        policies = {
-            "path": policy_factory("path", [*path_arms, *detours], self._context_dim),
-            "tool": policy_factory("tool", list(self._tools), self._context_dim),
-        }
-        rules = self.config.detour
-        self._learner = Learner(
-            policies,
-            self._context_dim,
-            retirable=lambda role, arm: role == "path" and self._is_detour(arm),
-            retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, rules),
+        self._book = ArmBook(
+            store=store,
+            namespace=self.config.namespace,
+            templates=paths_from_templates(templates),
+            tools=toolbox.names() if toolbox else [],
+            policy_factory=policy_factory,
+            context_dim=int(np.asarray(featurizer("probe")).shape[0]),
+            detour_rules=self.config.detour,
         )
         self._pipeline = Pipeline(
             llm=llm,
@@ -86,10 +73,8 @@ class Engine:
             toolbox=toolbox,
             featurizer=featurizer,
             family_of=family_of,
-            learner=self._learner,
-            paths=self._paths,
+            book=self._book,
             config=self.config,
-            lock=self._lock,
         )
         self.refresh()
 
@@ -107,57 +92,47 @@ class Engine:
 
         `checker(answer_text) -> reward in [0, 1]` is an exact checker when the task has one;
         without it an LLM referee judges the answer. A `listener` hears each stage as it finishes
-        (progress for a user who waits). LLM, retrieval and tool faults never raise:
-        the decision comes back with `degraded=True` and the fault in its trace.
+        (progress for a user who waits). LLM, retrieval and tool faults never raise: the
+        decision comes back with `degraded=True` and the fault in its trace.
         """
         query = _check_query(query)
-        self.refresh()
+        self.refresh()  # outcomes other processes recorded since this one last looked
         draft = self._pipeline.run(query, checker=checker, budget=budget, listener=listener)
-        decision = self._persist(draft)
-        self.refresh()
-        return decision
+        return self._commit(draft)
 
     def record_outcome(
-        self, decision_id: str, source: str, reward: float, weight: float | None = None
+        self,
+        decision_id: str,
+        source: str = "user",
+        reward: float | None = None,
+        weight: float | None = None,
     ) -> OutcomeResult:
-        """Record a reward for a decision from one source (now or hours later) and learn from it.
+        """Record a reward in [0, 1] for a decision from one source (now or hours later), and
+        learn from it: `record_outcome(decision.id, reward=1.0, source="user")`.
 
         Posting the same (decision, source) again applies it once; a different value for the
         same key raises `OutcomeConflictError`. Raises `UnknownDecisionError` and
         `InvalidRewardError` for bad input, with nothing recorded.
         """
-        if not isinstance(source, str) or not source.strip():
-            raise InvalidRewardError("source must be a non-empty name such as 'user'")
-        weight = self.config.weight_for(source) if weight is None else weight
-        record = OutcomeRecord(decision_id, source, float(reward), float(weight))
-        receipt = self._store.record_outcome(record)
-        if receipt.applied and self._tracker is not None:
-            self._log_outcome(receipt.seq, record)
+        result = self._record(decision_id, source, reward, weight)
         self.refresh()
-        return OutcomeResult(
-            decision_id=decision_id,
-            source=source,
-            reward=record.reward,
-            weight=record.weight,
-            seq=receipt.seq,
-            applied=receipt.applied,
-            roles=list(roles_taught_by(source)),
-        )
+        return result
 
     def refresh(self) -> int:
         """Apply outcomes recorded since the last refresh (by any process); return how many."""
-        applied = 0
-        with self._lock:
-            self._sync_catalog()
-            while True:
-                before = self._learner.last_seq
-                batch = self._store.outcomes_since(self.config.namespace, before)
-                if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
-                    return applied
-                report = self._learner.apply(batch)
-                applied += report.applied
-                for role, arm, reason in report.retired:
-                    self._save_retirement(role, arm, reason)
+        return self._book.refresh()
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the engine has learned, as one JSON-serialisable document.
+
+        For each role ("path", "tool"): the policy's name, and for every arm its pulls, mean
+        reward and outcomes, whether it is retired and why, and, for each kind of query it has
+        learned from, whether it is still cold or confident and its P(best).
+        """
+        self.refresh()
+        return self._book.describe(self._label_context)
 
     def outcome_log(self, limit: int = 10_000) -> list[LearnedOutcome]:
         """The namespace's outcomes in learning order (the first `limit`)."""
@@ -169,39 +144,11 @@ class Engine:
 
     def arms(self, query: str | None = None) -> list[ArmStats]:
         """Every arm's statistics; with a query, also whether it is cold and P(best) for it."""
-        with self._lock:
-            context = self._featurize(query) if query is not None else None
-            rows = []
-            for role in ROLES:
-                policy = self._learner.policies[role]
-                live = policy.arms
-                known = live + [a for (r, a) in self._learner.retired if r == role]
-                policy_context = self._learner.policy_context(role, context)
-                prob_best = policy.prob_best(policy_context) if context is not None else {}
-                for arm in known:
-                    tally = self._learner.tallies.get((role, arm), ArmTally())
-                    rows.append(
-                        ArmStats(
-                            role=role,
-                            arm_id=arm,
-                            origin=self._origin(role, arm),
-                            pulls=round(tally.pulls, 6),
-                            mean_reward=tally.mean,
-                            outcomes=tally.outcomes,
-                            retired=arm not in live,
-                            retired_reason=self._learner.retired.get((role, arm)),
-                            cold=policy.is_cold(arm, policy_context)
-                            if context is not None and arm in live
-                            else None,
-                            prob_best=prob_best.get(arm),
-                        )
-                    )
-            return rows
+        return self._book.stats(self._featurize(query) if query is not None else None)
 
     def templates(self) -> list[PathDefinition]:
         """The template paths to choose among: built-in, from user folders, added at run time."""
-        with self._lock:
-            return [path for path in self._paths.values() if path.origin == "template"]
+        return self._book.templates()
 
     def add_template(self, template: TemplateLike) -> PathDefinition:
         """Add a template as a new path arm, saved in the store so other processes adopt it too.
@@ -210,36 +157,15 @@ class Engine:
         in place: an arm's statistics belong to the prompt that earned them).
         """
         path = PathDefinition.from_template(template)
-        with self._lock:
-            self._sync_catalog()
-            if path.arm_id in self._paths:
-                raise TemplateError(f"a path with the id {path.arm_id!r} exists already")
-            self._store.save_arm(
-                ArmRecord(
-                    self.config.namespace,
-                    "path",
-                    path.arm_id,
-                    "template",
-                    path.to_json(),
-                    datetime.now(UTC),
-                )
-            )
-            self._paths[path.arm_id] = path
-            self._learner.add_arm("path", path.arm_id)
+        self._book.add_template(path)
         return path
 
-    # -- persistence ----------------------------------------------------------------------------
+    # -- the commit step --------------------------------------------------------------------------
 
-    def _persist(self, draft: Draft) -> Decision:
+    def _commit(self, draft: Draft) -> Decision:
+        """Store the decision and its outcomes, then learn from them: one refresh per decision."""
         decision = draft.decision
-        with self._lock:
-            now = datetime.now(UTC)
-            for path in draft.new_paths:
-                definition = {**path.to_json(), "created_because": draft.detour_reason or ""}
-                self._store.save_arm(
-                    ArmRecord(self.config.namespace, "path", path.arm_id, "detour", definition, now)
-                )
-            retirements, self._pending_retirements = self._pending_retirements, []
+        retirements = self._book.take_pending_steps()
         decision = decision.model_copy(update={"trace": [*retirements, *decision.trace]})
         record = DecisionRecord(
             decision_id=decision.id,
@@ -255,91 +181,40 @@ class Engine:
         if self._tracker is not None:
             self._tracker.log_decision(record)
         results = [
-            self.record_outcome(decision.id, source, reward) for source, reward in draft.outcomes
+            self._record(decision.id, source, reward, None) for source, reward in draft.outcomes
         ]
+        self.refresh()
         return decision.model_copy(update={"outcomes": results})
 
-    def _log_outcome(self, seq: int, record: OutcomeRecord) -> None:
-        decision = self._store.get_decision(record.decision_id)
-        assert self._tracker is not None
-        self._tracker.log_outcome(LearnedOutcome.join(seq, decision, record))
-
-    def _load_catalog(self) -> list[str]:
-        """Register the templates in the catalogue; return the live detour arms found there."""
-        now = datetime.now(UTC)
-        known = {(a.role, a.arm_id): a for a in self._store.list_arms(self.config.namespace)}
-        for arm_id, path in self._paths.items():
-            if ("path", arm_id) not in known:
-                self._store.save_arm(
-                    ArmRecord(
-                        self.config.namespace, "path", arm_id, "template", path.to_json(), now
-                    )
-                )
-        for tool in self._tools:
-            if ("tool", tool) not in known:
-                self._store.save_arm(
-                    ArmRecord(self.config.namespace, "tool", tool, "tool", {}, now)
-                )
-        live = []
-        for record in known.values():
-            if record.role == "path" and record.origin == "detour":
-                self._paths[record.arm_id] = _stored_path(record)
-                if record.retired_at is None:
-                    live.append(record.arm_id)
-        return live
-
-    def _sync_catalog(self) -> None:
-        """Adopt templates added, detour arms created and retirements made by other processes."""
-        for record in self._store.list_arms(self.config.namespace):
-            if record.role != "path" or record.origin not in ("detour", "template"):
-                continue
-            if record.arm_id not in self._paths:
-                self._paths[record.arm_id] = _stored_path(record)
-            if record.origin == "template":
-                self._learner.add_arm("path", record.arm_id)
-                continue
-            if record.retired_at is not None:
-                if ("path", record.arm_id) not in self._learner.retired:
-                    self._learner.retire("path", record.arm_id, record.retired_reason or "retired")
-            else:
-                self._learner.add_arm("path", record.arm_id)
-
-    def _save_retirement(self, role: str, arm: str, reason: str) -> None:
-        now = datetime.now(UTC)
-        path = self._paths[arm]
-        self._store.save_arm(
-            ArmRecord(self.config.namespace, role, arm, "detour", path.to_json(), now, now, reason)
+    def _record(
+        self, decision_id: str, source: str, reward: float | None, weight: float | None
+    ) -> OutcomeResult:
+        if not isinstance(source, str) or not source.strip():
+            raise InvalidRewardError("source must be a non-empty name such as 'user'")
+        if reward is None:
+            raise InvalidRewardError("a reward in [0, 1] is required")
+        weight = self.config.weight_for(source) if weight is None else weight
+        record = OutcomeRecord(decision_id, source, float(reward), float(weight))
+        receipt = self._store.record_outcome(record)
+        if receipt.applied and self._tracker is not None:
+            stored = self._store.get_decision(record.decision_id)
+            self._tracker.log_outcome(LearnedOutcome.join(receipt.seq, stored, record))
+        return OutcomeResult(
+            decision_id=decision_id,
+            source=source,
+            reward=record.reward,
+            weight=record.weight,
+            seq=receipt.seq,
+            applied=receipt.applied,
+            roles=list(roles_taught_by(source)),
         )
-        # Shown in the trace of the next decision this process makes: the retirement happened
-        # between decisions, while replaying outcomes.
-        self._pending_retirements.append(
-            TraceStep(
-                stage="retirement", reason="retired", inputs={"arm": arm}, outputs={"why": reason}
-            )
-        )
-
-    def _is_detour(self, arm: str) -> bool:
-        path = self._paths.get(arm)
-        return path is not None and path.origin == "detour"
-
-    def _origin(self, role: str, arm: str) -> str:
-        if role == "tool":
-            return "tool"
-        return "detour" if self._is_detour(arm) else "template"
 
     def _featurize(self, query: str) -> list[float]:
         return [float(x) for x in np.asarray(self._featurizer(_check_query(query)), dtype=float)]
 
 
-def _stored_path(record: ArmRecord) -> PathDefinition:
-    definition = record.definition
-    return PathDefinition(
-        arm_id=record.arm_id,
-        name=str(definition.get("name", record.arm_id)),
-        description=str(definition.get("description", "")),
-        prompt=str(definition.get("prompt", "{query}")),
-        origin=record.origin,
-    )
+def _plain_label(context: Sequence[float]) -> str:
+    return "context " + ",".join(f"{value:g}" for value in context)
 
 
 def _check_query(query: object) -> str:

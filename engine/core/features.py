@@ -22,11 +22,12 @@ rule claims is "open_ended".
 """
 
 import re
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["FAMILIES", "family", "feature_names", "query_features"]
+__all__ = ["FAMILIES", "describe_context", "family", "feature_names", "query_features"]
 
 FAMILIES = (
     "arithmetic",
@@ -249,3 +250,14 @@ def query_features(query: str) -> npt.NDArray[np.float64]:
     vector[FAMILIES.index(family(query))] = 1.0
     vector[-1] = _BIAS
     return vector
+
+
+def describe_context(context: Sequence[float]) -> str:
+    """The family a `query_features` vector stands for (for reports such as `Engine.snapshot`).
+
+    >>> describe_context(query_features("What is 2 + 2?"))
+    'arithmetic'
+    """
+    values = list(context)[: len(FAMILIES)]
+    hot = [index for index, value in enumerate(values) if value == 1.0]
+    return FAMILIES[hot[0]] if len(hot) == 1 else "context " + ",".join(f"{v:g}" for v in context)

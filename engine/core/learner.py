@@ -10,44 +10,16 @@ import math
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
 import numpy as np
 
 from engine.core.records import LearnedOutcome
+from learning import PolicyLike
 
-__all__ = ["ROLES", "ArmTally", "Learner", "PolicyFactory", "PolicyLike", "roles_taught_by"]
+__all__ = ["ROLES", "ArmTally", "Learner", "PolicyFactory", "roles_taught_by"]
 
 ROLES = ("path", "tool")
 TOOL_SOURCE = "tool"  # the outcome of running the chosen tool: teaches the tool policy only
-
-
-class PolicyLike(Protocol):
-    """The learning core's policy contract (`learning.Policy`), as far as the engine uses it."""
-
-    @property
-    def is_contextual(self) -> bool: ...
-
-    @property
-    def arms(self) -> list[str]: ...
-
-    def select(self, context: np.ndarray | None = None) -> str: ...
-
-    def update(
-        self, arm: str, reward: float, context: np.ndarray | None = None, weight: float = 1.0
-    ) -> None: ...
-
-    def probabilities(self, context: np.ndarray | None = None) -> dict[str, float]: ...
-
-    def prob_best(self, context: np.ndarray | None = None) -> dict[str, float]: ...
-
-    def is_cold(self, arm: str, context: np.ndarray | None = None) -> bool: ...
-
-    def add_arm(self, arm: str) -> None: ...
-
-    def remove_arm(self, arm: str) -> None: ...
-
-    def to_dict(self) -> dict[str, Any]: ...
 
 
 # (role, arms, context_dim) -> a fresh policy for that role
@@ -119,6 +91,11 @@ class Learner:
         if not self.policies[role].is_contextual or context is None:
             return None
         return np.asarray(context, dtype=float)
+
+    @property
+    def contexts_seen(self) -> list[tuple[float, ...]]:
+        """Every context a path outcome has taught, in the order first seen."""
+        return [key for key in self._recent if key]
 
     def recent_rewards(self, context: Sequence[float] | None) -> list[float]:
         """The latest path rewards for queries with this exact context, oldest first."""

@@ -11,7 +11,6 @@ when the call budget could no longer pay for the answer. Every LLM or retrieval 
 at its stage, recorded, and the decision goes on degraded.
 """
 
-import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,9 +21,9 @@ import numpy as np
 from engine.adapters.llm.budget import Budget, MeteredLLM
 from engine.adapters.llm.budget import Cost as LLMCost
 from engine.adapters.llm.guarded import GuardedLLM
+from engine.core.arm_book import ArmBook
 from engine.core.choosing import Chooser
 from engine.core.config import EngineConfig
-from engine.core.learner import Learner
 from engine.core.models import Choice, Cost, Decision, ToolRun
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.core.records import NO_TOOL, PathDefinition
@@ -37,14 +36,12 @@ from engine.stages.seeding import Seeder
 Checker = Callable[[str], float]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Draft:
-    """A finished decision plus what the facade must persist: outcomes to record, new arms."""
+    """A finished decision plus the outcomes the facade must record for it."""
 
     decision: Decision
     outcomes: list[tuple[str, float]] = field(default_factory=list)  # (source, reward)
-    new_paths: list[PathDefinition] = field(default_factory=list)
-    detour_reason: str | None = None
 
 
 class Pipeline:
@@ -59,21 +56,16 @@ class Pipeline:
         toolbox: ToolBox | None,
         featurizer: Featurizer,
         family_of: Callable[[str], str] | None,
-        learner: Learner,
-        paths: dict[str, PathDefinition],
+        book: ArmBook,
         config: EngineConfig,
-        lock: threading.RLock,
     ) -> None:
         self._llm = GuardedLLM(llm)
         self._toolbox = toolbox
         self._featurizer = featurizer
         self._family_of = family_of
-        self._paths = paths
         self._config = config
         self._seeder = Seeder(searcher, config)
-        self._chooser = Chooser(
-            learner=learner, paths=paths, toolbox=toolbox, config=config, lock=lock
-        )
+        self._chooser = Chooser(book=book, toolbox=toolbox, config=config)
 
     def run(
         self,
@@ -90,12 +82,12 @@ class Pipeline:
         seed_model = self._seeder.build(run)
         choices = self._chooser.choose(run, referee_calls=1 if checker is None else 0)
         tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
-        answer_text = self._answer(run, choices.path.arm, tool_run)
+        answer_text = self._answer(run, choices.path_definition, seed_model.brief, tool_run)
         outcomes: list[tuple[str, float]] = []
         if tool_run is not None and not tool_run.ok:
             outcomes.append(("tool", 0.0))  # a tool's failure is an outcome for that tool
         if answer_text is not None:
-            outcomes.extend(self._score(run, answer_text, checker))
+            outcomes.extend(self._score(run, answer_text, checker, warm=not choices.explored))
         decision = Decision(
             id=uuid.uuid4().hex,
             namespace=self._config.namespace,
@@ -124,7 +116,7 @@ class Pipeline:
             degraded=bool(run.trace.degraded_reasons),
             degraded_reasons=run.trace.degraded_reasons,
         )
-        return Draft(decision, outcomes, choices.new_paths, choices.detour_reason)
+        return Draft(decision, outcomes)
 
     def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
         if tool == NO_TOOL or self._toolbox is None:
@@ -148,14 +140,17 @@ class Pipeline:
         )
         return result
 
-    def _answer(self, run: RunState, arm: str, tool_run: ToolRun | None) -> str | None:
+    def _answer(
+        self, run: RunState, path: PathDefinition, brief: str | None, tool_run: ToolRun | None
+    ) -> str | None:
+        arm = path.arm_id
         started = run.trace.start()
         try:
             text = answer.write_answer(
                 run.meter,
-                self._paths[arm],
+                path,
                 run.query,
-                run.brief,
+                brief,
                 tool_run,
                 max_tokens=self._config.answer_max_tokens,
                 timeout_s=self._config.llm_timeout_s,
@@ -166,7 +161,9 @@ class Pipeline:
         run.trace.add("answer", "done", started, inputs={"path": arm}, outputs={"answer": text})
         return text
 
-    def _score(self, run: RunState, text: str, checker: Checker | None) -> list[tuple[str, float]]:
+    def _score(
+        self, run: RunState, text: str, checker: Checker | None, *, warm: bool
+    ) -> list[tuple[str, float]]:
         """The checker's reward when there is a checker, else the referee's (one call)."""
         started = run.trace.start()
         if checker is not None:
@@ -179,7 +176,7 @@ class Pipeline:
                 run.meter,
                 run.query,
                 text,
-                retries=run.retries(0),
+                retries=run.retries(0, warm=warm),
                 timeout_s=self._config.llm_timeout_s,
             )
         except LLM_FAULTS as error:

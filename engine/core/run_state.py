@@ -1,4 +1,5 @@
-"""The state of one decision while its stages run, and the call-economy rules they share."""
+"""What every stage of one decision shares: its query, meter, trace and features, and the
+call-economy rules. Stages never write into it: each returns its result to the pipeline."""
 
 from dataclasses import dataclass
 
@@ -10,16 +11,14 @@ WORST_CASE_CALLS = 6
 UNLIMITED = 1_000_000
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunState:
-    """One decision in progress: its query, meter, trace and what earlier stages produced."""
+    """One decision in progress: its query, its meter and trace, and the query's features."""
 
     query: str
     meter: MeteredLLM
     trace: TraceRecorder
     context: list[float]
-    warm: bool = True  # no rating and no detour call so far
-    brief: str | None = None
 
     @property
     def calls_left(self) -> int:
@@ -31,14 +30,15 @@ class RunState:
         """An optional call (seed, rating, detour) may run only if the answer stays affordable."""
         return self.calls_left >= 2
 
-    def retries(self, later_calls: int) -> int:
-        """Structured retries this stage may make: one, only off the warm path, and only while
-        the decision stays within `WORST_CASE_CALLS` counting the `later_calls` still planned.
+    def retries(self, later_calls: int, *, warm: bool) -> int:
+        """Structured retries this stage may make: one, only off the warm path (`warm` is False
+        once a rating or detour call was made), and only while the decision stays within
+        `WORST_CASE_CALLS` counting the `later_calls` still planned.
 
         A warm decision never retries, which is what keeps it at three calls: a malformed
         referee verdict degrades the decision instead.
         """
-        if self.warm:
+        if warm:
             return 0
         ceiling = min(self.meter.budget.max_calls or WORST_CASE_CALLS, WORST_CASE_CALLS)
         return 1 if self.meter.cost.llm_calls + 2 + later_calls <= ceiling else 0

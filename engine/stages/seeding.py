@@ -121,5 +121,4 @@ class Seeder:
             )
             return partial.model_copy(update={"weak": True, "check_reasons": problems})
         run.trace.add("seed", "done", started, outputs={"brief": brief})
-        run.brief = brief
         return partial.model_copy(update={"brief": brief})

@@ -55,11 +55,10 @@ class Contender:
 def _our_names() -> tuple[list[str], set[str]]:
     """Every registered policy, and the subset that needs a context."""
     from learning import available_policies  # noqa: PLC0415 - keeps import of this module cheap
-    from learning.registry import policy_class  # noqa: PLC0415
+    from learning.registry import reads_context  # noqa: PLC0415
 
     names = available_policies()
-    # `auto` has no class: it builds a contextual policy when given a context_dim, else not.
-    return names, {name for name in names if name != AUTO and policy_class(name).is_contextual}
+    return names, {name for name in names if reads_context(name)}
 
 
 def lineup(workload_key: str, contextual: bool) -> list[Contender]:
@@ -72,7 +71,7 @@ def lineup(workload_key: str, contextual: bool) -> list[Contender]:
     ]
     rows = []
     for name in ours:
-        uses_context = contextual and (name == AUTO or name in contextual_names)
+        uses_context = contextual and name in contextual_names
         blind = contextual and not uses_context
         label = f"{name} (ignores context)" if blind else name
         rows.append(Contender(f"ours:{name}", label, "ThinkPath", uses_context=uses_context))
@@ -84,12 +83,12 @@ def lineup(workload_key: str, contextual: bool) -> list[Contender]:
 
 def _build_ours(name: str, arms: list[str], context_dim: int | None, seed: int) -> BanditPolicy:
     from learning import make_policy  # noqa: PLC0415
-    from learning.registry import policy_class  # noqa: PLC0415
+    from learning.registry import reads_context  # noqa: PLC0415
 
     if context_dim is None:
         policy: BanditPolicy = make_policy(name, arms=arms, seed=seed)
         return policy
-    if name == AUTO or policy_class(name).is_contextual:
+    if reads_context(name):
         contextual: BanditPolicy = make_policy(name, arms=arms, seed=seed, context_dim=context_dim)
         return contextual
     return ContextBlind(make_policy(name, arms=arms, seed=seed))

@@ -19,12 +19,10 @@ from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.core.config import EngineConfig
 from engine.core.facade import Engine
-from engine.core.learner import PolicyLike
 from engine.core.records import LLMRequest, Passage
 from engine.errors import ToolError
-from engine.keyed_policy import KeyedPolicy
 from engine.stages.detour import DetourRules
-from learning import make_policy
+from learning import PolicyLike, make_policy
 
 
 @dataclass(frozen=True)
@@ -153,12 +151,14 @@ class World:
 
     def policy_factory(self, cold_pulls: float = 2.0) -> Callable[[str, list[str], int], Any]:
         def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
-            def base(arm_names: list[str], seed: int | None) -> PolicyLike:
-                return make_policy(
-                    "thompson", arm_names, seed=seed, cold_pulls=cold_pulls, cold_width=1.0
-                )
-
-            policy = KeyedPolicy(base, arms, context_dim=context_dim, seed=11)
+            policy = make_policy(
+                "thompson",
+                arms,
+                seed=11,
+                context_dim=context_dim,
+                cold_pulls=cold_pulls,
+                cold_width=1.0,
+            )
             self.policies.append(policy)
             return policy
 

@@ -11,8 +11,8 @@ from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine, build_policy_factory, build_store, build_toolbox
 from engine.core.records import LLMRequest, Passage
 from engine.errors import ConfigError
-from engine.keyed_policy import KeyedPolicy
 from engine.settings import load_settings
+from learning import KeyedPolicy
 
 
 def test_settings_read_the_environment(monkeypatch, tmp_path: Path) -> None:

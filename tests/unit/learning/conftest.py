@@ -7,15 +7,24 @@ from typing import Any
 
 import numpy as np
 
-from learning import Policy, make_policy
+from learning import PolicyLike, available_policies, make_policy
 from learning.registry import policy_class
 
 CONTEXT_DIM = 3
+KEYED = "@keyed"  # a non-contextual policy given a context_dim: it runs per context
 
 
-def build(name: str, arms: list[str], seed: int | None = 0, **params: Any) -> Policy:
-    """Make any registered policy; contextual ones get `context_dim=CONTEXT_DIM`."""
-    if name == "auto" or policy_class(name).is_contextual:
+def variants() -> list[str]:
+    """Every registered policy, and each non-contextual one once more as a keyed policy."""
+    names = available_policies()
+    plain = [n for n in names if n != "auto" and not policy_class(n).is_contextual]
+    return [*names, *(name + KEYED for name in plain)]
+
+
+def build(variant: str, arms: list[str], seed: int | None = 0, **params: Any) -> PolicyLike:
+    """Make a policy variant; contextual and keyed ones get `context_dim=CONTEXT_DIM`."""
+    name = variant.removesuffix(KEYED)
+    if variant.endswith(KEYED) or name == "auto" or policy_class(name).is_contextual:
         params.setdefault("context_dim", CONTEXT_DIM)
     return make_policy(name, arms=arms, seed=seed, **params)
 
@@ -35,7 +44,7 @@ class StubEnvironment:
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
 
-    def context(self, policy: Policy) -> tuple[int, np.ndarray | None]:
+    def context(self, policy: PolicyLike) -> tuple[int, np.ndarray | None]:
         """A context index, and the vector to show `policy` (None if it is not contextual)."""
         if not policy.is_contextual:
             return 0, None
@@ -53,7 +62,7 @@ def stub_environment(seed: int = 0) -> StubEnvironment:
     return StubEnvironment(means=means, seed=seed)
 
 
-def run(policy: Policy, env: StubEnvironment, steps: int) -> list[tuple[int, str]]:
+def run(policy: PolicyLike, env: StubEnvironment, steps: int) -> list[tuple[int, str]]:
     """Play `steps` rounds of `policy` in `env`; return the (context index, arm) of each."""
     chosen = []
     for _ in range(steps):

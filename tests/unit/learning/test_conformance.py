@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from learning import available_policies, describe_policy, load_policy, make_policy
+from learning import describe_policy, load_policy, make_policy
 from learning.errors import (
     ContextError,
     DuplicateArmError,
@@ -20,15 +20,22 @@ from learning.errors import (
     UnknownArmError,
     UnknownPolicyError,
 )
+from learning.keyed import KeyedPolicy
 
-from .conftest import CONTEXT_DIM, build, run, stub_environment
+from .conftest import CONTEXT_DIM, KEYED, build, run, stub_environment, variants
 
 ARMS = ["a", "b", "c"]
-POLICIES = available_policies()
+POLICIES = variants()
 
 
 def one_hot(policy: Any, index: int = 0) -> np.ndarray | None:
     return np.eye(CONTEXT_DIM)[index] if policy.is_contextual else None
+
+
+def reseed(policy: Any, seed: int, context: np.ndarray | None) -> None:
+    """Fresh randomness for the policy that will choose in `context` (for frequency tests)."""
+    chooser = policy.sub_policy(context) if isinstance(policy, KeyedPolicy) else policy
+    chooser._rng = np.random.default_rng(seed)
 
 
 @pytest.mark.parametrize("name", POLICIES)
@@ -66,7 +73,7 @@ def test_probabilities_match_selection_frequencies(name: str) -> None:
     draws = 2000
     for seed in range(draws):  # the same state with fresh randomness
         copy = load_policy(state)
-        copy._rng = np.random.default_rng(seed)
+        reseed(copy, seed, context)
         counts[ARMS.index(copy.select(context=context))] += 1
     assert np.abs(counts / draws - expected).max() < 0.05
 
@@ -190,7 +197,7 @@ def test_unknown_or_out_of_range_parameters_are_named(name: str) -> None:
         build(name, ARMS, seed=-1)
     with pytest.raises(DuplicateArmError):
         build(name, ["a", "a"])
-    assert describe_policy(name)
+    assert describe_policy(name.removesuffix(KEYED))
 
 
 def test_unknown_policy_lists_the_known_ones() -> None:
@@ -211,3 +218,14 @@ def test_newer_or_foreign_state_is_refused(name: str) -> None:
         load_policy({**state, "rng": {"bit_generator": "nonsense"}})
     with pytest.raises(StateError):
         load_policy([1, 2, 3])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", POLICIES)
+def test_explain_equals_the_two_separate_calls(name: str) -> None:
+    policy = build(name, ARMS, seed=5)
+    run(policy, stub_environment(seed=5), 40)
+    for context_index in range(CONTEXT_DIM):
+        context = one_hot(policy, context_index)
+        explained = policy.explain(context=context)
+        assert explained.probabilities == policy.probabilities(context=context)
+        assert explained.prob_best == policy.prob_best(context=context)

@@ -1,0 +1,331 @@
+"""The arm book: the one owner of what the engine has learned and which arms it may choose.
+
+It holds the path definitions, the learner (policies and tallies) and the lock that guards them,
+and keeps them in step with the store's arm catalogue and outcome log. Nothing else holds a
+reference to any of them: the pipeline reads an immutable `PolicyView` of one moment, and every
+change goes through a method here (replaying outcomes, adding or retiring an arm).
+
+The lock is held only while reading or changing the policies, never during an LLM call, so a slow
+model never stalls another decision's bookkeeping.
+"""
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+from engine.core.learner import ROLES, ArmTally, Learner, PolicyFactory
+from engine.core.models import ArmStats, TraceStep
+from engine.core.ports import Store
+from engine.core.records import NO_TOOL, ArmRecord, PathDefinition
+from engine.errors import TemplateError
+from engine.stages import selection
+from engine.stages.detour import DetourRules, retirement_reason
+
+__all__ = ["ArmBook", "PolicyView"]
+
+
+@dataclass(frozen=True)
+class PolicyView:
+    """What the policies say about one query, read at one moment; never changes afterwards."""
+
+    live: tuple[PathDefinition, ...]
+    cold_paths: tuple[str, ...]
+    cold_tools: tuple[str, ...]
+    prob_best: Mapping[str, float]  # rounded, for the record
+    propensities: Mapping[str, float]  # rounded, for the record
+    exact_propensities: Mapping[str, float]
+    recent: tuple[float, ...]
+    path_draw: selection.Pick  # the policies' own choices, drawn in this state
+    tool_draw: selection.Pick
+    cold_tool_mass: float  # the tool policy's probability of drawing a cold tool
+
+    @property
+    def live_detours(self) -> list[str]:
+        return [p.arm_id for p in self.live if p.origin == "detour"]
+
+    @property
+    def cold_detours(self) -> list[str]:
+        return [arm for arm in self.live_detours if arm in self.cold_paths]
+
+    @property
+    def cold_path_mass(self) -> float:
+        """The path policy's probability of drawing a cold arm."""
+        return sum(self.exact_propensities.get(arm, 0.0) for arm in self.cold_paths)
+
+    @property
+    def draws_cold(self) -> bool:
+        """Did either policy choose to explore a cold arm?"""
+        return self.path_draw.arm in self.cold_paths or self.tool_draw.arm in self.cold_tools
+
+
+class ArmBook:
+    """Paths, policies and statistics of one namespace, behind one lock."""
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        namespace: str,
+        templates: list[PathDefinition],
+        tools: list[str],
+        policy_factory: PolicyFactory,
+        context_dim: int,
+        detour_rules: DetourRules,
+    ) -> None:
+        self._store = store
+        self._namespace = namespace
+        self._lock = threading.RLock()
+        self._paths = {path.arm_id: path for path in templates}
+        self._tools = [NO_TOOL, *(name for name in tools if name != NO_TOOL)]
+        # Retirements made while replaying, shown in the trace of this process's next decision.
+        self._pending: list[TraceStep] = []
+        detours = self._register_catalog()
+        path_arms = [arm for arm, path in self._paths.items() if path.origin == "template"]
+        policies = {
+            "path": policy_factory("path", [*path_arms, *detours], context_dim),
+            "tool": policy_factory("tool", list(self._tools), context_dim),
+        }
+        self._learner = Learner(
+            policies,
+            context_dim,
+            retirable=lambda role, arm: role == "path" and self._is_detour(arm),
+            retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
+        )
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def view(self, context: list[float]) -> PolicyView:
+        """Read the policies for this context once: candidates, cold arms, P(best), draws.
+
+        P(best) and the propensities come from one posterior computation per policy
+        (`Policy.explain`), so a decision pays for it once.
+        """
+        with self._lock:
+            learner = self._learner
+            path_policy, tool_policy = learner.policies["path"], learner.policies["tool"]
+            path_context = learner.policy_context("path", context)
+            tool_context = learner.policy_context("tool", context)
+            path_explained = path_policy.explain(path_context)
+            tool_explained = tool_policy.explain(tool_context)
+            cold_paths = selection.cold_arms(path_policy, path_context)
+            cold_tools = selection.cold_arms(tool_policy, tool_context)
+            live = tuple(self._paths[arm] for arm in path_policy.arms if arm in self._paths)
+            propensities = path_explained.probabilities
+            return PolicyView(
+                live=live,
+                cold_paths=tuple(cold_paths),
+                cold_tools=tuple(cold_tools),
+                prob_best=_frozen({k: round(v, 4) for k, v in path_explained.prob_best.items()}),
+                propensities=_frozen({k: round(v, 4) for k, v in propensities.items()}),
+                exact_propensities=_frozen(propensities),
+                recent=tuple(learner.recent_rewards(context)),
+                path_draw=selection.choose_by_posterior(path_policy, path_context, propensities),
+                tool_draw=selection.choose_by_posterior(
+                    tool_policy, tool_context, tool_explained.probabilities
+                ),
+                cold_tool_mass=sum(
+                    tool_explained.probabilities.get(arm, 0.0) for arm in cold_tools
+                ),
+            )
+
+    def path(self, arm_id: str) -> PathDefinition:
+        with self._lock:
+            return self._paths[arm_id]
+
+    def known_path_ids(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._paths)
+
+    def templates(self) -> list[PathDefinition]:
+        """The template paths: built-in, from user folders, added at run time."""
+        with self._lock:
+            return [path for path in self._paths.values() if path.origin == "template"]
+
+    def stats(self, context: Sequence[float] | None = None) -> list[ArmStats]:
+        """Every arm's statistics; with a context, also whether it is cold and P(best) for it."""
+        with self._lock:
+            rows = []
+            for role in ROLES:
+                policy = self._learner.policies[role]
+                live = policy.arms
+                known = live + [a for (r, a) in self._learner.retired if r == role]
+                policy_context = self._learner.policy_context(role, context)
+                prob_best = policy.prob_best(policy_context) if context is not None else {}
+                for arm in known:
+                    tally = self._learner.tallies.get((role, arm), ArmTally())
+                    rows.append(
+                        ArmStats(
+                            role=role,
+                            arm_id=arm,
+                            origin=self._origin(role, arm),
+                            pulls=round(tally.pulls, 6),
+                            mean_reward=tally.mean,
+                            outcomes=tally.outcomes,
+                            retired=arm not in live,
+                            retired_reason=self._learner.retired.get((role, arm)),
+                            cold=policy.is_cold(arm, policy_context)
+                            if context is not None and arm in live
+                            else None,
+                            prob_best=prob_best.get(arm),
+                        )
+                    )
+            return rows
+
+    def describe(self, label: Callable[[Sequence[float]], str]) -> dict[str, Any]:
+        """The learning state as one JSON-safe document (see `Engine.snapshot`); `label` names
+        each context the policies have learned from (a query family, say)."""
+        with self._lock:
+            contexts = {label(key): list(key) for key in self._learner.contexts_seen}
+            by_kind = {kind: self.stats(context) for kind, context in contexts.items()}
+            roles: dict[str, Any] = {}
+            for role, policy in self._learner.policies.items():
+                arms = []
+                for row in self.stats():
+                    if row.role != role:
+                        continue
+                    entry = row.model_dump(mode="json", exclude={"role", "cold", "prob_best"})
+                    entry["name"] = self._paths[row.arm_id].name if role == "path" else row.arm_id
+                    entry["by_kind"] = {
+                        kind: {"state": _state(match), "prob_best": match.prob_best}
+                        for kind, rows in by_kind.items()
+                        for match in rows
+                        if (match.role, match.arm_id) == (role, row.arm_id) and not match.retired
+                    }
+                    arms.append(entry)
+                roles[role] = {"policy": policy.name, "arms": arms}
+            return {
+                "namespace": self._namespace,
+                "last_seq": self._learner.last_seq,
+                "kinds": contexts,
+                "roles": roles,
+            }
+
+    def take_pending_steps(self) -> list[TraceStep]:
+        """Retirements since the last decision, for its trace (each is reported once)."""
+        with self._lock:
+            steps, self._pending = self._pending, []
+            return steps
+
+    # -- changing --------------------------------------------------------------------------------
+
+    def refresh(self) -> int:
+        """Adopt other processes' catalogue changes and apply new outcomes; return how many."""
+        applied = 0
+        with self._lock:
+            self._sync_catalog()
+            while True:
+                before = self._learner.last_seq
+                batch = self._store.outcomes_since(self._namespace, before)
+                if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
+                    return applied
+                report = self._learner.apply(batch)
+                applied += report.applied
+                for role, arm, reason in report.retired:
+                    self._save_retirement(role, arm, reason)
+
+    def add_template(self, path: PathDefinition) -> None:
+        """Add a template path as a new arm, saved in the catalogue for every process."""
+        with self._lock:
+            self._sync_catalog()
+            if path.arm_id in self._paths:
+                raise TemplateError(f"a path with the id {path.arm_id!r} exists already")
+            self._save(path, "template")
+            self._paths[path.arm_id] = path
+            self._learner.add_arm("path", path.arm_id)
+
+    def add_detours(self, fresh: list[PathDefinition], reason: str) -> None:
+        """Adopt the paths an aha detour generated: saved with why, and live arms from now on."""
+        with self._lock:
+            for path in fresh:
+                self._save(path, "detour", created_because=reason)
+                self._paths[path.arm_id] = path
+                self._learner.add_arm("path", path.arm_id)
+
+    # -- the catalogue -------------------------------------------------------------------------
+
+    def _save(self, path: PathDefinition, origin: str, **extra: str) -> None:
+        definition = {**path.to_json(), **extra}
+        now = datetime.now(UTC)
+        self._store.save_arm(
+            ArmRecord(self._namespace, "path", path.arm_id, origin, definition, now)  # type: ignore[arg-type]
+        )
+
+    def _register_catalog(self) -> list[str]:
+        """Register templates and tools in the catalogue; return the live detour arms found."""
+        now = datetime.now(UTC)
+        known = {(a.role, a.arm_id): a for a in self._store.list_arms(self._namespace)}
+        for arm_id, path in self._paths.items():
+            if ("path", arm_id) not in known:
+                self._save(path, "template")
+        for tool in self._tools:
+            if ("tool", tool) not in known:
+                self._store.save_arm(ArmRecord(self._namespace, "tool", tool, "tool", {}, now))
+        live = []
+        for record in known.values():
+            if record.role == "path" and record.origin == "detour":
+                self._paths[record.arm_id] = stored_path(record)
+                if record.retired_at is None:
+                    live.append(record.arm_id)
+        return live
+
+    def _sync_catalog(self) -> None:
+        """Adopt templates added, detour arms created and retirements made by other processes."""
+        for record in self._store.list_arms(self._namespace):
+            if record.role != "path" or record.origin not in ("detour", "template"):
+                continue
+            if record.arm_id not in self._paths:
+                self._paths[record.arm_id] = stored_path(record)
+            if record.origin == "template":
+                self._learner.add_arm("path", record.arm_id)
+                continue
+            if record.retired_at is not None:
+                if ("path", record.arm_id) not in self._learner.retired:
+                    self._learner.retire("path", record.arm_id, record.retired_reason or "retired")
+            else:
+                self._learner.add_arm("path", record.arm_id)
+
+    def _save_retirement(self, role: str, arm: str, reason: str) -> None:
+        now = datetime.now(UTC)
+        definition = self._paths[arm].to_json()
+        self._store.save_arm(
+            ArmRecord(self._namespace, role, arm, "detour", definition, now, now, reason)
+        )
+        # Shown in the trace of the next decision this process makes: the retirement happened
+        # between decisions, while replaying outcomes.
+        self._pending.append(
+            TraceStep(
+                stage="retirement", reason="retired", inputs={"arm": arm}, outputs={"why": reason}
+            )
+        )
+
+    def _is_detour(self, arm: str) -> bool:
+        path = self._paths.get(arm)
+        return path is not None and path.origin == "detour"
+
+    def _origin(self, role: str, arm: str) -> str:
+        if role == "tool":
+            return "tool"
+        return "detour" if self._is_detour(arm) else "template"
+
+
+def stored_path(record: ArmRecord) -> PathDefinition:
+    """A path definition as the catalogue keeps it."""
+    definition = record.definition
+    return PathDefinition(
+        arm_id=record.arm_id,
+        name=str(definition.get("name", record.arm_id)),
+        description=str(definition.get("description", "")),
+        prompt=str(definition.get("prompt", "{query}")),
+        origin=record.origin,
+    )
+
+
+def _state(row: ArmStats) -> str:
+    return "cold" if row.cold else "confident"
+
+
+def _frozen(values: Mapping[str, float]) -> Mapping[str, float]:
+    return MappingProxyType({key: float(value) for key, value in values.items()})
