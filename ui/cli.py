@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from importlib import metadata
 
 from engine.errors import ThinkPathError
-from ui import experiment_commands, serve, store_commands
+from ui import ask_commands, experiment_commands, serve, store_commands
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -28,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     version = commands.add_parser("version", help="print the installed version")
     version.set_defaults(run=_version)
+    ask_commands.register(commands)
     serve.register(commands)
     store_commands.register(commands)
     experiment_commands.register(commands)

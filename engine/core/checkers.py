@@ -19,14 +19,16 @@ full of numbers and letters that are not the answer.
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date
 
 __all__ = [
     "ANSWER_KINDS",
     "check_answer",
+    "checker_for",
     "extract_final_answer",
     "find_dates",
+    "infer_kind",
     "normalize_text",
     "parse_number_words",
 ]
@@ -128,6 +130,49 @@ def check_answer(
     if kind == "date":
         return _check_date(answer_text, expected)
     raise ValueError(f"unknown answer kind {kind!r}; expected one of {', '.join(ANSWER_KINDS)}")
+
+
+def infer_kind(expected: str) -> str:
+    """The answer kind an expected answer most plausibly is, when the caller gave none.
+
+    >>> [infer_kind(x) for x in ("42", "3/4", "2024-03-11", "B", "Canberra")]
+    ['numeric', 'numeric', 'date', 'choice', 'exact']
+    """
+    text = expected.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return "date"
+    if _LONE_LETTER.match(text) and text.strip("().:").isupper():
+        return "choice"
+    if _NUMBER.fullmatch(text) or parse_number_words(text) is not None:
+        return "numeric"
+    return "exact"
+
+
+def checker_for(expected: str, kind: str | None = None) -> Callable[[str], float]:
+    """An exact checker for `expected`: `checker(answer_text) -> 1.0 or 0.0`.
+
+    The kind is inferred when None (`infer_kind`). A kind that `expected` does not fit raises
+    ValueError now, before any model is asked.
+
+    >>> checker_for("42")("So the total is 42.")
+    1.0
+    >>> checker_for("soon", "date")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected answer 'soon' does not fit kind 'date': ...
+    """
+    truth = expected.strip()
+    if not truth:
+        raise ValueError("the expected answer is empty")
+    chosen = kind or infer_kind(truth)
+    probe = {"numeric": "0", "date": "2000-01-01"}.get(chosen, "a")
+    try:
+        check_answer(probe, truth, chosen)
+    except ValueError as error:
+        raise ValueError(
+            f"expected answer {truth!r} does not fit kind {chosen!r}: {error}"
+        ) from None
+    return lambda answer_text: check_answer(answer_text, truth, chosen)
 
 
 def normalize_text(text: str) -> str:

@@ -1,0 +1,137 @@
+"""`thinkpath ask` and `thinkpath outcome`: one decision from the shell, and feedback on it.
+
+    thinkpath ask "What is 17 * 23?"                      # answer, path, tool, cost, decision id
+    thinkpath ask "What is 17 * 23?" --expected 391       # scored by an exact checker
+    thinkpath ask "Capital of Australia?" --expected Canberra --kind exact --json
+    thinkpath outcome <decision-id> 1.0 --source user     # feedback, now or hours later
+
+Progress goes to stderr as each stage finishes, so `--json` output on stdout stays parseable.
+Settings come from THINKPATH_* variables, as for every other command.
+"""
+
+import argparse
+import json
+import math
+import sys
+from typing import TYPE_CHECKING, Any, TextIO
+
+from engine.core.checkers import ANSWER_KINDS, checker_for
+from engine.core.models import TraceStep
+from engine.errors import InvalidQueryError, InvalidRewardError
+
+if TYPE_CHECKING:
+    from engine.core.models import Decision
+
+__all__ = ["StageLines", "parse_reward", "register", "summary"]
+
+
+def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    ask = commands.add_parser(
+        "ask",
+        help="decide on one query: answer, path, tool, cost and decision id",
+        description="Decide on one query with the configured engine and print the result.",
+    )
+    ask.add_argument("query", help="the question or task")
+    ask.add_argument("--expected", help="the known answer: an exact checker scores the decision")
+    ask.add_argument(
+        "--kind",
+        choices=ANSWER_KINDS,
+        help="how to compare with --expected (inferred from it when omitted)",
+    )
+    ask.add_argument("--json", action="store_true", help="print the whole decision as JSON")
+    ask.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    ask.set_defaults(run=run_ask)
+
+    outcome = commands.add_parser(
+        "outcome",
+        help="record a reward in [0, 1] for a decision",
+        description="Record a reward for a decision (applied once per decision and source).",
+    )
+    outcome.add_argument("decision_id", metavar="ID", help="the decision's id")
+    outcome.add_argument("reward", metavar="REWARD", help="a number from 0 (wrong) to 1 (right)")
+    outcome.add_argument("--source", default="user", help="who judged it (default: user)")
+    outcome.set_defaults(run=run_outcome)
+
+
+class StageLines:
+    """A `DecisionListener` that prints one line per finished stage, for a user who waits."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def on_stage(self, step: TraceStep) -> None:
+        detail = step.error or ""
+        line = f"  {step.stage:<15} {step.reason:<19} {step.seconds:6.2f} s  {detail}"
+        print(line.rstrip()[:160], file=self._stream, flush=True)
+
+    def on_token(self, text: str) -> None:
+        """Answers print whole at the end; tokens are not echoed."""
+
+
+def run_ask(args: argparse.Namespace) -> int:
+    from engine import build_engine  # noqa: PLC0415 - the engine's imports only when asked
+
+    checker = None
+    if args.expected is not None:
+        try:
+            checker = checker_for(args.expected, args.kind)
+        except ValueError as error:
+            raise InvalidQueryError(f"--expected: {error}") from None
+    elif args.kind is not None:
+        raise InvalidQueryError("--kind needs --expected: the answer to compare with")
+    listener = None if args.quiet else StageLines(sys.stderr)
+    if listener is not None:
+        print("thinking (each stage is shown as it finishes)...", file=sys.stderr, flush=True)
+    decision = build_engine().decide(args.query, checker=checker, listener=listener)
+    if args.json:
+        print(json.dumps(decision.model_dump(mode="json"), indent=2))
+    else:
+        print(summary(decision))
+    return 0
+
+
+def summary(decision: "Decision") -> str:
+    """The decision as a few labelled lines."""
+    cost = decision.cost
+    money = "free (local)" if cost.cost_usd in (None, 0.0) else f"${cost.cost_usd:.6f}"
+    lines = [
+        f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
+        f"path:     {decision.path.arm_id} ({decision.path.reason}, p={decision.path.propensity})",
+        f"tool:     {decision.tool.arm_id} ({decision.tool.reason}, p={decision.tool.propensity})",
+        f"cost:     {cost.calls} LLM calls, {cost.prompt_tokens + cost.completion_tokens} tokens,"
+        f" {cost.seconds:.1f} s, {money}",
+    ]
+    lines += [f"score:    {o.reward:g} from {o.source}" for o in decision.outcomes]
+    if decision.degraded:
+        lines.append("degraded: " + "; ".join(decision.degraded_reasons))
+    lines.append(f"decision: {decision.id}")
+    return "\n".join(lines)
+
+
+def run_outcome(args: argparse.Namespace) -> int:
+    from engine import build_engine  # noqa: PLC0415
+
+    reward = parse_reward(args.reward)
+    result = build_engine().record_outcome(args.decision_id, reward=reward, source=args.source)
+    state = "recorded" if result.applied else "already recorded (applied once)"
+    print(f"{state}: reward {result.reward:g} from {result.source} (seq {result.seq})")
+    return 0
+
+
+def parse_reward(text: Any) -> float:
+    """A reward from the command line: a finite number in [0, 1], or `InvalidRewardError`.
+
+    >>> parse_reward("0.5")
+    0.5
+    >>> parse_reward("yes")
+    Traceback (most recent call last):
+    ...
+    engine.errors.InvalidRewardError: the reward must be a number from 0 to 1, got 'yes'
+    """
+    try:
+        reward = float(text)
+    except (TypeError, ValueError):
+        raise InvalidRewardError(f"the reward must be a number from 0 to 1, got {text!r}") from None
+    if not (math.isfinite(reward) and 0.0 <= reward <= 1.0):
+        raise InvalidRewardError(f"the reward must be a number from 0 to 1, got {text!r}")
+    return reward
