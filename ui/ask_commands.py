@@ -126,7 +126,7 @@ def parse_reward(text: Any) -> float:
     >>> parse_reward("yes")
     Traceback (most recent call last):
     ...
-    engine.errors.InvalidRewardError: the reward must be a number from 0 to 1, got 'yes'
+    learning.errors.InvalidRewardError: the reward must be a number from 0 to 1, got 'yes'
     """
     try:
         reward = float(text)

@@ -10,6 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.core.records import Cost
+
 __all__ = [
     "ArmStats",
     "Candidate",
@@ -42,18 +44,6 @@ Reason = Literal[
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Cost(_Frozen):
-    """What one decision spent on language-model calls."""
-
-    calls: int = 0
-    failed_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    cost_usd: float | None = None  # None where no call reported a price
-    unpriced_calls: int = 0  # calls without a known price: when > 0, cost_usd is a lower bound
 
 
 class TraceStep(_Frozen):

@@ -19,12 +19,11 @@ from datetime import UTC, datetime
 import numpy as np
 
 from engine.adapters.llm.budget import Budget, MeteredLLM
-from engine.adapters.llm.budget import Cost as LLMCost
 from engine.adapters.llm.guarded import GuardedLLM
 from engine.core.arm_book import ArmBook
 from engine.core.choosing import Chooser
 from engine.core.config import EngineConfig
-from engine.core.models import Choice, Cost, Decision, ToolRun
+from engine.core.models import Choice, Decision, ToolRun
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.core.records import NO_TOOL, PathDefinition
 from engine.core.run_state import RunState
@@ -112,7 +111,7 @@ class Pipeline:
             tool_run=tool_run,
             answer=answer_text,
             trace=run.trace.steps,
-            cost=edge_cost(meter.cost),
+            cost=meter.cost,
             degraded=bool(run.trace.degraded_reasons),
             degraded_reasons=run.trace.degraded_reasons,
         )
@@ -207,17 +206,3 @@ class Pipeline:
             "referee", "skipped", run.trace.start(), outputs={"why": "a checker scored the answer"}
         )
         return [("checker", reward)]
-
-
-def edge_cost(cost: LLMCost) -> Cost:
-    """The meter's cost as the decision reports it; money is None when no call had a price."""
-    priced = cost.llm_calls - cost.failed_calls - cost.unpriced_calls
-    return Cost(
-        calls=cost.llm_calls,
-        failed_calls=cost.failed_calls,
-        prompt_tokens=cost.prompt_tokens,
-        completion_tokens=cost.completion_tokens,
-        seconds=round(cost.seconds, 6),
-        cost_usd=cost.usd if priced > 0 else None,
-        unpriced_calls=cost.unpriced_calls,
-    )

@@ -15,6 +15,7 @@ __all__ = [
     "NO_TOOL",
     "ArmRecord",
     "ChatMessage",
+    "Cost",
     "DecisionRecord",
     "LLMRequest",
     "LLMResponse",
@@ -64,6 +65,57 @@ class LLMResponse:
     completion_tokens: int
     seconds: float
     cost_usd: float | None = None  # None where the provider's price is unknown
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one decision spent on language models. Adds up with `+`.
+
+    `cost_usd` sums the calls whose price is known (None when none was); `unpriced_calls` counts
+    the others, so a non-zero count means `cost_usd` is a lower bound. Failed calls count as
+    calls and take their seconds.
+    """
+
+    calls: int = 0
+    failed_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cost_usd: float | None = None  # None until a call reports a price
+    unpriced_calls: int = 0  # calls without a known price: when > 0, cost_usd is a lower bound
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: "Cost") -> "Cost":
+        prices = [price for price in (self.cost_usd, other.cost_usd) if price is not None]
+        return Cost(
+            calls=self.calls + other.calls,
+            failed_calls=self.failed_calls + other.failed_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            seconds=self.seconds + other.seconds,
+            cost_usd=sum(prices) if prices else None,
+            unpriced_calls=self.unpriced_calls + other.unpriced_calls,
+        )
+
+    @classmethod
+    def of_response(cls, response: LLMResponse, seconds: float) -> "Cost":
+        """The cost of one answered call that took `seconds` end to end."""
+        return cls(
+            calls=1,
+            prompt_tokens=response.prompt_tokens,
+            completion_tokens=response.completion_tokens,
+            seconds=seconds,
+            cost_usd=response.cost_usd,
+            unpriced_calls=int(response.cost_usd is None),
+        )
+
+    @classmethod
+    def of_failure(cls, seconds: float) -> "Cost":
+        """The cost of a call that raised: tokens unknown, time spent."""
+        return cls(calls=1, failed_calls=1, seconds=seconds)
 
 
 # ---------------------------------------------------------------------------------------------

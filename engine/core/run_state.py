@@ -24,7 +24,7 @@ class RunState:
     def calls_left(self) -> int:
         """LLM calls the decision's budget still allows (a large number when unlimited)."""
         limit = self.meter.budget.max_calls
-        return UNLIMITED if limit is None else limit - self.meter.cost.llm_calls
+        return UNLIMITED if limit is None else limit - self.meter.cost.calls
 
     def can_afford_optional(self) -> bool:
         """An optional call (seed, rating, detour) may run only if the answer stays affordable."""
@@ -41,4 +41,4 @@ class RunState:
         if warm:
             return 0
         ceiling = min(self.meter.budget.max_calls or WORST_CASE_CALLS, WORST_CASE_CALLS)
-        return 1 if self.meter.cost.llm_calls + 2 + later_calls <= ceiling else 0
+        return 1 if self.meter.cost.calls + 2 + later_calls <= ceiling else 0

@@ -9,7 +9,7 @@ that would go past the decision's allowance of calls, tokens or seconds.
 >>> llm = MeteredLLM(ScriptedLLM(lambda request: "four"), Budget(max_calls=1))
 >>> llm.complete(LLMRequest(messages=(ChatMessage("user", "two plus two?"),))).text
 'four'
->>> llm.cost.llm_calls, llm.cost.prompt_tokens, llm.cost.completion_tokens
+>>> llm.cost.calls, llm.cost.prompt_tokens, llm.cost.completion_tokens
 (1, 3, 1)
 >>> llm.complete(LLMRequest(messages=(ChatMessage("user", "again?"),)))
 Traceback (most recent call last):
@@ -25,59 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.core.ports import LLM
-from engine.core.records import LLMRequest, LLMResponse
+from engine.core.records import Cost, LLMRequest, LLMResponse
 from engine.errors import BudgetExceededError, ConfigError
 
-__all__ = ["Budget", "Cost", "MeteredLLM", "estimate_prompt_tokens"]
+__all__ = ["Budget", "MeteredLLM", "estimate_prompt_tokens"]
 
 # Refuse rather than send a call whose answer the budget would cut to a few tokens.
 MIN_COMPLETION_TOKENS = 16
-
-
-@dataclass(frozen=True)
-class Cost:
-    """What one decision spent on language models. Adds up with `+`.
-
-    `usd` sums the calls whose price is known; `unpriced_calls` counts the others, so a non-zero
-    count means `usd` is a lower bound. Failed calls count as calls and take their seconds.
-    """
-
-    llm_calls: int = 0
-    failed_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    usd: float = 0.0
-    unpriced_calls: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def __add__(self, other: "Cost") -> "Cost":
-        return Cost(
-            **{
-                field.name: getattr(self, field.name) + getattr(other, field.name)
-                for field in dataclasses.fields(self)
-            }
-        )
-
-    @classmethod
-    def of_response(cls, response: LLMResponse, seconds: float) -> "Cost":
-        """The cost of one answered call that took `seconds` end to end."""
-        return cls(
-            llm_calls=1,
-            prompt_tokens=response.prompt_tokens,
-            completion_tokens=response.completion_tokens,
-            seconds=seconds,
-            usd=response.cost_usd or 0.0,
-            unpriced_calls=int(response.cost_usd is None),
-        )
-
-    @classmethod
-    def of_failure(cls, seconds: float) -> "Cost":
-        """The cost of a call that raised: tokens unknown, time spent."""
-        return cls(llm_calls=1, failed_calls=1, seconds=seconds)
 
 
 @dataclass(frozen=True)
@@ -164,7 +118,7 @@ class MeteredLLM:
         budget, spent = self.budget, self._cost
         where = f"refused a {request.purpose!r} call"
         if budget.max_calls is not None:
-            used = spent.llm_calls + self._reserved_calls
+            used = spent.calls + self._reserved_calls
             if used >= budget.max_calls:
                 raise BudgetExceededError(
                     f"LLM call budget spent: {used} of {budget.max_calls} calls used; {where}"

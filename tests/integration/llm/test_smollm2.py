@@ -84,7 +84,7 @@ def test_a_schema_constrained_answer_validates(chat: LiteLLMChat) -> None:
         max_tokens=40,
     )
     assert 1 <= verdict.rating <= 5
-    assert metered.cost.llm_calls >= 1
+    assert metered.cost.calls >= 1
     assert metered.cost.prompt_tokens > 0
     assert metered.cost.completion_tokens > 0
 

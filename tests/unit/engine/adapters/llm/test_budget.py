@@ -4,9 +4,9 @@ import threading
 
 import pytest
 
-from engine.adapters.llm.budget import Budget, Cost, MeteredLLM, estimate_prompt_tokens
+from engine.adapters.llm.budget import Budget, MeteredLLM, estimate_prompt_tokens
 from engine.adapters.llm.scripted import ScriptedLLM
-from engine.core.records import ChatMessage, LLMRequest, LLMResponse
+from engine.core.records import ChatMessage, Cost, LLMRequest, LLMResponse
 from engine.errors import BudgetExceededError, ConfigError, LLMTimeoutError
 
 
@@ -41,7 +41,7 @@ def test_cost_adds_calls_tokens_seconds_and_money() -> None:
     llm.complete(ask())
     llm.complete(ask())
     assert llm.cost == Cost(
-        llm_calls=2, prompt_tokens=20, completion_tokens=10, seconds=1.0, usd=0.02
+        calls=2, prompt_tokens=20, completion_tokens=10, seconds=1.0, cost_usd=0.02
     )
     assert llm.cost.total_tokens == 30
 
@@ -50,7 +50,7 @@ def test_unknown_price_is_counted_not_guessed() -> None:
     clock = FakeClock()
     llm = MeteredLLM(PricedLLM(clock, cost=None), clock=clock)
     llm.complete(ask())
-    assert (llm.cost.usd, llm.cost.unpriced_calls) == (0.0, 1)
+    assert (llm.cost.cost_usd, llm.cost.unpriced_calls) == (None, 1)
 
 
 def test_failed_call_counts_its_time_and_reraises() -> None:
@@ -63,7 +63,7 @@ def test_failed_call_counts_its_time_and_reraises() -> None:
     llm = MeteredLLM(ScriptedLLM(slow_failure), Budget(max_calls=2), clock=clock)
     with pytest.raises(LLMTimeoutError):
         llm.complete(ask())
-    assert llm.cost == Cost(llm_calls=1, failed_calls=1, seconds=2.0)
+    assert llm.cost == Cost(calls=1, failed_calls=1, seconds=2.0)
     llm.inner = ScriptedLLM(lambda request: "fine")
     assert llm.complete(ask()).text == "fine"  # the reservation of the failed call was released
 
@@ -150,7 +150,7 @@ def test_concurrent_calls_cannot_overspend_the_call_budget() -> None:
     finally:
         gate.set()
         worker.join(timeout=5)
-    assert llm.cost.llm_calls == 1
+    assert llm.cost.calls == 1
 
 
 def test_estimate_grows_with_text_and_messages() -> None:
