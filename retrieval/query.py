@@ -1,4 +1,9 @@
-"""Query checks and cheap, deterministic query rewriting (no LLM): the words that matter."""
+"""Query checks and the words that matter in a text: the one place that says what a term is.
+
+Retrieval (keyword search, multi-query gathering) and the engine (the seed check's relevance,
+the seed's keyword rebuild, the in-memory test searcher) all use `content_words`, so a term
+means the same thing wherever it is counted.
+"""
 
 import re
 
@@ -50,17 +55,32 @@ def words(text: str) -> list[str]:
     return [match.group(0).lower() for match in _WORD.finditer(text)]
 
 
-def content_words(text: str, *, limit: int = 12) -> list[str]:
-    """The distinct non-stopwords of `text`, in order of first appearance.
+def content_words(text: str, *, limit: int | None = 12) -> list[str]:
+    """The distinct non-stopwords of `text` in order of first appearance, at most `limit`.
+
+    A one-character word is no topic: "x", "b", or the 3 of "3 + 4", which matches any
+    passage with a 3 in it.
 
     >>> content_words("How many days are there between March 3 and April 17?")
-    ['days', 'between', 'march', '3', 'april', '17']
+    ['days', 'between', 'march', 'april', '17']
+    >>> content_words("Is x in the set {a, b}?")
+    ['set']
     """
     seen: dict[str, None] = {}
     for word in words(text):
-        if word not in STOPWORDS and word not in seen:
-            seen[word] = None
+        if word in STOPWORDS or len(word) == 1:
+            continue
+        seen.setdefault(word, None)
     return list(seen)[:limit]
+
+
+def keyword_query(text: str) -> str:
+    """The content words alone: a second query that keyword backends match better.
+
+    >>> keyword_query("How many days are in a leap year?")
+    'days leap year'
+    """
+    return " ".join(content_words(text, limit=None))
 
 
 def fts_match_expression(text: str, *, limit: int = 24) -> str | None:
@@ -70,7 +90,7 @@ def fts_match_expression(text: str, *, limit: int = 24) -> str | None:
     unbalanced quotes) can never raise or change the meaning. None when no word is left.
 
     >>> fts_match_expression('ignore "quotes" AND col:x')
-    '"ignore" OR "quotes" OR "col" OR "x"'
+    '"ignore" OR "quotes" OR "col"'
     """
     terms = content_words(text, limit=limit) or words(text)[:limit]
     terms = [term.replace('"', '""') for term in terms if term.lower() not in {"and", "or", "not"}]

@@ -17,12 +17,12 @@ DEFAULT_MAX_CHARS = 2000
 
 # Fullwidth ASCII (U+FF01..U+FF5E) folds to ASCII: `＜/passage＞` is caught like `</passage>`.
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
-# Other angle brackets that render like < and > in most fonts.
-_ANGLE_LOOKALIKES = str.maketrans(
-    dict.fromkeys("‹〈⟨《«﹤〈❮", "("),
-) | str.maketrans(dict.fromkeys("›〉⟩》»﹥〉❯", ")"))
+# Angle brackets and the characters that render like them in most fonts. Only a *tag* made of
+# them is broken; a lone bracket stays, so "3 < 5" and a title "Dates › Leap years" read as
+# written (one rule for every prompt: `engine.stages.prompting.neutralise` calls this module).
+_OPEN, _CLOSE = "<‹〈⟨《«﹤〈❮", ">›〉⟩》»﹥〉❯"
 _SPECIAL_TOKEN = re.compile(r"<\|[^|<>\n]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>")
-_TAG = re.compile(r"<(/?[A-Za-z_!?][^<>\n]{0,80})>")
+_TAG = re.compile(f"[{_OPEN}](/?[A-Za-z_!?][^{_OPEN}{_CLOSE}\\n]{{0,80}})[{_CLOSE}]")
 # Runs of 3+ of a delimiter character: fences (```), heredoc-like (<<<, >>>), rules (===, |||).
 _RUN = re.compile(r"([`\"'<>\[\]{}|~=])\1{2,}")
 _INSTRUCTION_LIKE = re.compile(
@@ -74,7 +74,7 @@ flags=('control-characters', 'delimiter-lookalike', 'instruction-like'))
     text, had_control = _strip_invisible(text)
     if had_control:
         flags.append("control-characters")
-    folded = text.translate(_FULLWIDTH).translate(_ANGLE_LOOKALIKES)
+    folded = text.translate(_FULLWIDTH)
     neutral = _SPECIAL_TOKEN.sub(lambda m: " (" + m.group(0).strip("<>|[]") + ") ", folded)
     neutral = _TAG.sub(r"[\1]", neutral)
     neutral = _RUN.sub(r"\1\1", neutral)

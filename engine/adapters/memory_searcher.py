@@ -12,7 +12,7 @@ backends live in `retrieval/`.
 from collections.abc import Sequence
 
 from engine.core.records import Passage
-from engine.stages.seed import content_terms
+from retrieval.query import content_words
 
 
 class InMemorySearcher:
@@ -24,10 +24,10 @@ class InMemorySearcher:
 
     def search(self, query: str, limit: int = 5) -> list[Passage]:
         self.queries.append(query)
-        terms = set(content_terms(query))
+        terms = set(content_words(query, limit=None))
         scored = []
         for order, passage in enumerate(self._passages):
-            words = set(content_terms(passage.title + " " + passage.text))
+            words = set(content_words(passage.title + " " + passage.text, limit=None))
             overlap = len(terms & words)
             if overlap:
                 scored.append((-overlap, order, passage))

@@ -5,7 +5,7 @@ three calls. A weak seed is rebuilt once by the pipeline, then flagged, and neve
 from dataclasses import dataclass, field
 
 from engine.core.records import Passage
-from engine.stages.seed import content_terms
+from retrieval.query import content_words
 
 MIN_PASSAGE_RELEVANCE = 0.34  # a passage must cover about a third of the query's terms
 MAX_BRIEF_CHARS = 1500
@@ -31,7 +31,7 @@ def passage_relevance(query_terms: list[str], passage: Passage) -> float:
     """Share of the query's content terms that occur in the passage (title included)."""
     if not query_terms:
         return 0.0
-    words = {_stem(word) for word in content_terms(passage.title + " " + passage.text)}
+    words = {_stem(word) for word in content_words(passage.title + " " + passage.text, limit=None)}
     return sum(_stem(term) in words for term in query_terms) / len(query_terms)
 
 
@@ -44,7 +44,7 @@ def check_passages(query: str, passages: list[Passage]) -> SeedVerdict:
     >>> check_passages("How many days are in a leap year?", [Passage("Cats purr.", "c.md")]).ok
     False
     """
-    terms = content_terms(query)
+    terms = content_words(query, limit=None)
     if not terms:
         return SeedVerdict(False, 0.0, reasons=["the query has no searchable terms"])
     if not passages:
@@ -72,10 +72,10 @@ def check_brief(query: str, brief: str, passages: list[Passage]) -> list[str]:
         problems.append("the brief is empty")
     if len(brief) > MAX_BRIEF_CHARS:
         problems.append(f"the brief is longer than {MAX_BRIEF_CHARS} characters")
-    grounding = set(content_terms(query))
+    grounding = set(content_words(query, limit=None))
     for passage in passages:
-        grounding.update(content_terms(passage.text))
-    brief_terms = content_terms(brief)
+        grounding.update(content_words(passage.text, limit=None))
+    brief_terms = content_words(brief, limit=None)
     if brief_terms and not grounding.intersection(brief_terms):
         problems.append("the brief shares no terms with the query or the passages")
     return problems

@@ -9,6 +9,7 @@ from engine.core.trace import LLM_FAULTS
 from engine.errors import RetrievalError
 from engine.stages import seed, seed_check
 from retrieval.gather import gather
+from retrieval.query import content_words, keyword_query
 
 
 class Seeder:
@@ -30,10 +31,10 @@ class Seeder:
         started = run.trace.start()
         verdict = seed_check.check_passages(run.query, passages)
         rebuilt = False
-        if not verdict.ok and seed.content_terms(run.query):
+        if not verdict.ok and content_words(run.query):
             rebuilt = True
             # The rebuild digs deeper on the keywords alone: twice the passages to choose from.
-            keywords = seed.rephrase_for_search(run.query)
+            keywords = keyword_query(run.query)
             passages = self._search(run, keywords, 2 * limit, flags)
             verdict = seed_check.check_passages(run.query, passages)
         sources = [
