@@ -45,7 +45,7 @@ def search_queries(query: str, *, max_queries: int = 3) -> list[str]:
     """The searches to run for `query`: itself, its content words, and its last question.
 
     >>> search_queries("I have 3 apples. How many days are in a leap year?")
-    ['I have 3 apples. How many days are in a leap year?', '3 apples days leap year', \
+    ['I have 3 apples. How many days are in a leap year?', 'apples days leap year', \
 'How many days are in a leap year?']
     """
     text = " ".join(validate_query(query[:MAX_READ_CHARS], max_chars=MAX_READ_CHARS).split())
