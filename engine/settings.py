@@ -19,7 +19,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from engine.adapters.llm.budget import Budget
-from engine.core.config import EngineConfig
+from engine.core.config import BUDGET_CALLS, BUDGET_SECONDS, BUDGET_TOKENS, EngineConfig
 from engine.errors import ConfigError
 from engine.stages.detour import DetourRules
 from learning import available_policies
@@ -29,6 +29,11 @@ __all__ = ["Settings", "load_settings"]
 PathList = Annotated[list[Path], NoDecode]
 NameList = Annotated[list[str], NoDecode]
 
+# The engine's tunables have their defaults in one place, `EngineConfig` (and the `Budget` and
+# `DetourRules` it holds); a setting that overrides one reads its default from there.
+_ENGINE = EngineConfig()
+_DETOUR = _ENGINE.detour
+
 
 class Settings(BaseSettings):
     """Every setting, with its environment variable `THINKPATH_<NAME>`."""
@@ -36,14 +41,16 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="THINKPATH_", extra="forbid", frozen=True)
 
     home: Path = Field(default=Path("~/.thinkpath"), description="data directory")
-    namespace: str = Field(default="default", min_length=1, max_length=64, pattern=r"^[\w.-]+$")
+    namespace: str = Field(
+        default=_ENGINE.namespace, min_length=1, max_length=64, pattern=r"^[\w.-]+$"
+    )
     # language model
     model: str = Field(default="local/smollm2", description="a litellm model string")
     api_base: str | None = None
     api_key: SecretStr | None = None
     llm_threads: int = Field(default=1, ge=1, le=64, description="local model CPU threads")
     llm_context: int = Field(default=4096, ge=512, le=131072, description="local model n_ctx")
-    llm_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    llm_timeout_s: float = Field(default=_ENGINE.llm_timeout_s, gt=0, le=3600)
     # store: a SQLAlchemy URL, "memory", or empty for the SQLite file under `home`
     store_url: str = ""
     # learning
@@ -57,21 +64,21 @@ class Settings(BaseSettings):
     cold_pulls: float = Field(default=3.0, ge=0)
     cold_width: float = Field(default=0.25, gt=0)
     # per-decision budget
-    budget_calls: int = Field(default=6, ge=1, le=100)
-    budget_tokens: int = Field(default=8192, ge=64)
-    budget_seconds: float = Field(default=120.0, gt=0)
+    budget_calls: int = Field(default=BUDGET_CALLS, ge=1, le=100)
+    budget_tokens: int = Field(default=BUDGET_TOKENS, ge=64)
+    budget_seconds: float = Field(default=BUDGET_SECONDS, gt=0)
     # retrieval and tools
     web_search: bool = False
     index_folders: PathList = Field(default_factory=list)
     templates_dirs: PathList = Field(default_factory=list)
     tools: NameList = Field(default_factory=lambda: ["calculator", "local_search"])
-    tool_timeout_s: float = Field(default=10.0, gt=0, le=600)
+    tool_timeout_s: float = Field(default=_ENGINE.tool_timeout_s, gt=0, le=600)
     # outcomes and detours
-    referee_weight: float = Field(default=0.5, gt=0, le=1)
-    detour_prob_best_floor: float = Field(default=0.2, ge=0, le=1)
-    detour_failure_streak: int = Field(default=3, ge=1)
-    detour_retire_min_pulls: float = Field(default=3.0, gt=0)
-    detour_retire_below: float = Field(default=0.3, ge=0, le=1)
+    referee_weight: float = Field(default=_ENGINE.weight_for("referee"), gt=0, le=1)
+    detour_prob_best_floor: float = Field(default=_DETOUR.prob_best_floor, ge=0, le=1)
+    detour_failure_streak: int = Field(default=_DETOUR.failure_streak, ge=1)
+    detour_retire_min_pulls: float = Field(default=_DETOUR.retire_min_pulls, gt=0)
+    detour_retire_below: float = Field(default=_DETOUR.retire_below, ge=0, le=1)
 
     @field_validator("index_folders", "templates_dirs", "tools", mode="before")
     @classmethod
@@ -119,12 +126,7 @@ class Settings(BaseSettings):
                 retire_min_pulls=self.detour_retire_min_pulls,
                 retire_below=self.detour_retire_below,
             ),
-            source_weights={
-                "checker": 1.0,
-                "user": 1.0,
-                "referee": self.referee_weight,
-                "tool": 1.0,
-            },
+            source_weights={**_ENGINE.source_weights, "referee": self.referee_weight},
             seed=self.policy_seed,
         )
 

@@ -5,16 +5,18 @@ from dataclasses import dataclass, field
 from engine.adapters.llm.budget import Budget
 from engine.stages.detour import DetourRules
 
+# Six calls is the worst case the pipeline can reach, so the default never cuts a decision short
+# on calls; tokens and seconds are generous for the embedded model.
+BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = 6, 8192, 120.0
+
 
 @dataclass(frozen=True)
 class EngineConfig:
     """Everything the pipeline and the facade need to know, with working defaults."""
 
     namespace: str = "default"
-    # Six calls is the worst case the pipeline can reach, so the default never cuts a decision
-    # short on calls; tokens and seconds are generous for the embedded model.
     budget: Budget = field(
-        default_factory=lambda: Budget(max_calls=6, max_tokens=8192, max_seconds=120.0)
+        default_factory=lambda: Budget(BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS)
     )
     passages: int = 5  # retrieved per search
     seed_max_tokens: int = 160
