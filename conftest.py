@@ -1,0 +1,108 @@
+"""Guards for the whole test session: no test reaches the internet, none writes into the repo.
+
+Both are promises of the project ("no test may reach the internet"; tests write only to their
+temporary folders), checked here for every test, doctests included, rather than left to review.
+
+- Network: every connection or name lookup must stay on this machine (loopback addresses, Unix
+  sockets). Anything else fails at once with `OutsideNetworkError` naming the address, instead of
+  hanging on a closed network or silently depending on one. Child processes that tests start are
+  not covered; they get the same offline switches from `scripts/offline-env`.
+- Repository: the session compares `git status` before and after; a file a test created or
+  changed inside the working tree fails the run, naming the file.
+"""
+
+import ipaddress
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent
+_LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", ""}
+
+
+class OutsideNetworkError(OSError):
+    """A test tried to reach beyond this machine."""
+
+
+def _is_local(host: object) -> bool:
+    if host is None:
+        return True
+    if isinstance(host, bytes):
+        host = host.decode(errors="replace")
+    if not isinstance(host, str):
+        return False
+    name = host.strip("[]").split("%")[0].lower()
+    if name in _LOCAL_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def _address_host(address: Any) -> object:
+    if isinstance(address, tuple) and address:
+        return address[0]
+    return None  # a Unix socket path: local by definition
+
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_getaddrinfo = socket.getaddrinfo
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> None:
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(_address_host(address)):
+        raise OutsideNetworkError(f"a test tried to connect to {address!r}: tests stay offline")
+    _real_connect(self, address)
+
+
+def _guarded_connect_ex(self: socket.socket, address: Any) -> int:
+    if self.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(_address_host(address)):
+        raise OutsideNetworkError(f"a test tried to connect to {address!r}: tests stay offline")
+    return _real_connect_ex(self, address)
+
+
+def _guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
+    if not _is_local(host):
+        raise OutsideNetworkError(f"a test tried to look up {host!r}: tests stay offline")
+    return _real_getaddrinfo(host, *args, **kwargs)
+
+
+def _repository_changes() -> set[str] | None:
+    """`git status` lines of the working tree, or None where git cannot tell (not a checkout)."""
+    try:
+        result = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return set(result.stdout.splitlines())
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _offline_and_clean() -> Iterator[None]:
+    before = _repository_changes()
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = _guarded_getaddrinfo
+    try:
+        yield
+    finally:
+        socket.socket.connect = _real_connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = _real_connect_ex  # type: ignore[method-assign]
+        socket.getaddrinfo = _real_getaddrinfo
+    after = _repository_changes()
+    if before is not None and after is not None and after - before:
+        written = "\n  ".join(sorted(after - before))
+        pytest.fail(f"tests wrote into the repository:\n  {written}", pytrace=False)
