@@ -5,9 +5,14 @@ errors in `templates.errors` and `retrieval.errors` (inner layers may not import
 are re-exported here so that callers import every error from one place.
 
     ThinkPathError
-    ├── PolicyError (ValueError)        learning core: see learning.errors
-    │   ├── InvalidRewardError, UnknownArmError, DuplicateArmError, ContextError
-    │   └── UnknownPolicyError, InvalidParameterError, StateError
+    ├── PolicyError (ValueError)        the learning core was given a bad argument; state unchanged
+    │   ├── InvalidRewardError          NaN, infinite or outside [0, 1]; or a bad weight
+    │   ├── UnknownArmError (KeyError)  an arm the policy does not hold
+    │   ├── DuplicateArmError           adding an arm that is already there
+    │   ├── ContextError                missing, unexpected or wrongly shaped context
+    │   ├── UnknownPolicyError          a policy name not in the registry
+    │   ├── InvalidParameterError       an unknown or out-of-range policy parameter
+    │   └── StateError                  a state dict that is malformed or from a newer version
     ├── ConfigError                     a setting that is missing, malformed or inconsistent
     ├── InvalidQueryError (ValueError)  a query that is empty, not text or too long
     ├── TemplateError                   a reasoning-path template file that does not validate
@@ -21,7 +26,12 @@ are re-exported here so that callers import every error from one place.
     │   ├── LLMUnavailableError         provider unreachable or model missing
     │   └── LLMOutputError              output that does not parse or validate
     ├── BudgetExceededError             a per-decision budget (calls, tokens, seconds) ran out
-    ├── RetrievalError                  a search backend failed (unreachable, bad index, bad query)
+    ├── RetrievalError                  a search backend failed (see retrieval.errors)
+    │   ├── QueryError (ValueError)     empty, oversized or otherwise unusable query
+    │   ├── SearchUnavailableError      network down, timeout, rate limit: try another backend
+    │   ├── IndexStoreError             the local index file is corrupt, locked or foreign
+    │   │   └── EmbeddingMismatchError  its vectors come from another embedding model
+    │   └── EmbeddingError              the embedding model cannot be loaded or run
     └── ToolError                       a tool failed, timed out or is not allowed
 """
 

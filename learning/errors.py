@@ -1,18 +1,8 @@
 """Errors raised by the learning core, and the root of every ThinkPath error.
 
-The root class lives here, in the innermost package, so that the pure core can raise errors that
-belong to the one project-wide hierarchy without importing anything outward. `engine.errors`
-extends it with the errors of the outer layers and draws the whole tree.
-
-    ThinkPathError
-    └── PolicyError                 (also a ValueError: every case is a bad argument)
-        ├── InvalidRewardError      NaN, infinite or outside [0, 1]; or a bad weight
-        ├── UnknownArmError         an arm the policy does not hold
-        ├── DuplicateArmError       adding an arm that is already there
-        ├── ContextError            missing, unexpected or wrongly shaped context
-        ├── UnknownPolicyError      a policy name not in the registry
-        ├── InvalidParameterError   an unknown or out-of-range policy parameter
-        └── StateError              a state dict that is malformed or from a newer version
+The root lives here, in the innermost package, in a module that imports nothing: every layer can
+raise errors of the one project-wide hierarchy without importing anything outward. The whole
+tree is drawn once, in `engine.errors`.
 """
 
 

@@ -1,12 +1,4 @@
-"""Errors of the retrieval layer (part of the tree drawn in `engine.errors`).
-
-RetrievalError                  a search backend failed
-├── QueryError                  (also ValueError) empty, oversized or otherwise unusable query
-├── SearchUnavailableError      a backend cannot answer now: network down, timeout, rate limit
-├── IndexStoreError             the local index file is unusable (corrupt, locked, foreign)
-│   └── EmbeddingMismatchError  the index holds vectors of another embedding model
-└── EmbeddingError              the embedding model cannot be loaded or run
-"""
+"""Errors of the retrieval layer; the whole tree is drawn once, in `engine.errors`."""
 
 from learning.errors import ThinkPathError
 
