@@ -18,7 +18,6 @@ __all__ = [
     "Choice",
     "Cost",
     "Decision",
-    "Outcome",
     "OutcomeResult",
     "Reason",
     "Seed",
@@ -109,15 +108,6 @@ class ToolRun(_Frozen):
     output: str = ""
     error: str | None = None
     seconds: float = 0.0
-
-
-class Outcome(_Frozen):
-    """A reward for a decision from one source, as a caller posts it."""
-
-    decision_id: str
-    source: str = Field(min_length=1, max_length=64)
-    reward: float = Field(ge=0.0, le=1.0)
-    weight: float | None = Field(default=None, gt=0.0, le=1.0)
 
 
 class OutcomeResult(_Frozen):
