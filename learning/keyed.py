@@ -22,6 +22,7 @@ creates exactly the sub-policies the original would have: the same future, conte
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -108,9 +109,10 @@ class KeyedPolicy:
             raise ContextError(
                 f"context must have shape ({self._context_dim},), got {vector.shape}"
             )
-        if not np.isfinite(vector).all():
+        key: Key = tuple(vector.tolist())  # on every call: tolist is the cheap way to a tuple
+        if not all(map(math.isfinite, key)):
             raise ContextError("context holds NaN or infinite values")
-        return tuple(float(value) for value in vector)
+        return key
 
     def _sub_seed(self, key: Key) -> int:
         crc = zlib.crc32(np.asarray(key, dtype=np.float64).tobytes())

@@ -1,0 +1,132 @@
+"""The engine's own time per decision: everything but the model, the searcher and the disk.
+
+    .venv/bin/python -m experiments.benchmarks.overhead --decisions 400
+
+A scripted stand-in model answers at once and a small in-memory searcher stands in for retrieval,
+so what is timed is the engine: features, seed check, the policies' view (P(best) and
+propensities), rating and detour decisions, both picks, the trace, the commit and the replay of
+the outcome. Three engines decide the same stream side by side, interleaved query by query so
+that the shared machine's noise falls on all of them alike:
+
+- `memory`: the in-memory store, with P(best) to a stated error (`learning.posterior`);
+- `sqlite`: the same on a SQLite file (a durable commit per decision);
+- `reference`: the in-memory store with P(best) from a fixed 4,096 Monte Carlo draws, as every
+  decision paid before the error-bounded estimate.
+
+It prints the median and 95th percentile per engine and the ratios to the reference.
+"""
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from engine.adapters.llm.scripted import ScriptedLLM, canned_script
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.memory import InMemoryStore
+from engine.adapters.store.sql import SqlStore
+from engine.compose import build_engine
+from engine.core.facade import Engine
+from engine.core.ports import Store
+from engine.core.records import Passage
+from engine.settings import load_settings
+from learning import posterior
+
+PASSAGES = [
+    Passage("The sum of two numbers is their total.", "notes/sum.md"),
+    Passage("The first letter of a word is its initial.", "notes/letters.md"),
+    Passage("A kilometre is 1000 metres; a mile is about 1.609 kilometres.", "notes/units.md"),
+]
+
+
+def stream(count: int) -> list[tuple[str, Callable[[str], float]]]:
+    """Queries of three families with a checker each (alternating right and wrong answers)."""
+    tasks: list[tuple[str, Callable[[str], float]]] = []
+    for index in range(count):
+        family = index % 3
+        if family == 0:
+            query = f"What is {index} + {index + 3}?"
+        elif family == 1:
+            query = f"What is the first letter of the word 'item{index}'?"
+        else:
+            query = f"How many metres are in {index} kilometres?"
+        tasks.append((query, _constant(float(index % 2))))
+    return tasks
+
+
+def _constant(reward: float) -> Callable[[str], float]:
+    def checker(_answer: str) -> float:
+        return reward
+
+    return checker
+
+
+def build(store: Store) -> Engine:
+    settings = load_settings(store_url="memory", policy_seed=7)
+    return build_engine(
+        settings,
+        llm=ScriptedLLM(canned_script),
+        store=store,
+        searcher=InMemorySearcher(PASSAGES),
+    )
+
+
+@contextmanager
+def fixed_draws() -> Iterator[None]:
+    """P(best) as before the error bound: always the full 4,096 draws."""
+    saved = posterior.STANDARD_ERROR
+    posterior.STANDARD_ERROR = 0.0
+    try:
+        yield
+    finally:
+        posterior.STANDARD_ERROR = saved
+
+
+def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
+    with tempfile.TemporaryDirectory() as folder:
+        sqlite = SqlStore(f"sqlite:///{Path(folder) / 'store.sqlite3'}")
+        engines = {
+            "memory": build(InMemoryStore()),
+            "sqlite": build(sqlite),
+            "reference": build(InMemoryStore()),
+        }
+        seconds: dict[str, list[float]] = {name: [] for name in engines}
+        for index, (query, checker) in enumerate(stream(warmup + decisions)):
+            for name, engine in engines.items():
+                started = time.perf_counter()
+                if name == "reference":
+                    with fixed_draws():
+                        engine.decide(query, checker=checker)
+                else:
+                    engine.decide(query, checker=checker)
+                if index >= warmup:
+                    seconds[name].append(time.perf_counter() - started)
+        sqlite.close()
+    reference = statistics.median(seconds["reference"])
+    return {
+        name: {
+            "median_ms": round(statistics.median(values) * 1000, 3),
+            "p95_ms": round(statistics.quantiles(values, n=20)[-1] * 1000, 3),
+            "ratio_to_reference": round(statistics.median(values) / reference, 3),
+        }
+        for name, values in seconds.items()
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--decisions", type=int, default=400, help="timed decisions per engine")
+    parser.add_argument("--warmup", type=int, default=100, help="untimed decisions first")
+    args = parser.parse_args(argv)
+    if args.decisions < 20 or args.warmup < 0:
+        parser.error("--decisions must be at least 20 and --warmup at least 0")
+    print(json.dumps(run(args.decisions, args.warmup), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
