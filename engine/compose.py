@@ -37,6 +37,7 @@ __all__ = [
     "build_searcher",
     "build_store",
     "build_toolbox",
+    "build_tracker",
 ]
 
 
@@ -69,6 +70,18 @@ def build_searcher(settings: Settings) -> Searcher:
     return build_default_searcher(
         settings.data_dir, web=settings.web_search, index_folders=settings.index_folders
     )
+
+
+def build_tracker(settings: Settings) -> Tracker:
+    """MLflow logging of live decisions and outcomes, in the store under the data directory."""
+    from engine.adapters.tracking import (  # noqa: PLC0415 - mlflow is a slow import
+        MLflowTracker,
+        TrackingStore,
+        default_tracking_uri,
+    )
+
+    home = settings.data_dir
+    return MLflowTracker(TrackingStore(default_tracking_uri(home), home / "mlartifacts"))
 
 
 def build_toolbox(settings: Settings, searcher: Searcher) -> ToolBox:

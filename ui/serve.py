@@ -6,7 +6,6 @@ THINKPATH_API_TOKEN=... thinkpath serve --host 0.0.0.0
 
 import argparse
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -16,7 +15,6 @@ from engine.errors import ConfigError
 from engine.settings import NameList
 
 if TYPE_CHECKING:
-    from engine.adapters.tracking import MLflowTracker
     from engine.core.facade import Engine
 
 
@@ -82,7 +80,7 @@ def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
 def build_engine_for(args: argparse.Namespace) -> tuple["Engine", ServiceSettings]:
     """The engine the service drives, and the service's settings, checked before anything slow."""
     from engine.adapters.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
-    from engine.compose import build_engine  # noqa: PLC0415 - heavy imports only when serving
+    from engine.compose import build_engine, build_tracker  # noqa: PLC0415 - only when serving
     from engine.settings import load_settings  # noqa: PLC0415
     from ui.service.security import check_bind  # noqa: PLC0415
 
@@ -90,7 +88,7 @@ def build_engine_for(args: argparse.Namespace) -> tuple["Engine", ServiceSetting
     check_bind(service.host, _token(service))
     settings = load_settings()
     llm = ScriptedLLM(canned_script) if args.scripted_model else None
-    tracker = _tracker(settings.data_dir) if args.track else None
+    tracker = build_tracker(settings) if args.track else None
     return build_engine(settings, llm=llm, tracker=tracker), service
 
 
@@ -110,17 +108,6 @@ def build_app(args: argparse.Namespace) -> tuple[object, ServiceSettings]:
 
 def _token(service: ServiceSettings) -> str | None:
     return service.api_token.get_secret_value() if service.api_token else None
-
-
-def _tracker(home: Path) -> "MLflowTracker":
-    """MLflow logging of live decisions; built here because engine/ may not import experiments/."""
-    from engine.adapters.tracking import (  # noqa: PLC0415 - mlflow is a slow import
-        MLflowTracker,
-        TrackingStore,
-        default_tracking_uri,
-    )
-
-    return MLflowTracker(TrackingStore(default_tracking_uri(home), home / "mlartifacts"))
 
 
 def run_serve(args: argparse.Namespace) -> int:

@@ -211,11 +211,13 @@ class ArmBook:
 
     # -- changing --------------------------------------------------------------------------------
 
-    def refresh(self) -> int:
-        """Adopt other processes' catalogue changes and apply new outcomes; return how many."""
+    def refresh(self, *, catalog: bool = True) -> int:
+        """Adopt other processes' catalogue changes (unless `catalog` is False) and apply new
+        outcomes; return how many were applied."""
         applied = 0
         with self._lock:
-            self._sync_catalog()
+            if catalog:
+                self._sync_catalog()
             while True:
                 before = self._learner.last_seq
                 batch = self._store.outcomes_since(self._namespace, before)

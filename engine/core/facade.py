@@ -183,7 +183,8 @@ class Engine:
         results = [
             self._record(decision.id, source, reward, None) for source, reward in draft.outcomes
         ]
-        self.refresh()
+        # The catalogue was read when this decision began, and its own new arms are in already.
+        self._book.refresh(catalog=False)
         return decision.model_copy(update={"outcomes": results})
 
     def _record(
