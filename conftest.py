@@ -93,8 +93,8 @@ def _repository_changes() -> set[str] | None:
 @pytest.fixture(scope="session", autouse=True)
 def _offline_and_clean() -> Iterator[None]:
     before = _repository_changes()
-    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign]
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign, assignment]
+    socket.socket.connect_ex = _guarded_connect_ex  # type: ignore[method-assign, assignment]
     socket.getaddrinfo = _guarded_getaddrinfo
     try:
         yield

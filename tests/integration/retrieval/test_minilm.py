@@ -76,12 +76,12 @@ def test_bad_input_is_refused() -> None:
     assert embedder.model_id == MINILM_MODEL_ID
     assert embedder.embed([]).shape == (0, 384)
     with pytest.raises(EmbeddingError, match="sequence"):
-        embedder.embed("not a list")  # type: ignore[arg-type]
+        embedder.embed("not a list")
     with pytest.raises(EmbeddingError, match="intra_op_threads"):
         MiniLMEmbedder(embedder._model_path, intra_op_threads=0)
 
 
-def test_missing_or_broken_model_file_is_a_clear_error(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_or_broken_model_file_is_a_clear_error(tmp_path) -> None:
     with pytest.raises(EmbeddingError, match="no embedding model file"):
         MiniLMEmbedder(tmp_path / "absent.onnx")
     broken = tmp_path / "broken.onnx"

@@ -31,7 +31,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[3] / "build" / "screenshots"
 
 def path_outcomes(url: str, arm: str) -> int:
     arms = httpx.get(f"{url}/api/v1/arms", timeout=30).json()
-    return next(a["outcomes"] for a in arms if a["role"] == "path" and a["arm_id"] == arm)
+    return int(next(a["outcomes"] for a in arms if a["role"] == "path" and a["arm_id"] == arm))
 
 
 def test_ask_score_and_watch_the_arms_learn(service_url: str) -> None:

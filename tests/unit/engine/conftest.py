@@ -19,7 +19,7 @@ from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.core.config import EngineConfig
 from engine.core.facade import Engine
-from engine.core.records import LLMRequest, Passage
+from engine.core.records import LLMRequest, Passage, ToolResult
 from engine.errors import ToolError
 from engine.stages.detour import DetourRules
 from learning import PolicyLike, make_policy
@@ -71,14 +71,6 @@ def checker_for(query: str) -> Callable[[str], float]:
 
 
 @dataclass
-class ToolResult:
-    ok: bool
-    output: str
-    error: str | None
-    seconds: float = 0.0
-
-
-@dataclass
 class FakeToolBox:
     """A calculator that works and a search tool that always fails."""
 
@@ -93,9 +85,9 @@ class FakeToolBox:
     def run(self, name: str, argument: str, timeout_s: float) -> ToolResult:
         self.runs.append((name, argument))
         if name == "calculator":
-            return ToolResult(True, solve(argument), None)
+            return ToolResult(True, solve(argument), None, 0.0)
         if name == "broken_search":
-            return ToolResult(False, "", "connection refused")
+            return ToolResult(False, "", "connection refused", 0.0)
         raise ToolError(f"tool {name!r} is not allowed")
 
 
@@ -116,7 +108,8 @@ class World:
     def script(self, request: LLMRequest) -> str:
         if request.purpose in self.overrides:
             return self.overrides[request.purpose](request)
-        return getattr(self, f"_{request.purpose}")(request)
+        answer: str = getattr(self, f"_{request.purpose}")(request)
+        return answer
 
     def _seed(self, request: LLMRequest) -> str:
         return "Addition combines numbers [notes/addition.md]; an initial is a first letter."

@@ -22,11 +22,13 @@ class CountingPolicy:
 
     @property
     def arms(self) -> list[str]:
-        return self.inner.arms
+        arms: list[str] = self.inner.arms
+        return arms
 
     @property
     def is_contextual(self) -> bool:
-        return self.inner.is_contextual
+        contextual: bool = self.inner.is_contextual
+        return contextual
 
     def update(self, arm, reward, context=None, weight=1.0) -> None:
         self.updates.append((arm, reward, weight))

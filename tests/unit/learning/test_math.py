@@ -46,7 +46,7 @@ def test_kl_ucb_index_lies_between_the_mean_and_one_at_the_budget(
 def test_kl_ucb_index_shrinks_with_pulls_and_grows_with_budget(
     mean: float, n: float, level: float
 ) -> None:
-    index = kl_ucb_index([mean, mean, mean], [n, 2 * n, n], np.array([level, level, 2 * level]))
+    index = kl_ucb_index([mean, mean, mean], [n, 2 * n, n], np.array([level, level, 2 * level]))  # type: ignore[arg-type]
     assert index[1] <= index[0] + 1e-12
     assert index[2] >= index[0] - 1e-12
 

@@ -134,7 +134,7 @@ def test_contextual_thompson_keys_contexts_by_value_and_bounds_them() -> None:
     policy = make_policy("contextual_thompson", arms=["a", "b"], context_dim=2, max_contexts=2)
     policy.update("a", 1.0, context=np.array([1.0, 0.0]))
     policy.update("a", 1.0, context=np.array([1.0, -0.0]))  # the same context as the first
-    policy.update("a", 1.0, context=[0.0, 1.0])
+    policy.update("a", 1.0, context=np.array([0.0, 1.0]))
     before = json.dumps(policy.to_dict())
     with pytest.raises(InvalidParameterError, match="max_contexts"):
         policy.update("a", 1.0, context=np.array([0.5, 0.5]))

@@ -17,5 +17,5 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", create_api(scripted_eng
 
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_input_makes_a_server_error(case: schemathesis.Case) -> None:
+def test_no_input_makes_a_server_error(case: schemathesis.Case) -> None:  # type: ignore[type-arg]
     case.call_and_validate(checks=[not_a_server_error])

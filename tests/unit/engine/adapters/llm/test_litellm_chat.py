@@ -129,7 +129,10 @@ def test_no_text_is_an_output_error(fake_completion: Callable[..., Any]) -> None
 
 def litellm_error(name: str, message: str = "boom") -> BaseException:
     exceptions = load_litellm().exceptions
-    return getattr(exceptions, name)(message=message, model="m", llm_provider="openai")
+    error: BaseException = getattr(exceptions, name)(
+        message=message, model="m", llm_provider="openai"
+    )
+    return error
 
 
 @pytest.mark.parametrize(

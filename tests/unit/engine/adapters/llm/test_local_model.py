@@ -133,9 +133,14 @@ def test_schema_becomes_a_cached_grammar_and_options_pass_through(gguf: Path) ->
     clock = FakeClock()
     runtime = FakeRuntime(clock)
     compiled: list[str] = []
+
+    def compile_grammar(schema: str) -> str:
+        compiled.append(schema)
+        return f"g{len(compiled)}"
+
     models = LocalModels(
         loader=lambda path, settings: runtime,
-        compile_grammar=lambda schema: compiled.append(schema) or f"g{len(compiled)}",
+        compile_grammar=compile_grammar,
         clock=clock,
     )
     schema = {"type": "object", "properties": {"a": {"enum": [1, 2]}}}

@@ -55,9 +55,14 @@ def routed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> tuple[str, EchoRu
     clock = Clock()
     runtime = EchoRuntime(clock, seconds=1.0)
     schemas: list[str] = []
+
+    def compile_grammar(schema: str) -> str:
+        schemas.append(schema)
+        return "grammar"
+
     models = LocalModels(
         loader=lambda path, settings: runtime,
-        compile_grammar=lambda schema: schemas.append(schema) or "grammar",
+        compile_grammar=compile_grammar,
         clock=clock,
     )
     handler = _handler_class(litellm.CustomLLM)(models)

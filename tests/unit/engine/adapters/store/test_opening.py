@@ -21,7 +21,7 @@ def url_of(path: Path) -> str:
 def test_the_default_store_is_created_under_the_data_directory(tmp_path: Path) -> None:
     home = tmp_path / "home" / "thinkpath"
     with SqlStore(default_store_url(home)) as store:
-        assert store.schema_version == schema.SCHEMA_VERSION
+        assert store.schema_version == schema.SCHEMA_VERSION  # type: ignore[attr-defined]
     assert (home / "store.sqlite3").is_file()
     with sqlite3.connect(home / "store.sqlite3") as connection:
         assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
