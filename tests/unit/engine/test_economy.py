@@ -23,7 +23,6 @@ def test_a_cold_decision_rates_once_and_the_llm_pick_leads(world) -> None:
     decision = engine.decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == ["seed", "rate", "answer", "referee"]
-    assert decision.path is not None
     assert (decision.path.arm_id, decision.path.reason) == ("letters", "cold_start")
     assert decision.path.propensity == 1.0
     assert decision.step("rating").outputs["scores"]["letters"] == 5
@@ -38,7 +37,6 @@ def test_a_warm_decision_makes_at_most_three_calls(world) -> None:
     decision = warm.decide(ARITHMETIC)
     assert [request.purpose for request in llm.requests] == ["seed", "answer", "referee"]
     assert decision.cost.calls == 3
-    assert decision.path is not None
     assert decision.path.reason == "chose_by_posterior"
     assert decision.step("rating").reason == "skipped"
 

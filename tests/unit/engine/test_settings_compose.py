@@ -89,7 +89,6 @@ def test_build_engine_wires_templates_features_tools_and_policies(policy: str) -
     decision = engine.decide("What is 17 * 3?")
     assert decision.family == "arithmetic"
     assert len(decision.candidates) >= 10  # the built-in templates
-    assert decision.tool is not None
     assert decision.tool.arm_id == "calculator"
     assert decision.tool_run is not None
     assert decision.tool_run.output == "17 * 3 = 51"
