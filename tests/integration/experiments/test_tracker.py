@@ -1,37 +1,19 @@
 """The engine's Tracker port on MLflow: live decisions and outcomes become one run's metrics."""
 
-from datetime import UTC, datetime
-
 import pytest
 
 from engine.adapters.tracking import MLflowTracker, TrackingStore
 from engine.core.ports import Tracker
 from engine.core.records import DecisionRecord, LearnedOutcome
+from tests.factories import decision_record, learned_outcome
 
 
 def _decision(decision_id: str, arm: str, propensity: float) -> DecisionRecord:
-    return DecisionRecord(
-        decision_id=decision_id,
-        namespace="default",
-        created_at=datetime.now(UTC),
-        query="What is 2 + 2?",
-        context=(1.0, 0.0),
-        choices={"path": arm, "tool": "none"},
-        propensities={"path": propensity, "tool": 1.0},
-    )
+    return decision_record(decision_id, path=arm, propensities={"path": propensity, "tool": 1.0})
 
 
 def _outcome(seq: int, decision_id: str, arm: str, reward: float) -> LearnedOutcome:
-    return LearnedOutcome(
-        seq=seq,
-        decision_id=decision_id,
-        namespace="default",
-        choices={"path": arm},
-        context=(1.0, 0.0),
-        source="checker",
-        reward=reward,
-        weight=1.0,
-    )
+    return learned_outcome(seq, decision_id, reward=reward, choices={"path": arm})
 
 
 def test_decisions_and_outcomes_are_logged_as_metrics(store: TrackingStore) -> None:

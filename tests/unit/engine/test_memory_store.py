@@ -1,25 +1,17 @@
 """The in-memory store keeps the SQL store's contract: idempotent, validated, ordered."""
 
 import math
-from datetime import UTC, datetime
 
 import pytest
 
 from engine.adapters.store.memory import InMemoryStore
 from engine.core.records import DecisionRecord, OutcomeRecord
 from engine.errors import InvalidRewardError, OutcomeConflictError, UnknownDecisionError
+from tests.factories import decision_record
 
 
 def decision(decision_id: str, namespace: str = "default") -> DecisionRecord:
-    return DecisionRecord(
-        decision_id=decision_id,
-        namespace=namespace,
-        created_at=datetime.now(UTC),
-        query="2 + 2?",
-        context=(1.0, 0.0),
-        choices={"path": "first_principles"},
-        propensities={"path": 0.5},
-    )
+    return decision_record(decision_id, namespace, tool=None)
 
 
 def test_outcome_is_applied_once_and_learned_in_order() -> None:

@@ -9,6 +9,7 @@ from engine.core.records import DecisionRecord
 from engine.errors import ConfigError
 from experiments.ope import LoggedBandit, doubly_robust, ips, snips, tabular_reward_model
 from experiments.ope_logs import LoggingScenario, logs_from_decisions, random_scenario
+from tests.factories import decision_record
 
 
 def _estimates(seed: int, count: int) -> tuple[float, dict[str, object]]:
@@ -82,15 +83,7 @@ def test_target_rows_must_be_distributions() -> None:
 
 def test_logs_from_decisions_reads_choices_propensities_and_contexts() -> None:
     def record(decision_id: str, arm: str, propensity: float) -> DecisionRecord:
-        return DecisionRecord(
-            decision_id=decision_id,
-            namespace="default",
-            created_at=datetime.now(UTC),
-            query="q",
-            context=(1.0, 0.0),
-            choices={"path": arm},
-            propensities={"path": propensity},
-        )
+        return decision_record(decision_id, path=arm, tool=None, propensity=propensity)
 
     logs = logs_from_decisions(
         [(record("d1", "b", 0.25), 1.0), (record("d2", "a", 0.75), 0.0)], arms=["a", "b"]

@@ -8,7 +8,8 @@ from sqlalchemy import create_engine, text
 
 from engine.adapters.store.location import default_store_url
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import DecisionRecord, OutcomeRecord
+from engine.core.records import OutcomeRecord
+from tests.factories import decision_record
 from ui.cli import main
 
 
@@ -20,14 +21,12 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     with SqlStore(default_store_url(home)) as store:
         for index, path in enumerate(["work_backwards", "first_principles", "work_backwards"]):
             store.save_decision(
-                DecisionRecord(
-                    decision_id=f"d{index}",
-                    namespace="default",
-                    created_at=datetime(2026, 11, 30, 9, index, tzinfo=UTC),
-                    query="2 + 2?",
+                decision_record(
+                    f"d{index}",
+                    path=path,
+                    tool=None,
                     context=None,
-                    choices={"path": path},
-                    propensities={"path": 0.5},
+                    created_at=datetime(2026, 11, 30, 9, index, tzinfo=UTC),
                 )
             )
             store.record_outcome(OutcomeRecord(f"d{index}", "checker", index / 2))
