@@ -110,13 +110,20 @@ class Chooser:
         self._lock = lock
         self._rng = np.random.default_rng(config.seed)
 
-    def choose(self, run: RunState, *, referee_calls: int) -> Choices:
-        """Rate if cold, detour if triggered, then pick a path and a tool."""
+    def choose(
+        self, run: RunState, *, referee_calls: int, force_path: str | None = None
+    ) -> Choices:
+        """Rate if cold, detour if triggered, then pick a path and a tool.
+
+        A forced path (the caller named it) is taken with propensity 1: no detour is tried, and
+        the rating call runs only when the tool policy explores.
+        """
         with self._lock:
             view = PolicyView.take(self._learner, self._paths, run.context)
         scores: dict[str, int] = {}
         suggestion = None
-        if view.draws_cold:
+        explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
+        if explores:
             run.warm = False
             found = self._rate(run, view, later_calls=2 + referee_calls)
             if found is not None:
@@ -124,13 +131,28 @@ class Chooser:
         else:
             why = "the policies chose warm arms: nothing to explore"
             run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": why})
-        trigger = self._detour_trigger(run, view)
+        if force_path is None:
+            trigger = self._detour_trigger(run, view)
+        else:
+            trigger = None
+            why = f"the caller forced the path {force_path!r}"
+            run.trace.add("detour", "skipped", run.trace.start(), outputs={"why": why})
         fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls) if trigger else []
         with self._lock:
             for path in fresh:
                 self._paths[path.arm_id] = path
                 self._learner.add_arm("path", path.arm_id)
-            path_pick = self._pick_path(run, view, scores, fresh)
+            if force_path is None:
+                path_pick = self._pick_path(run, view, scores, fresh)
+            else:
+                path_pick = selection.Pick(force_path, 1.0, "forced")
+                run.trace.add(
+                    "selection",
+                    "forced",
+                    run.trace.start(),
+                    inputs={"policy_draw": view.path_draw.arm},
+                    outputs={"arm": force_path, "propensity": 1.0},
+                )
             tool_pick = self._pick_tool(run, view, suggestion)
         min_rating = self._config.min_rating_to_explore
         listed = [
