@@ -212,8 +212,9 @@ class LocalModels:
         """`generate` token by token: yields each piece of text, then the whole `Generation`.
 
         The model stays locked to this stream until it ends or is closed. llama.cpp sends no
-        usage in a stream: completion tokens are counted by the per-token stop hook, and prompt
-        tokens are what the context holds beyond them (`n_tokens`), or an estimate from length.
+        usage in a stream: completion tokens are the text tokenized again (else the stop hook's
+        per-token polls), and prompt tokens are what the context holds beyond them
+        (`n_tokens`, prompt plus completion), or an estimate from length.
         """
         pieces: list[str] = []
         finish_reason = "stop"
@@ -238,7 +239,7 @@ class LocalModels:
                     if text:
                         pieces.append(text)
                         yield text
-            completion_tokens = turn.tokens or len(pieces)
+            completion_tokens = _count_tokens(turn.runtime, "".join(pieces)) or turn.tokens
             in_context = getattr(turn.runtime, "n_tokens", None)
         if isinstance(in_context, int) and in_context > completion_tokens:
             prompt_tokens = in_context - completion_tokens
@@ -311,6 +312,14 @@ class LocalModels:
                         f"the JSON schema cannot be turned into a llama.cpp grammar: {exc!r}"
                     ) from exc
             return self._grammars[key]
+
+
+def _count_tokens(runtime: ChatRuntime, text: str) -> int:
+    """The tokens of `text` by the model's own tokenizer; 0 where the runtime has none."""
+    tokenize = getattr(runtime, "tokenize", None)
+    if not callable(tokenize) or not text:
+        return 0
+    return len(tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
 
 @dataclass
