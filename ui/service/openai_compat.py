@@ -15,6 +15,7 @@ runs it in a worker thread whose listener hands each answer token to the event l
 
 import asyncio
 import json
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -55,6 +56,7 @@ from ui.service.openai_schema import (
 from ui.service.security import token_guard
 
 OPENAI_PREFIX = "/v1"
+DECIDE_MS_HEADER = "x-thinkpath-decide-ms"  # milliseconds the engine took inside a request
 
 # Engine errors as OpenAI statuses and types; anything else is a 500.
 _ENGINE_ERRORS: tuple[tuple[type[ThinkPathError], int, str], ...] = (
@@ -109,12 +111,19 @@ def create_openai_app(engine: Engine, *, token: str | None = None) -> FastAPI:
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
+        started = time.perf_counter()
         decision = await run_in_threadpool(
             lambda: engine.decide(query, chat=chat, force_path=force)
         )
+        decide_ms = (time.perf_counter() - started) * 1000
         if decision.answer is None:
             raise unanswered(decision)
-        return JSONResponse(completion_body(decision, body.model, decision.answer))
+        # Like OpenAI's `openai-processing-ms`: lets a client (or the benchmark) tell the
+        # engine's time from the endpoint's and the network's.
+        return JSONResponse(
+            completion_body(decision, body.model, decision.answer),
+            headers={DECIDE_MS_HEADER: f"{decide_ms:.3f}"},
+        )
 
     app.add_exception_handler(OpenAIError, _openai_error)
     app.add_exception_handler(ThinkPathError, _engine_error)
@@ -287,4 +296,4 @@ async def _server_error(_: Request, error: Exception) -> JSONResponse:
     )
 
 
-__all__ = ["BASE_MODEL", "OPENAI_PREFIX", "TokenRelay", "create_openai_app"]
+__all__ = ["BASE_MODEL", "DECIDE_MS_HEADER", "OPENAI_PREFIX", "TokenRelay", "create_openai_app"]
