@@ -130,6 +130,8 @@ class Chooser:
                 scores, suggestion = found.scores, found
         else:
             why = "the policies chose warm arms: nothing to explore"
+            if force_path is not None:
+                why = "the path is forced and the tool policy chose a warm tool"
             run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": why})
         if force_path is None:
             trigger = self._detour_trigger(run, view)

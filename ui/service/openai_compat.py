@@ -190,7 +190,10 @@ async def _stream(
     queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
 
     def send(item: tuple[str, str] | None) -> None:
-        loop.call_soon_threadsafe(queue.put_nowait, item)
+        # A server shutting down closes its loop while a decision may still be running; the
+        # decision must still finish and be stored, so its tokens then go nowhere.
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(queue.put_nowait, item)
 
     relay = TokenRelay(send)
 

@@ -5,9 +5,11 @@ with `api_base`), 20 concurrent streaming clients, and the API token on a non-lo
 """
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -177,3 +179,15 @@ def test_beyond_loopback_the_token_is_required_and_checked(tmp_path: Path) -> No
         with OpenAI(base_url=f"{url}/v1", api_key=secret, max_retries=0) as keyed:
             reply = keyed.chat.completions.create(model="thinkpath", messages=QUESTION)  # type: ignore[arg-type]
         assert reply.choices[0].message.content
+
+
+def test_a_client_that_leaves_mid_stream_does_not_cancel_the_decision(service_url: str) -> None:
+    body = {"model": "thinkpath", "messages": QUESTION, "stream": True}
+    with httpx.stream("POST", f"{service_url}/v1/chat/completions", json=body) as response:
+        first = next(line for line in response.iter_lines() if line.startswith("data: "))
+    decision_id = json.loads(first.removeprefix("data: "))["id"]
+    deadline = time.monotonic() + 60
+    while httpx.get(f"{service_url}/api/v1/decisions/{decision_id}").status_code == 404:
+        assert time.monotonic() < deadline, "the decision was never stored"
+        time.sleep(0.2)
+    assert stored(service_url, decision_id)["answer"]
