@@ -20,7 +20,8 @@ from engine.core.records import ChatMessage, ChatOptions
 BASE_MODEL = "thinkpath"
 FORCED_PREFIX = f"{BASE_MODEL}:"
 # Earlier turns kept for the answer prompt, newest first, within this many characters: the
-# embedded model has a 2048-token context, and the path's own prompt and the seed need room too.
+# embedded model's context is 4096 tokens by default, and the path's prompt and the seed need
+# room too.
 MAX_HISTORY_CHARS = 6000
 
 # Parameters a client may send with their neutral value: what OpenAI does without them.
