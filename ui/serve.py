@@ -41,7 +41,8 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     serve = commands.add_parser(
         "serve",
         help="serve the REST API and the Gradio playground",
-        description="Serve the REST API (/api/v1, OpenAPI at /docs) and the Gradio playground (/).",
+        description="Serve the REST API (/api/v1, OpenAPI at /docs), the OpenAI-compatible "
+        "endpoint (/v1) and the Gradio playground (/).",
     )
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
@@ -118,7 +119,8 @@ def run_serve(args: argparse.Namespace) -> int:
 
     app, service = build_app(args)
     print(
-        f"ThinkPath serving on http://{service.host}:{service.port}/ (API: /api/v1, docs: /docs)",
+        f"ThinkPath serving on http://{service.host}:{service.port}/ "
+        "(API: /api/v1, docs: /docs, OpenAI-compatible: /v1)",
         flush=True,
     )
     uvicorn.run(app, host=service.host, port=service.port, log_level="info")  # type: ignore[arg-type]

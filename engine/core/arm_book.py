@@ -135,6 +135,11 @@ class ArmBook:
         with self._lock:
             return self._paths[arm_id]
 
+    def live_paths(self) -> list[str]:
+        """The path arms that can be chosen now (retired ones are gone)."""
+        with self._lock:
+            return self._learner.policies["path"].arms
+
     def known_path_ids(self) -> frozenset[str]:
         with self._lock:
             return frozenset(self._paths)

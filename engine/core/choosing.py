@@ -40,25 +40,49 @@ class Chooser:
         self._config = config
         self._rng = np.random.default_rng(config.seed)
 
-    def choose(self, run: RunState, *, referee_calls: int) -> Choices:
-        """Rate if cold, detour if triggered, then pick a path and a tool."""
+    def choose(
+        self, run: RunState, *, referee_calls: int, force_path: str | None = None
+    ) -> Choices:
+        """Rate if cold, detour if triggered, then pick a path and a tool.
+
+        A forced path (the caller named it) is taken with propensity 1: no detour is tried, and
+        the rating call runs only when the tool policy explores.
+        """
         view = self._book.view(run.context)
         scores: dict[str, int] = {}
         suggestion = None
-        if view.draws_cold:
+        explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
+        if explores:
             found = self._rate(run, view, later_calls=2 + referee_calls)
             if found is not None:
                 scores, suggestion = found.scores, found
         else:
             why = "the policies chose warm arms: nothing to explore"
+            if force_path is not None:
+                why = "the path is forced and the tool policy chose a warm tool"
             run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": why})
-        trigger = self._detour_trigger(run, view)
+        if force_path is None:
+            trigger = self._detour_trigger(run, view)
+        else:
+            trigger = None
+            why = f"the caller forced the path {force_path!r}"
+            run.trace.add("detour", "skipped", run.trace.start(), outputs={"why": why})
         fresh = []
         if trigger:
             fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls)
         if fresh:
             self._book.add_detours(fresh, trigger or "")
-        path_pick = self._pick_path(run, view, scores, fresh)
+        if force_path is None:
+            path_pick = self._pick_path(run, view, scores, fresh)
+        else:
+            path_pick = selection.Pick(force_path, 1.0, "forced")
+            run.trace.add(
+                "selection",
+                "forced",
+                run.trace.start(),
+                inputs={"policy_draw": view.path_draw.arm},
+                outputs={"arm": force_path, "propensity": 1.0},
+            )
         tool_pick = self._pick_tool(run, view, suggestion)
         min_rating = self._config.min_rating_to_explore
         listed = [
@@ -78,7 +102,7 @@ class Chooser:
             suggestion.tool_argument if suggestion and suggestion.tool == tool_pick.arm else None
         )
         chosen = next(p for p in [*view.live, *fresh] if p.arm_id == path_pick.arm)
-        explored = view.draws_cold or trigger is not None
+        explored = explores or trigger is not None
         return Choices(listed, path_pick, chosen, tool_pick, argument, explored)
 
     def _detour_trigger(self, run: RunState, view: PolicyView) -> str | None:

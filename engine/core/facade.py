@@ -10,6 +10,7 @@ processes sharing one store apply the same sequence and hold the same statistics
 state belongs to one `ArmBook`; the facade runs the pipeline and commits what it produced.
 """
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,16 +24,18 @@ from engine.core.models import ArmStats, Decision, OutcomeResult
 from engine.core.pipeline import Checker, Draft, Pipeline
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, Store, ToolBox, Tracker
 from engine.core.records import (
+    ChatOptions,
     DecisionRecord,
     LearnedOutcome,
     OutcomeRecord,
     PathDefinition,
     TemplateLike,
 )
-from engine.errors import InvalidQueryError, InvalidRewardError
+from engine.errors import InvalidQueryError, InvalidRewardError, UnknownArmError
 from engine.stages.candidates import paths_from_templates
 
 MAX_QUERY_CHARS = 8000
+_DECISION_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 class Engine:
@@ -87,17 +90,45 @@ class Engine:
         checker: Checker | None = None,
         budget: Budget | None = None,
         listener: DecisionListener | None = None,
+        chat: ChatOptions | None = None,
+        force_path: str | None = None,
+        decision_id: str | None = None,
     ) -> Decision:
         """Choose a path and a tool for `query`, answer it, score it, and learn from the score.
 
         `checker(answer_text) -> reward in [0, 1]` is an exact checker when the task has one;
         without it an LLM referee judges the answer. A `listener` hears each stage as it finishes
-        (progress for a user who waits). LLM, retrieval and tool faults never raise: the
-        decision comes back with `degraded=True` and the fault in its trace.
+        (progress for a user who waits) and the answer's text as it is written. LLM, retrieval
+        and tool faults never raise: the decision comes back with `degraded=True` and the fault
+        in its trace.
+
+        For chat clients (the OpenAI-compatible endpoint): `chat` adds earlier turns, the
+        application's instructions and answer settings to the answer prompt; `force_path` takes
+        that live path arm with propensity 1 (reason "forced"), and its outcomes are recorded
+        and learned from as any decision's; `decision_id` names the decision in advance (a
+        stream labels its chunks before the decision ends), unique and URL-safe.
         """
         query = _check_query(query)
+        if decision_id is not None and not _DECISION_ID.fullmatch(decision_id):
+            raise InvalidQueryError(
+                f"decision_id {decision_id!r} must be 1-64 letters, digits, '.', '_' or '-'"
+            )
         self.refresh()  # outcomes other processes recorded since this one last looked
-        draft = self._pipeline.run(query, checker=checker, budget=budget, listener=listener)
+        if force_path is not None:
+            live = self._book.live_paths()
+            if force_path not in live:
+                raise UnknownArmError(
+                    f"no live path {force_path!r} to force; the live paths are {', '.join(live)}"
+                )
+        draft = self._pipeline.run(
+            query,
+            checker=checker,
+            budget=budget,
+            listener=listener,
+            chat=chat,
+            force_path=force_path,
+            decision_id=decision_id,
+        )
         return self._commit(draft)
 
     def record_outcome(

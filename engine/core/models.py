@@ -33,6 +33,7 @@ Reason = Literal[
     "skipped",  # the stage was not needed (e.g. no cold arm, a checker made the referee moot)
     "chose_by_posterior",  # the policy chose from its posterior
     "cold_start",  # arms were cold: the LLM's own pick led
+    "forced",  # the caller named the arm (a `thinkpath:<template>` model): propensity 1
     "detour_trigger",  # an aha detour was triggered (its trigger is in the outputs)
     "retired",  # a detour arm was retired (its reason is in the outputs)
     "weak_seed",  # the seed failed its check: rebuilt once, then flagged

@@ -25,7 +25,7 @@ from engine.core.choosing import Chooser
 from engine.core.config import EngineConfig
 from engine.core.models import Choice, Decision, ToolRun
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
-from engine.core.records import NO_TOOL, PathDefinition
+from engine.core.records import NO_TOOL, ChatOptions, PathDefinition
 from engine.core.run_state import RunState
 from engine.core.trace import LLM_FAULTS, TraceRecorder
 from engine.errors import ThinkPathError
@@ -73,22 +73,38 @@ class Pipeline:
         checker: Checker | None,
         budget: Budget | None,
         listener: DecisionListener | None = None,
+        chat: ChatOptions | None = None,
+        force_path: str | None = None,
+        decision_id: str | None = None,
     ) -> Draft:
-        """Make one decision for `query`; the facade persists it and its outcomes."""
+        """Make one decision for `query`; the facade persists it and its outcomes.
+
+        With a listener, the answer streams to its `on_token`. `chat` adds a chat client's
+        context to the answer prompt; `force_path` is a live path arm the caller names.
+        """
         meter = MeteredLLM(self._llm, budget or self._config.budget)  # one meter per decision
         features = np.asarray(self._featurizer(query), dtype=float)
         run = RunState(query, meter, TraceRecorder(listener), [float(x) for x in features])
         seed_model = self._seeder.build(run)
-        choices = self._chooser.choose(run, referee_calls=1 if checker is None else 0)
+        choices = self._chooser.choose(
+            run, referee_calls=1 if checker is None else 0, force_path=force_path
+        )
         tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
-        answer_text = self._answer(run, choices.path_definition, seed_model.brief, tool_run)
+        answer_text = self._answer(
+            run,
+            choices.path_definition,
+            brief=seed_model.brief,
+            tool_run=tool_run,
+            listener=listener,
+            chat=chat,
+        )
         outcomes: list[tuple[str, float]] = []
         if tool_run is not None and not tool_run.ok:
             outcomes.append(("tool", 0.0))  # a tool's failure is an outcome for that tool
         if answer_text is not None:
             outcomes.extend(self._score(run, answer_text, checker, warm=not choices.explored))
         decision = Decision(
-            id=uuid.uuid4().hex,
+            id=decision_id or uuid.uuid4().hex,
             namespace=self._config.namespace,
             created_at=datetime.now(UTC),
             query=query,
@@ -140,10 +156,21 @@ class Pipeline:
         return result
 
     def _answer(
-        self, run: RunState, path: PathDefinition, brief: str | None, tool_run: ToolRun | None
+        self,
+        run: RunState,
+        path: PathDefinition,
+        *,
+        brief: str | None,
+        tool_run: ToolRun | None,
+        listener: DecisionListener | None,
+        chat: ChatOptions | None,
     ) -> str | None:
         arm = path.arm_id
         started = run.trace.start()
+        inputs: dict[str, object] = {"path": arm}
+        if chat is not None:  # what the prompt carried besides the query, for the record
+            inputs["chat_turns"] = len(chat.history)
+            inputs["instructions"] = chat.instructions is not None
         try:
             text = answer.write_answer(
                 run.meter,
@@ -153,11 +180,13 @@ class Pipeline:
                 tool_run,
                 max_tokens=self._config.answer_max_tokens,
                 timeout_s=self._config.llm_timeout_s,
+                chat=chat,
+                on_text=listener.on_token if listener is not None else None,
             )
         except LLM_FAULTS as error:
-            run.trace.fault("answer", error, started, inputs={"path": arm})
+            run.trace.fault("answer", error, started, inputs=inputs)
             return None
-        run.trace.add("answer", "done", started, inputs={"path": arm}, outputs={"answer": text})
+        run.trace.add("answer", "done", started, inputs=inputs, outputs={"answer": text})
         return text
 
     def _score(

@@ -32,16 +32,29 @@ __all__ = [
     "OutcomeLog",
     "Searcher",
     "Store",
+    "TextSink",
     "Tool",
     "ToolBox",
     "Tracker",
 ]
 
 
+# Receives each piece of an answer as the model writes it (`LLM.stream`).
+TextSink = Callable[[str], None]
+
+
 class LLM(Protocol):
     """A chat model. Raises `LLMError` subclasses, never a provider's own exception."""
 
     def complete(self, request: LLMRequest) -> LLMResponse: ...
+
+    def stream(self, request: LLMRequest, on_text: TextSink) -> LLMResponse:
+        """As `complete`, but hand each piece of text to `on_text` as the model produces it.
+
+        The pieces joined are the response's text. An exception raised by `on_text` is the
+        sink's bug: it ends the call and surfaces unchanged, never as an `LLMError`.
+        """
+        ...
 
 
 class DecisionLog(Protocol):

@@ -15,6 +15,7 @@ __all__ = [
     "NO_TOOL",
     "ArmRecord",
     "ChatMessage",
+    "ChatOptions",
     "Cost",
     "DecisionRecord",
     "LLMRequest",
@@ -55,6 +56,22 @@ class LLMRequest:
         "answer"  # the stage that asks (seed, rate, answer, referee, detour): for cost and trace
     )
     seed: int | None = None
+
+
+@dataclass(frozen=True)
+class ChatOptions:
+    """What a chat client adds to its query (the OpenAI-compatible endpoint): for the answer only.
+
+    `history` holds the conversation's earlier turns and `instructions` the application's own
+    system message; both go into the answer prompt after ThinkPath's rule that fenced text is
+    data, which they cannot override. `max_tokens` and `temperature` replace the engine's answer
+    settings, still within the decision's budget. Seed, rating and referee see the query alone.
+    """
+
+    history: tuple[ChatMessage, ...] = ()
+    instructions: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from engine.errors import (
     UnknownDecisionError,
 )
 from templates import Template
+from ui.service.openai_compat import OPENAI_PREFIX, create_openai_app
 from ui.service.security import BodySizeLimit, token_guard
 
 API_PREFIX = "/api/v1"
@@ -167,6 +168,8 @@ def create_api(
         summary="Learns which reasoning path and tools work for which task.",
     )
     app.include_router(build_router(engine), dependencies=[Depends(token_guard(token))])
+    # The OpenAI-compatible endpoint beside /api/v1: a sub-application, for its own error shape.
+    app.mount(OPENAI_PREFIX, create_openai_app(engine, token=token))
     app.add_exception_handler(ThinkPathError, _engine_error)
     if cors_origins:  # closed unless origins are named: no wildcard by default
         app.add_middleware(

@@ -6,6 +6,7 @@ loopback is therefore refused until a token is configured, and then every API ca
 """
 
 import ipaddress
+import json
 import secrets
 from collections.abc import Awaitable, Callable
 
@@ -98,7 +99,19 @@ class BodySizeLimit:
         await self.app(scope, replay, send)
 
     async def _reject(self, send: Send) -> None:
-        body = f'{{"detail":"request body larger than {self.max_bytes} bytes"}}'.encode()
+        message = f"request body larger than {self.max_bytes} bytes"
+        # `detail` for the REST API's clients, `error` in OpenAI's shape for the /v1 endpoint's.
+        body = json.dumps(
+            {
+                "detail": message,
+                "error": {
+                    "message": message,
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": "request_too_large",
+                },
+            }
+        ).encode()
         await send(
             {
                 "type": "http.response.start",

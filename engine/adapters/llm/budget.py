@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.core.ports import LLM
+from engine.core.ports import LLM, TextSink
 from engine.core.records import Cost, LLMRequest, LLMResponse
 from engine.errors import BudgetExceededError, ConfigError
 
@@ -101,13 +101,22 @@ class MeteredLLM:
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Admit, call and account; raise `BudgetExceededError` instead of overspending."""
+        return self._metered(request, self.inner.complete)
+
+    def stream(self, request: LLMRequest, on_text: TextSink) -> LLMResponse:
+        """As `complete`, streaming: admitted and accounted exactly like a plain call."""
+        return self._metered(request, lambda admitted: self.inner.stream(admitted, on_text))
+
+    def _metered(
+        self, request: LLMRequest, call: Callable[[LLMRequest], LLMResponse]
+    ) -> LLMResponse:
         with self._lock:
             admitted, reserved_tokens = self._admit(request)
             self._reserved_calls += 1
             self._reserved_tokens += reserved_tokens
         started = self._clock()
         try:
-            response = self.inner.complete(admitted)
+            response = call(admitted)
         except Exception:  # an LLMError, or a bug in a wrapped adapter: account, then re-raise
             self._settle(reserved_tokens, Cost.of_failure(self._clock() - started))
             raise

@@ -14,7 +14,7 @@ Traceback (most recent call last):
 engine.errors.LLMUnavailableError: the model raised KeyError: 'choices'
 """
 
-from engine.core.ports import LLM
+from engine.core.ports import LLM, TextSink
 from engine.core.records import LLMRequest, LLMResponse
 from engine.errors import LLMError, LLMUnavailableError
 
@@ -31,6 +31,28 @@ class GuardedLLM:
         except LLMError:
             raise
         except Exception as error:  # the boundary with foreign code: see the module docstring
+            raise LLMUnavailableError(
+                f"the model raised {type(error).__name__}: {error}"
+            ) from error
+
+    def stream(self, request: LLMRequest, on_text: TextSink) -> LLMResponse:
+        """As `complete`; an exception from `on_text` is the sink's own and passes unchanged."""
+        from_sink: list[BaseException] = []
+
+        def forward(text: str) -> None:
+            try:
+                on_text(text)
+            except BaseException as error:
+                from_sink.append(error)
+                raise
+
+        try:
+            return self.inner.stream(request, forward)
+        except LLMError:
+            raise
+        except Exception as error:  # the boundary with foreign code: see the module docstring
+            if from_sink and error is from_sink[0]:
+                raise  # a listener's bug must surface as itself, not as a model failure
             raise LLMUnavailableError(
                 f"the model raised {type(error).__name__}: {error}"
             ) from error

@@ -9,7 +9,8 @@ and every failure into an `LLMError` subclass. Retry and budget are wrappers (`b
 
 import re
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from engine.adapters.llm.litellm_runtime import load_litellm
@@ -85,6 +86,62 @@ class LiteLLMChat:
             raise error from exc
         seconds = time.perf_counter() - started
         return self._response(litellm, request, response, seconds)
+
+    def stream(self, request: LLMRequest, on_text: Callable[[str], None]) -> LLMResponse:
+        """`complete` with `stream=True`: each delta goes to `on_text` as it arrives.
+
+        Usage comes from the stream's last chunk (`include_usage`), or from litellm's tokenizer
+        estimate where a provider sends none. A failure mid-stream is an `LLMError` like any
+        other; an exception from `on_text` is the caller's and passes unchanged.
+        """
+        litellm = load_litellm()
+        started = time.perf_counter()
+        pieces: list[str] = []
+        usage: Any = None
+        finish_reason: object = None
+        model: object = None
+        try:
+            chunks = litellm.completion(
+                **self._arguments(request),
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+            try:
+                for chunk in chunks:
+                    usage = getattr(chunk, "usage", None) or usage
+                    model = getattr(chunk, "model", None) or model
+                    for choice in getattr(chunk, "choices", None) or ():
+                        finish_reason = getattr(choice, "finish_reason", None) or finish_reason
+                        text = getattr(getattr(choice, "delta", None), "content", None)
+                        if isinstance(text, str) and text:
+                            pieces.append(text)
+                            _deliver(on_text, text)
+            finally:  # a stream left midway releases its connection (or local model) now
+                close = getattr(chunks, "close", None)
+                if callable(close):
+                    close()
+        except _SinkError as failure:
+            raise failure.error from None  # the caller's own exception, as it was raised
+        except Exception as exc:  # every provider error becomes an LLMError
+            error = self._translate(exc, request)
+            if self._leaks_key(exc):
+                raise error from None
+            raise error from exc
+        seconds = time.perf_counter() - started
+        # The joined stream, shaped as a plain response, takes the same accounting path.
+        whole = SimpleNamespace(
+            choices=[
+                SimpleNamespace(
+                    message=SimpleNamespace(content="".join(pieces)),
+                    finish_reason=finish_reason,
+                )
+            ],
+            usage=usage,
+            model=model,
+            # In-process generation costs nothing; a hosted model's price is looked up as usual.
+            _hidden_params={"response_cost": 0.0} if self.model.startswith("local/") else {},
+        )
+        return self._response(litellm, request, whole, seconds)
 
     def _arguments(self, request: LLMRequest) -> dict[str, Any]:
         arguments: dict[str, Any] = {
@@ -182,6 +239,21 @@ class LiteLLMChat:
         if self._api_key:
             text = text.replace(self._api_key, "***")
         return text
+
+
+class _SinkError(Exception):
+    """Carries an exception raised by the caller's `on_text` past the provider-error handler."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _deliver(on_text: Callable[[str], None], text: str) -> None:
+    try:
+        on_text(text)
+    except Exception as error:
+        raise _SinkError(error) from error
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

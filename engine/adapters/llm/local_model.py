@@ -20,12 +20,13 @@ Why the pieces look the way they do:
 import json
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from engine.errors import ConfigError, LLMError, LLMTimeoutError, LLMUnavailableError
 
@@ -182,47 +183,106 @@ class LocalModels:
         stop: Sequence[str] = (),
     ) -> Generation:
         """Run one chat completion; raise `LLMTimeoutError` once `timeout_s` has passed."""
+        grammar = None
+        with self._turn(name, max_tokens, timeout_s) as turn:
+            if json_schema is not None:
+                grammar = self._grammar_for(json_schema)
+            with turn.translating_errors():
+                result = turn.runtime.create_chat_completion(
+                    messages=[dict(message) for message in messages],
+                    max_tokens=max_tokens,
+                    temperature=temperature,
+                    seed=seed,
+                    grammar=grammar,
+                    stop=list(stop),
+                )
+        return _generation_from(result, turn.path)
+
+    def stream(
+        self,
+        name: str,
+        messages: Sequence[Mapping[str, str]],
+        *,
+        max_tokens: int,
+        timeout_s: float,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> Generator[str | Generation, None, None]:
+        """`generate` token by token: yields each piece of text, then the whole `Generation`.
+
+        The model stays locked to this stream until it ends or is closed. llama.cpp sends no
+        usage in a stream: completion tokens are the text tokenized again (else the stop hook's
+        per-token polls), and prompt tokens are what the context holds beyond them
+        (`n_tokens`, prompt plus completion), or an estimate from length.
+        """
+        pieces: list[str] = []
+        finish_reason = "stop"
+        with self._turn(name, max_tokens, timeout_s) as turn:
+            with turn.translating_errors():
+                # With stream=True llama-cpp-python returns an iterator of chunks, not one result.
+                chunks = cast(
+                    Iterator[Mapping[str, Any]],
+                    turn.runtime.create_chat_completion(
+                        messages=[dict(message) for message in messages],
+                        max_tokens=max_tokens,
+                        temperature=temperature,
+                        seed=seed,
+                        stop=list(stop),
+                        stream=True,
+                    ),
+                )
+                for chunk in chunks:
+                    choice = chunk["choices"][0]
+                    text = (choice.get("delta") or {}).get("content")
+                    finish_reason = choice.get("finish_reason") or finish_reason
+                    if text:
+                        pieces.append(text)
+                        yield text
+            completion_tokens = _count_tokens(turn.runtime, "".join(pieces)) or turn.tokens
+            in_context = getattr(turn.runtime, "n_tokens", None)
+        if isinstance(in_context, int) and in_context > completion_tokens:
+            prompt_tokens = in_context - completion_tokens
+        else:
+            prompt_tokens = sum(len(message.get("content", "")) // 4 + 4 for message in messages)
+        yield Generation(
+            text="".join(pieces),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            finish_reason=str(finish_reason),
+            model_path=turn.path,
+        )
+
+    @contextmanager
+    def _turn(self, name: str, max_tokens: int, timeout_s: float) -> Iterator["_Turn"]:
+        """The model's lock for one generation, with a deadline polled after every token."""
         deadline = self._clock() + timeout_s
         if max_tokens < 1:
             raise LLMError(f"max_tokens must be >= 1, got {max_tokens}")
         path = self._path_for(name)
-        grammar = self._grammar_for(json_schema) if json_schema is not None else None
         runtime, lock = self._runtime_for(path)
         if not lock.acquire(timeout=max(0.0, deadline - self._clock())):
             raise LLMTimeoutError(
                 f"local model {path.name} stayed busy with another generation past the "
                 f"{timeout_s:g} s deadline"
             )
-        passed = False
+        turn = _Turn(runtime, path, self.settings.n_ctx)
 
         def past_deadline() -> bool:
-            nonlocal passed
-            passed = passed or self._clock() >= deadline
-            return passed
+            turn.tokens += 1
+            turn.passed = turn.passed or self._clock() >= deadline
+            return turn.passed
 
         try:
             runtime.stop_requested = past_deadline
-            result = runtime.create_chat_completion(
-                messages=[dict(message) for message in messages],
-                max_tokens=max_tokens,
-                temperature=temperature,
-                seed=seed,
-                grammar=grammar,
-                stop=list(stop),
-            )
-        except ValueError as exc:  # llama-cpp-python's only error here: prompt exceeds n_ctx
-            raise LLMError(
-                f"local model {path.name} rejected the request: {exc} (n_ctx setting = "
-                f"{self.settings.n_ctx}); shorten the prompt or raise n_ctx"
-            ) from exc
+            yield turn
         finally:
             runtime.stop_requested = None
             lock.release()
-        if passed:
+        if turn.passed:
             raise LLMTimeoutError(
                 f"local model {path.name} passed its {timeout_s:g} s deadline while generating"
             )
-        return _generation_from(result, path)
 
     def _path_for(self, name: str) -> Path:
         # A loaded model stays in memory, so its file is not looked up again on every call.
@@ -252,6 +312,35 @@ class LocalModels:
                         f"the JSON schema cannot be turned into a llama.cpp grammar: {exc!r}"
                     ) from exc
             return self._grammars[key]
+
+
+def _count_tokens(runtime: ChatRuntime, text: str) -> int:
+    """The tokens of `text` by the model's own tokenizer; 0 where the runtime has none."""
+    tokenize = getattr(runtime, "tokenize", None)
+    if not callable(tokenize) or not text:
+        return 0
+    return len(tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+
+@dataclass
+class _Turn:
+    """One generation's hold on a loaded model: what it runs on, and what the stop hook saw."""
+
+    runtime: ChatRuntime
+    path: Path
+    n_ctx: int
+    tokens: int = 0  # stop-hook polls: one per generated token
+    passed: bool = False  # the deadline passed while generating
+
+    @contextmanager
+    def translating_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except ValueError as exc:  # llama-cpp-python's only error here: prompt exceeds n_ctx
+            raise LLMError(
+                f"local model {self.path.name} rejected the request: {exc} (n_ctx setting = "
+                f"{self.n_ctx}); shorten the prompt or raise n_ctx"
+            ) from exc
 
 
 def _generation_from(result: Mapping[str, Any], path: Path) -> Generation:

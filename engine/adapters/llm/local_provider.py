@@ -13,7 +13,8 @@ handler is `LocalProvider` mixed with `CustomLLM`, built when registration first
 import asyncio
 import atexit
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import closing
 from functools import cache
 from typing import Any
 
@@ -70,9 +71,54 @@ class LocalProvider:
         model_response._hidden_params["response_cost"] = 0.0
         return model_response
 
+    def streaming(
+        self,
+        model: str,
+        messages: list[Mapping[str, Any]],
+        optional_params: Mapping[str, Any],
+        timeout: object = None,
+        **_litellm_context: Any,  # model_response and the rest: a stream fills no response
+    ) -> Iterator[dict[str, Any]]:
+        """The local model's tokens as litellm's `GenericStreamingChunk`s, usage on the last."""
+        if optional_params.get("response_format") is not None:
+            raise LLMError("the local provider streams free text only; drop response_format")
+        pieces = self.models.stream(
+            model,
+            [_text_message(message) for message in messages],
+            max_tokens=_max_tokens(optional_params.get("max_tokens")),
+            timeout_s=_seconds(timeout),
+            temperature=float(optional_params.get("temperature", 0.0)),
+            seed=optional_params.get("seed"),
+            stop=_stop_sequences(optional_params.get("stop")),
+        )
+        with closing(pieces):  # a stream abandoned midway frees the model now, not at GC
+            for piece in pieces:
+                if isinstance(piece, str):
+                    yield _chunk(piece)
+                    continue
+                usage = {
+                    "prompt_tokens": piece.prompt_tokens,
+                    "completion_tokens": piece.completion_tokens,
+                    "total_tokens": piece.prompt_tokens + piece.completion_tokens,
+                }
+                yield _chunk("", finish_reason=piece.finish_reason, usage=usage)
+
     async def acompletion(self, *args: Any, **kwargs: Any) -> Any:
         """The same generation for `litellm.acompletion`, off the event loop."""
         return await asyncio.to_thread(self.completion, *args, **kwargs)
+
+
+def _chunk(
+    text: str, *, finish_reason: str = "", usage: Mapping[str, int] | None = None
+) -> dict[str, Any]:
+    return {
+        "text": text,
+        "is_finished": bool(finish_reason),
+        "finish_reason": finish_reason,
+        "usage": usage,
+        "index": 0,
+        "tool_use": None,
+    }
 
 
 def schema_from_response_format(response_format: object) -> Mapping[str, Any] | None:

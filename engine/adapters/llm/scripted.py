@@ -6,6 +6,14 @@
 '4'
 >>> [request.purpose for request in llm.requests]
 ['answer']
+>>> pieces = []
+>>> llm.stream(LLMRequest(messages=(ChatMessage("user", "2 + 2 is?"),)), pieces.append).text
+'4'
+>>> ScriptedLLM(lambda request: "two words").stream(
+...     LLMRequest(messages=(ChatMessage("user", "hi"),)), pieces.append).text
+'two words'
+>>> pieces
+['4', 'two ', 'words']
 """
 
 import json
@@ -16,6 +24,9 @@ from typing import Any
 from engine.core.records import LLMRequest, LLMResponse
 
 Script = Callable[[LLMRequest], str]
+
+# A word with the spaces after it: the pieces a streamed answer arrives in, several per answer.
+_PIECE = re.compile(r"\s*\S+\s*|\s+")
 
 
 class ScriptedLLM:
@@ -32,7 +43,17 @@ class ScriptedLLM:
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         self.requests.append(request)
+        return self._response(request, self._script(request))
+
+    def stream(self, request: LLMRequest, on_text: Callable[[str], None]) -> LLMResponse:
+        """The scripted text, handed to `on_text` a word at a time (spaces kept)."""
+        self.requests.append(request)
         text = self._script(request)
+        for piece in _PIECE.findall(text):
+            on_text(piece)
+        return self._response(request, text)
+
+    def _response(self, request: LLMRequest, text: str) -> LLMResponse:
         prompt_tokens = sum(len(message.content.split()) for message in request.messages)
         return LLMResponse(
             text=text,

@@ -106,3 +106,19 @@ def test_a_generation_past_its_deadline_times_out_and_the_model_recovers(
         chat.complete(story)
     after = chat.complete(LLMRequest(messages=(ChatMessage("user", "Hi."),), max_tokens=4))
     assert after.completion_tokens > 0
+
+
+def test_the_local_model_streams_real_tokens(chat: LiteLLMChat) -> None:
+    """Token by token as llama.cpp generates them, with the same usage a plain call reports."""
+    request = LLMRequest(
+        messages=(ChatMessage("user", "Name three colors of the rainbow."),), max_tokens=24
+    )
+    pieces: list[str] = []
+    streamed = chat.stream(request, pieces.append)
+    plain = chat.complete(request)
+    assert len(pieces) > 5  # one piece per token or so, not one chunk at the end
+    assert "".join(pieces) == streamed.text
+    assert streamed.text == plain.text  # temperature 0: the same generation, only streamed
+    assert streamed.completion_tokens == plain.completion_tokens
+    assert abs(streamed.prompt_tokens - plain.prompt_tokens) <= 1
+    assert streamed.cost_usd == 0.0

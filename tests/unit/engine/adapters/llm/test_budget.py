@@ -1,6 +1,7 @@
 """MeteredLLM: cost accounting in one place, and budgets refused before the model is called."""
 
 import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -33,6 +34,11 @@ class PricedLLM:
         self.requests.append(request)
         self.clock.now += self.seconds
         return LLMResponse("ok", "priced", 10, 5, self.seconds, self.price)
+
+    def stream(self, request: LLMRequest, on_text: Callable[[str], None]) -> LLMResponse:
+        response = self.complete(request)
+        on_text(response.text)
+        return response
 
 
 def test_cost_adds_calls_tokens_seconds_and_money() -> None:

@@ -216,3 +216,58 @@ def test_an_unreachable_provider_fails_fast_as_unavailable() -> None:
     with pytest.raises(LLMUnavailableError, match="unavailable") as caught:
         chat.complete(LLMRequest(messages=(ChatMessage("user", "hi"),), timeout_s=5.0))
     assert SECRET not in str(caught.value)
+
+
+def chunk(text: str | None, usage: Any = None, finish: str | None = None) -> Any:
+    """A streamed chunk shaped as litellm's `ModelResponseStream`."""
+    delta = SimpleNamespace(content=text)
+    return SimpleNamespace(
+        choices=[SimpleNamespace(delta=delta, finish_reason=finish)],
+        usage=usage,
+        model="provider-model-v1",
+    )
+
+
+def test_a_stream_hands_on_each_delta_and_reads_usage_from_the_last_chunk(
+    fake_completion: Callable[..., Any],
+) -> None:
+    usage = SimpleNamespace(prompt_tokens=12, completion_tokens=3)
+    calls = fake_completion(
+        iter([chunk("Hel"), chunk(None), chunk("lo"), chunk("!", finish="stop"), chunk("", usage)])
+    )
+    pieces: list[str] = []
+    response = LiteLLMChat("openai/gpt-4o-mini").stream(REQUEST, pieces.append)
+    assert pieces == ["Hel", "lo", "!"]
+    assert (response.text, response.prompt_tokens, response.completion_tokens) == ("Hello!", 12, 3)
+    assert response.model == "provider-model-v1"
+    (call,) = calls
+    assert call["stream"] is True
+    assert call["stream_options"] == {"include_usage": True}
+
+
+def test_a_stream_without_usage_is_counted_by_litellm_s_tokenizer(
+    fake_completion: Callable[..., Any],
+) -> None:
+    fake_completion(iter([chunk("Hello "), chunk("there")]))
+    response = LiteLLMChat("openai/gpt-4o-mini").stream(REQUEST, lambda _: None)
+    assert response.text == "Hello there"
+    assert response.prompt_tokens > 0
+    assert response.completion_tokens > 0
+
+
+def test_a_provider_failure_mid_stream_is_an_llm_error(
+    fake_completion: Callable[..., Any],
+) -> None:
+    litellm = load_litellm()
+
+    def broken() -> Iterator[Any]:
+        yield chunk("Hel")
+        raise litellm.APIConnectionError(
+            message="connection reset", llm_provider="openai", model="gpt-4o-mini"
+        )
+
+    fake_completion(broken())
+    pieces: list[str] = []
+    with pytest.raises(LLMUnavailableError, match="connection reset"):
+        LiteLLMChat("openai/gpt-4o-mini").stream(REQUEST, pieces.append)
+    assert pieces == ["Hel"]

@@ -2,7 +2,8 @@
 
 import asyncio
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +38,10 @@ class EchoRuntime:
         self.stop_requested: Any = None
         self.calls: list[dict[str, Any]] = []
 
-    def create_chat_completion(self, **kwargs: Any) -> Mapping[str, Any]:
+    def create_chat_completion(self, **kwargs: Any) -> Any:
         self.calls.append(kwargs)
+        if kwargs.get("stream"):
+            return self._stream(kwargs["messages"][-1]["content"].upper())
         self.clock.now += self.seconds
         stopped = self.stop_requested is not None and self.stop_requested()
         text = kwargs["messages"][-1]["content"].upper()
@@ -46,6 +49,18 @@ class EchoRuntime:
             "choices": [{"message": {"content": text}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 9, "completion_tokens": 2 if not stopped else 1},
         }
+
+    def _stream(self, text: str) -> Iterator[Mapping[str, Any]]:
+        """One chunk per word, as llama.cpp streams tokens; the stop hook is polled after each."""
+        self.n_tokens = 9  # the prompt, as llama.cpp's context holds it
+        yield {"choices": [{"delta": {"role": "assistant"}, "finish_reason": None}]}
+        for word in re.findall(r"\S+\s*", text):
+            self.clock.now += self.seconds
+            self.n_tokens += 1
+            yield {"choices": [{"delta": {"content": word}, "finish_reason": None}]}
+            if self.stop_requested is not None and self.stop_requested():
+                break
+        yield {"choices": [{"delta": {}, "finish_reason": "stop"}]}
 
 
 @pytest.fixture
@@ -199,3 +214,45 @@ def test_litellm_acompletion_runs_the_generation_off_the_event_loop(
     assert response.choices[0].message.content == "ASYNC"
     assert response.usage.completion_tokens == 2
     assert len(runtime.calls) == 1
+
+
+def test_a_local_model_streams_token_by_token_through_litellm(
+    routed: tuple[str, EchoRuntime, list[str]],
+) -> None:
+    model, runtime, _ = routed
+    runtime.seconds = 0.1
+    pieces: list[str] = []
+    request = LLMRequest(messages=(ChatMessage("user", "one two three four"),), timeout_s=5)
+    response = LiteLLMChat(model).stream(request, pieces.append)
+    assert pieces == ["ONE ", "TWO ", "THREE ", "FOUR"]  # one piece per token, not one at the end
+    assert response.text == "ONE TWO THREE FOUR"
+    assert (response.prompt_tokens, response.completion_tokens) == (9, 4)
+    assert response.cost_usd == 0.0
+    assert runtime.stop_requested is None  # the model is free again
+
+
+def test_a_local_stream_past_its_deadline_stops_with_a_timeout(
+    routed: tuple[str, EchoRuntime, list[str]],
+) -> None:
+    model, runtime, _ = routed
+    runtime.seconds = 1.0
+    pieces: list[str] = []
+    request = LLMRequest(messages=(ChatMessage("user", "a b c d e f"),), timeout_s=2.5)
+    with pytest.raises(LLMTimeoutError):
+        LiteLLMChat(model).stream(request, pieces.append)
+    assert pieces == ["A ", "B ", "C "]  # stopped at the first token past the deadline
+
+
+def test_an_exception_from_the_sink_surfaces_unchanged_and_frees_the_model(
+    routed: tuple[str, EchoRuntime, list[str]],
+) -> None:
+    model, _, _ = routed
+
+    def broken(_text: str) -> None:
+        raise KeyError("listener bug")
+
+    request = LLMRequest(messages=(ChatMessage("user", "x y"),), timeout_s=5)
+    with pytest.raises(KeyError, match="listener bug"):
+        LiteLLMChat(model).stream(request, broken)
+    pieces: list[str] = []
+    assert LiteLLMChat(model).stream(request, pieces.append).text == "X Y"

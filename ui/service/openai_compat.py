@@ -1,0 +1,302 @@
+"""A drop-in OpenAI-compatible endpoint (`/v1`) that learns from feedback.
+
+    client = OpenAI(base_url="http://127.0.0.1:8765/v1", api_key=token or "unused")
+    reply = client.chat.completions.create(model="thinkpath", messages=[...])
+    httpx.post(f"{base}/api/v1/decisions/{reply.id}/outcomes", json={"source": "user", "reward": 1})
+
+`thinkpath` lets the engine choose path and tool; `thinkpath:<template id>` forces a path. The
+response `id` is the decision id, so feedback needs nothing else. See docs/openai.md.
+
+It is a sub-application mounted at `/v1`, not a router of the main API, so that its errors can
+take OpenAI's shape (`{"error": {...}}`, which the `openai` client parses) while `/api/v1` keeps
+its own. The engine is synchronous: a plain request runs it in the thread pool; a streaming one
+runs it in a worker thread whose listener hands each answer token to the event loop.
+"""
+
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import anyio
+from fastapi import Depends, FastAPI, Request, status
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.exceptions import HTTPException
+
+from engine.core.facade import Engine
+from engine.core.models import Decision, TraceStep
+from engine.core.records import ChatOptions
+from engine.errors import (
+    BudgetExceededError,
+    InvalidQueryError,
+    PolicyError,
+    StoreUnavailableError,
+    ThinkPathError,
+)
+from ui.service.openai_schema import (
+    BASE_MODEL,
+    ChatCompletionRequest,
+    OpenAIError,
+    chunk_body,
+    completion_body,
+    error_body,
+    extension,
+    forced_path,
+    model_card,
+    model_list,
+    model_names,
+    unanswered,
+    usage,
+)
+from ui.service.security import token_guard
+
+OPENAI_PREFIX = "/v1"
+DECIDE_MS_HEADER = "x-thinkpath-decide-ms"  # milliseconds the engine took inside a request
+
+# Engine errors as OpenAI statuses and types; anything else is a 500.
+_ENGINE_ERRORS: tuple[tuple[type[ThinkPathError], int, str], ...] = (
+    (InvalidQueryError, status.HTTP_400_BAD_REQUEST, "invalid_request_error"),
+    (PolicyError, status.HTTP_422_UNPROCESSABLE_CONTENT, "invalid_request_error"),
+    (BudgetExceededError, status.HTTP_429_TOO_MANY_REQUESTS, "insufficient_quota"),
+    (StoreUnavailableError, status.HTTP_503_SERVICE_UNAVAILABLE, "server_error"),
+)
+_HTTP_ERROR_TYPES = {
+    status.HTTP_401_UNAUTHORIZED: "authentication_error",
+    status.HTTP_404_NOT_FOUND: "not_found_error",
+    status.HTTP_405_METHOD_NOT_ALLOWED: "invalid_request_error",
+}
+
+
+def create_openai_app(engine: Engine, *, token: str | None = None) -> FastAPI:
+    """The `/v1` sub-application, guarded by the API's bearer token when one is set."""
+    app = FastAPI(
+        title="ThinkPath (OpenAI-compatible)", docs_url=None, redoc_url=None, openapi_url=None
+    )
+    guarded = [Depends(token_guard(token))]
+    running: set[asyncio.Task[Decision]] = set()  # decisions outlive a client that went away
+
+    @app.get("/models", dependencies=guarded)
+    def list_models() -> dict[str, Any]:
+        return model_list(_template_ids(engine))
+
+    @app.get("/models/{model_id:path}", dependencies=guarded)
+    def read_model(model_id: str) -> dict[str, Any]:
+        if model_id not in model_names(_template_ids(engine)):
+            forced_path(model_id, ())  # raises the 404 with its explanation
+        return model_card(model_id)
+
+    @app.post("/chat/completions", dependencies=guarded, response_model=None)
+    async def chat_completions(body: ChatCompletionRequest) -> JSONResponse | StreamingResponse:
+        body.refuse_unsupported()
+        force = forced_path(body.model, _template_ids(engine))
+        query, chat = body.engine_input()
+        if body.stream:
+            include_usage = body.stream_options is not None and body.stream_options.include_usage
+            events = _stream(
+                engine,
+                running,
+                query=query,
+                chat=chat,
+                force=force,
+                model=body.model,
+                include_usage=include_usage,
+            )
+            return StreamingResponse(
+                events,
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            )
+        started = time.perf_counter()
+        decision = await run_in_threadpool(
+            lambda: engine.decide(query, chat=chat, force_path=force)
+        )
+        decide_ms = (time.perf_counter() - started) * 1000
+        if decision.answer is None:
+            raise unanswered(decision)
+        # Like OpenAI's `openai-processing-ms`: lets a client (or the benchmark) tell the
+        # engine's time from the endpoint's and the network's.
+        return JSONResponse(
+            completion_body(decision, body.model, decision.answer),
+            headers={DECIDE_MS_HEADER: f"{decide_ms:.3f}"},
+        )
+
+    app.add_exception_handler(OpenAIError, _openai_error)
+    app.add_exception_handler(ThinkPathError, _engine_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(Exception, _server_error)
+    return app
+
+
+def _template_ids(engine: Engine) -> list[str]:
+    return [path.arm_id for path in engine.templates()]
+
+
+class TokenRelay:
+    """The engine's listener for one stream: answer tokens go to `send`, stages as comments.
+
+    The answer is stored stripped of surrounding whitespace, so leading whitespace is dropped
+    and trailing whitespace is held back until more text follows it: the streamed text joined
+    equals `decision.answer` exactly.
+
+    >>> sent = []
+    >>> relay = TokenRelay(sent.append)
+    >>> for piece in ["\\n", " The", " answer", " \\n", "is 4", "\\n"]:
+    ...     relay.on_token(piece)
+    >>> "".join(text for kind, text in sent)
+    'The answer \\nis 4'
+    """
+
+    def __init__(self, send: Callable[[tuple[str, str]], None]) -> None:
+        self._send = send
+        self._started = False
+        self._held = ""
+
+    def on_stage(self, step: TraceStep) -> None:
+        self._send(("stage", f"{step.stage} {step.reason}"))
+
+    def on_token(self, text: str) -> None:
+        if not self._started:
+            text = text.lstrip()
+            if not text:
+                return
+            self._started = True
+        body = text.rstrip()
+        if body:
+            self._send(("token", self._held + body))
+            self._held = ""
+        self._held += text[len(body) :]
+
+
+async def _stream(
+    engine: Engine,
+    running: set["asyncio.Task[Decision]"],
+    *,
+    query: str,
+    chat: ChatOptions,
+    force: str | None,
+    model: str,
+    include_usage: bool,
+) -> AsyncIterator[str]:
+    """Server-sent events: a role chunk, one chunk per token, the final chunk, `[DONE]`."""
+    decision_id = uuid.uuid4().hex
+    created = int(datetime.now(UTC).timestamp())
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
+
+    def send(item: tuple[str, str] | None) -> None:
+        # A server shutting down closes its loop while a decision may still be running; the
+        # decision must still finish and be stored, so its tokens then go nowhere.
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(queue.put_nowait, item)
+
+    relay = TokenRelay(send)
+
+    def decide() -> Decision:
+        try:
+            return engine.decide(
+                query, chat=chat, force_path=force, decision_id=decision_id, listener=relay
+            )
+        finally:
+            send(None)
+
+    # A task of its own: if the client goes away, the decision still finishes and is stored.
+    task = asyncio.ensure_future(anyio.to_thread.run_sync(decide))
+    running.add(task)
+    task.add_done_callback(running.discard)
+    yield _event(chunk_body(decision_id, model, created, {"role": "assistant", "content": ""}))
+    while (item := await queue.get()) is not None:
+        kind, text = item
+        if kind == "token":
+            yield _event(chunk_body(decision_id, model, created, {"content": text}))
+        else:  # progress while the seed and selection run; SSE clients ignore comments
+            yield f": {text}\n\n"
+    try:
+        decision = await task
+    except ThinkPathError as error:
+        code, kind = _status_of(error)
+        yield _event(error_body(str(error), kind=kind, code=str(code)))
+        yield "data: [DONE]\n\n"
+        return
+    if decision.answer is None:
+        failure = unanswered(decision)
+        yield _event(failure.body())
+        yield "data: [DONE]\n\n"
+        return
+    final = chunk_body(decision_id, model, created, {}, finish_reason="stop")
+    final["thinkpath"] = extension(decision)
+    yield _event(final)
+    if include_usage:
+        tail = chunk_body(decision_id, model, created, {})
+        tail["choices"] = []
+        tail["usage"] = usage(decision)
+        yield _event(tail)
+    yield "data: [DONE]\n\n"
+
+
+def _event(body: dict[str, Any]) -> str:
+    return f"data: {json.dumps(body, separators=(',', ':'))}\n\n"
+
+
+def _status_of(error: ThinkPathError) -> tuple[int, str]:
+    for kind, code, name in _ENGINE_ERRORS:
+        if isinstance(error, kind):
+            return code, name
+    return status.HTTP_500_INTERNAL_SERVER_ERROR, "server_error"
+
+
+async def _openai_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, OpenAIError)
+    return JSONResponse(status_code=error.status, content=error.body())
+
+
+async def _engine_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, ThinkPathError)
+    code, kind = _status_of(error)
+    return JSONResponse(status_code=code, content=error_body(str(error), kind=kind))
+
+
+async def _http_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, HTTPException)
+    kind = _HTTP_ERROR_TYPES.get(error.status_code, "invalid_request_error")
+    code = "invalid_api_key" if error.status_code == status.HTTP_401_UNAUTHORIZED else None
+    return JSONResponse(
+        status_code=error.status_code,
+        content=error_body(str(error.detail), kind=kind, code=code),
+        headers=error.headers,
+    )
+
+
+async def _validation_error(_: Request, error: Exception) -> JSONResponse:
+    assert isinstance(error, RequestValidationError)
+    problems = error.errors()
+    first = problems[0] if problems else {}
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body")
+    message = "; ".join(
+        f"{'.'.join(str(p) for p in problem.get('loc', ()) if p != 'body') or 'body'}: "
+        f"{problem.get('msg', 'invalid')}"
+        for problem in problems[:5]
+    )
+    return JSONResponse(
+        status_code=status.HTTP_422_UNPROCESSABLE_CONTENT,
+        content=error_body(message or "invalid request", kind="invalid_request_error", param=where),
+    )
+
+
+async def _server_error(_: Request, error: Exception) -> JSONResponse:
+    # The traceback goes to the server log (Starlette re-raises after this response is sent);
+    # the client learns only that it was the server's fault.
+    return JSONResponse(
+        status_code=status.HTTP_500_INTERNAL_SERVER_ERROR,
+        content=error_body(
+            f"internal error ({type(error).__name__}); see the server log", kind="server_error"
+        ),
+    )
+
+
+__all__ = ["BASE_MODEL", "DECIDE_MS_HEADER", "OPENAI_PREFIX", "TokenRelay", "create_openai_app"]

@@ -1,0 +1,296 @@
+"""The OpenAI chat-completions wire format, as ThinkPath reads and writes it.
+
+Requests are validated here and turned into the engine's input (a query and `ChatOptions`);
+decisions are turned into OpenAI's response, chunk and error bodies. Nothing here runs a model:
+`openai_compat` holds the routes.
+
+Parameters are accepted only where ThinkPath honours them. Anything else a client sets to a
+non-neutral value (`n > 1`, `tools`, `logprobs`, ...) is refused with a 400 naming it, because a
+silently ignored parameter would let a client believe it got what it asked for.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.core.models import Decision
+from engine.core.records import ChatMessage, ChatOptions
+
+BASE_MODEL = "thinkpath"
+FORCED_PREFIX = f"{BASE_MODEL}:"
+# Earlier turns kept for the answer prompt, newest first, within this many characters: the
+# embedded model's context is 4096 tokens by default, and the path's prompt and the seed need
+# room too.
+MAX_HISTORY_CHARS = 6000
+
+# Parameters a client may send with their neutral value: what OpenAI does without them.
+_NEUTRAL: Mapping[str, tuple[object, ...]] = {
+    "n": (1,),
+    "logprobs": (False,),
+    "top_p": (1, 1.0),
+    "presence_penalty": (0, 0.0),
+    "frequency_penalty": (0, 0.0),
+    "tool_choice": ("none",),
+    "response_format": ({"type": "text"},),
+    "parallel_tool_calls": (False, True),  # meaningless without tools, which are refused
+    "store": (False,),
+}
+
+
+class OpenAIError(Exception):
+    """A request the endpoint refuses, with its status and OpenAI's error type and code."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        kind: str = "invalid_request_error",
+        code: str | None = None,
+        param: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status, self.message, self.kind, self.code, self.param = (
+            status,
+            message,
+            kind,
+            code,
+            param,
+        )
+
+    def body(self) -> dict[str, Any]:
+        return error_body(self.message, kind=self.kind, code=self.code, param=self.param)
+
+
+def error_body(
+    message: str, *, kind: str, code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
+    """OpenAI's error shape: `{"error": {"message", "type", "param", "code"}}`."""
+    return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    type: str
+    text: str | None = None
+
+
+class MessageIn(BaseModel):
+    """One chat message; `tool` and `function` messages need tools, which are not supported."""
+
+    model_config = ConfigDict(extra="ignore")  # e.g. `name`: a label that changes nothing here
+
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[TextPart] | None = None
+
+
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    include_usage: bool = False
+
+
+class ChatCompletionRequest(BaseModel):
+    """`POST /v1/chat/completions`; unknown fields are kept to be checked, not dropped."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str = Field(min_length=1, max_length=200)
+    messages: Annotated[list[MessageIn], Field(min_length=1, max_length=256)]
+    stream: bool = False
+    stream_options: StreamOptions | None = None
+    max_tokens: int | None = Field(default=None, ge=1, le=32768)
+    max_completion_tokens: int | None = Field(default=None, ge=1, le=32768)
+    temperature: float | None = Field(default=None, ge=0.0, le=2.0, allow_inf_nan=False)
+    user: str | None = Field(default=None, max_length=256)  # advisory in OpenAI's API too
+
+    def refuse_unsupported(self) -> None:
+        """Raise a 400 for the first parameter set to something ThinkPath does not do."""
+        for name, value in (self.model_extra or {}).items():
+            if value is None or value in _NEUTRAL.get(name, ()):
+                continue
+            raise OpenAIError(
+                400,
+                f"ThinkPath does not support the parameter {name!r} (value {value!r:.80}); "
+                "see docs/openai.md for what is supported",
+                code="unsupported_parameter",
+                param=name,
+            )
+
+    def engine_input(self) -> tuple[str, ChatOptions]:
+        """The query (the last message, a user's) and the rest as chat options for the answer."""
+        *earlier, last = self.messages
+        if last.role != "user":
+            raise OpenAIError(
+                400,
+                f"the last message must be the user's question, not a {last.role!r} message",
+                param="messages",
+            )
+        instructions: list[str] = []
+        history: list[ChatMessage] = []
+        for index, message in enumerate(earlier):
+            text = _text_of(message, index)
+            if message.role in ("system", "developer"):
+                instructions.append(text)
+            elif message.role == "user":
+                history.append(ChatMessage("user", text))
+            else:
+                history.append(ChatMessage("assistant", text))
+        options = ChatOptions(
+            history=_recent(history),
+            instructions="\n\n".join(instructions) or None,
+            max_tokens=self.max_completion_tokens or self.max_tokens,
+            temperature=self.temperature,
+        )
+        return _text_of(last, len(earlier)), options
+
+
+def _text_of(message: MessageIn, index: int) -> str:
+    where = f"messages[{index}]"
+    if message.role in ("tool", "function"):
+        raise OpenAIError(
+            400,
+            f"{where}: {message.role!r} messages need tools, which ThinkPath does not support",
+            code="unsupported_parameter",
+            param=where,
+        )
+    if isinstance(message.content, str):
+        return message.content
+    if message.content is None:
+        if message.role == "assistant":
+            return ""
+        raise OpenAIError(400, f"{where} has no content", param=where)
+    parts = []
+    for part in message.content:
+        if part.type != "text" or part.text is None:
+            raise OpenAIError(
+                400,
+                f"{where}: content parts of type {part.type!r} are not supported (text only)",
+                code="unsupported_content",
+                param=where,
+            )
+        parts.append(part.text)
+    return "\n".join(parts)
+
+
+def _recent(history: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:
+    """The newest turns that fit in `MAX_HISTORY_CHARS`, in their order."""
+    kept: list[ChatMessage] = []
+    used = 0
+    for message in reversed(history):
+        used += len(message.content)
+        if used > MAX_HISTORY_CHARS:
+            break
+        kept.append(message)
+    return tuple(reversed(kept))
+
+
+def forced_path(model: str, template_ids: Sequence[str]) -> str | None:
+    """None for `thinkpath`, the template id for `thinkpath:<id>`; 404 for any other name."""
+    if model == BASE_MODEL:
+        return None
+    if model.startswith(FORCED_PREFIX) and model[len(FORCED_PREFIX) :] in template_ids:
+        return model[len(FORCED_PREFIX) :]
+    raise OpenAIError(
+        404,
+        f"the model {model!r} does not exist: use {BASE_MODEL!r} or {FORCED_PREFIX}<template id> "
+        "(GET /v1/models lists them)",
+        code="model_not_found",
+        param="model",
+    )
+
+
+def model_list(template_ids: Sequence[str]) -> dict[str, Any]:
+    return {
+        "object": "list",
+        "data": [model_card(name) for name in model_names(template_ids)],
+    }
+
+
+def model_names(template_ids: Sequence[str]) -> list[str]:
+    return [BASE_MODEL, *(FORCED_PREFIX + template_id for template_id in template_ids)]
+
+
+def model_card(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "thinkpath"}
+
+
+def extension(decision: Decision) -> dict[str, Any]:
+    """The `thinkpath` object: what was chosen, how likely, from what, and what went wrong."""
+    return {
+        "decision_id": decision.id,
+        "path": decision.path.arm_id,
+        "tool": decision.tool.arm_id,
+        "propensities": {"path": decision.path.propensity, "tool": decision.tool.propensity},
+        "reasons": {"path": decision.path.reason, "tool": decision.tool.reason},
+        "seed_sources": [source.source for source in decision.seed.sources],
+        "degraded": decision.degraded,
+        "degraded_reasons": list(decision.degraded_reasons),
+        "outcomes": [
+            {"source": outcome.source, "reward": outcome.reward} for outcome in decision.outcomes
+        ],
+        "feedback": f"/api/v1/decisions/{decision.id}/outcomes",
+    }
+
+
+def usage(decision: Decision) -> dict[str, int]:
+    """Every call the decision made (seed, rating, answer, referee), not the answer's alone."""
+    prompt, completion = decision.cost.prompt_tokens, decision.cost.completion_tokens
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def completion_body(decision: Decision, model: str, answer: str) -> dict[str, Any]:
+    return {
+        "id": decision.id,
+        "object": "chat.completion",
+        "created": int(decision.created_at.timestamp()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": answer},
+                "logprobs": None,
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": usage(decision),
+        "thinkpath": extension(decision),
+    }
+
+
+def chunk_body(
+    decision_id: str,
+    model: str,
+    created: int,
+    delta: Mapping[str, str],
+    *,
+    finish_reason: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "id": decision_id,
+        "object": "chat.completion.chunk",
+        "created": created,
+        "model": model,
+        "choices": [
+            {"index": 0, "delta": dict(delta), "logprobs": None, "finish_reason": finish_reason}
+        ],
+    }
+
+
+def unanswered(decision: Decision) -> OpenAIError:
+    """The error for a decision that produced no answer: 429 if its budget ran out, else 500."""
+    reasons = "; ".join(decision.degraded_reasons) or "no reason recorded"
+    message = f"decision {decision.id} produced no answer: {reasons}"
+    try:
+        budget_stop = decision.step("answer").reason == "budget_stop"
+    except KeyError:
+        budget_stop = False
+    if budget_stop:
+        return OpenAIError(429, message, kind="insufficient_quota", code="budget_exceeded")
+    return OpenAIError(500, message, kind="server_error", code="model_failed")
