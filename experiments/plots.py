@@ -1,17 +1,45 @@
 """Figures for experiment runs: curves over time with their bands, and reference lines.
 
 Built on `matplotlib.figure.Figure` with the Agg canvas, never `pyplot`: no global figure state,
-no display needed, safe in a server thread.
+no display needed, safe in a server thread. Each label (a policy's name) keeps one colour and one
+line style in every figure (`style_for`), so "thompson" looks the same in the regret curve, the
+comparison figure and the playground.
 """
 
+import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["Band", "curves_figure"]
+__all__ = ["Band", "comparison_figure", "curves_figure", "style_for"]
+
+# Ten distinct colours (matplotlib's tab10) times four line styles: 40 labels before any repeat.
+_COLOURS = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+)  # fmt: skip
+_LINE_STYLES = ("-", "--", "-.", ":")
+# The registered policies get fixed, distinct slots (in this order); other labels hash into one.
+_KNOWN = (
+    "auto", "bayes_ucb", "contextual_bayes_ucb", "contextual_thompson", "discounted_thompson",
+    "epsilon_greedy", "glr_thompson", "kl_ucb", "lints", "linucb", "sliding_window_ucb",
+    "thompson", "ucb1", "random", "oracle", "uniform", "best_fixed",
+)  # fmt: skip
+
+
+def style_for(label: str) -> dict[str, Any]:
+    """A colour and line style for `label`, the same in every figure and every process.
+
+    >>> style_for("thompson") == style_for("thompson"), style_for("auto") != style_for("ucb1")
+    (True, True)
+    """
+    base = label.split(" ", maxsplit=1)[0].split("[", maxsplit=1)[0]
+    slot = _KNOWN.index(base) if base in _KNOWN else zlib.crc32(base.encode()) % 40
+    return {"color": _COLOURS[slot % 10], "linestyle": _LINE_STYLES[(slot // 10) % 4]}
 
 
 @dataclass(frozen=True)
@@ -30,20 +58,65 @@ def curves_figure(
     ylabel: str,
     bands: Sequence[Band],
     references: Mapping[str, tuple[np.ndarray, np.ndarray]] | None = None,
+    band_label: str = "95% interval over runs",
 ) -> Figure:
-    """Curves with shaded bands, plus dashed reference lines (label -> (steps, values))."""
-    figure = Figure(figsize=(8, 5), dpi=100)
+    """Curves with shaded, labelled bands, and dotted reference lines (label -> (steps, values))."""
+    figure = Figure(figsize=(9, 5), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
     for band in bands:
-        (line,) = axes.plot(band.steps, band.mean, label=band.label, linewidth=1.6)
-        axes.fill_between(band.steps, band.low, band.high, color=line.get_color(), alpha=0.15)
+        style = style_for(band.label)
+        axes.plot(band.steps, band.mean, label=band.label, linewidth=1.6, **style)
+        axes.fill_between(
+            band.steps,
+            band.low,
+            band.high,
+            color=style["color"],
+            alpha=0.15,
+            label=f"{band.label}: {band_label}",
+        )
     for label, (steps, values) in (references or {}).items():
-        axes.plot(steps, values, linestyle="--", linewidth=1.2, label=label)
+        axes.plot(steps, values, linestyle=":", color="black", linewidth=1.2, label=label)
     axes.set_title(title)
     axes.set_xlabel("step")
     axes.set_ylabel(ylabel)
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small", loc="best")
+    # Outside the axes: a legend inside covers the curves it names.
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     figure.tight_layout()
     return figure
+
+
+def comparison_figure(
+    title: str, metrics: Mapping[str, Mapping[str, float]], lower_is_better: Sequence[str] = ()
+) -> Figure:
+    """One panel per metric, one bar per policy: the parent run's summary in a single figure.
+
+    `metrics` maps metric name -> {policy: value}. Each panel sorts its policies best first and
+    says which way is better, so the winner is the top bar of every panel.
+    """
+    names = list(metrics)
+    figure = Figure(figsize=(4.2 * max(1, len(names)), 0.45 * _most_bars(metrics) + 1.8), dpi=100)
+    FigureCanvasAgg(figure)
+    axes_list = figure.subplots(1, max(1, len(names)), squeeze=False)[0]
+    for axes, name in zip(axes_list, names, strict=False):
+        lower = name in lower_is_better
+        ranked = sorted(metrics[name].items(), key=lambda item: item[1], reverse=not lower)
+        labels = [label for label, _ in ranked]
+        positions = np.arange(len(ranked))
+        axes.barh(
+            positions,
+            [value for _, value in ranked],
+            color=[style_for(label)["color"] for label in labels],
+        )
+        axes.set_yticks(positions, labels)
+        axes.invert_yaxis()  # best at the top
+        axes.set_title(f"{name} ({'lower' if lower else 'higher'} is better)", fontsize="medium")
+        axes.grid(axis="x", alpha=0.3)
+    figure.suptitle(title)
+    figure.tight_layout()
+    return figure
+
+
+def _most_bars(metrics: Mapping[str, Mapping[str, float]]) -> int:
+    return max((len(values) for values in metrics.values()), default=1)

@@ -11,6 +11,7 @@ processes sharing one store apply the same sequence and hold the same statistics
 
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import numpy as np
@@ -228,6 +229,32 @@ class Engine:
             self._learner.add_arm("path", path.arm_id)
         return path
 
+    def retire_template(self, arm_id: str, reason: str) -> None:
+        """Retire a path arm for good (a template or a detour); other processes adopt it too.
+
+        Its statistics stay for the record. Raises `TemplateError` for an unknown or already
+        retired path, an empty reason, or the last live path (a decision needs one to choose).
+        """
+        why = reason.strip() if isinstance(reason, str) else ""
+        if not why:
+            raise TemplateError("say why the path is retired (the reason is empty)")
+        with self._lock:
+            self._sync_catalog()
+            live = self._learner.policies["path"].arms
+            if arm_id not in self._paths:
+                raise TemplateError(f"there is no path with the id {arm_id!r}")
+            if arm_id not in live:
+                raise TemplateError(f"the path {arm_id!r} is retired already")
+            if len(live) == 1:
+                raise TemplateError(f"{arm_id!r} is the last live path; add another first")
+            self._learner.retire("path", arm_id, why)
+            self._save_retirement("path", arm_id, why)
+
+    def path_records(self) -> list[ArmRecord]:
+        """The stored path arms (templates and detours), with why each detour was created."""
+        with self._lock:
+            return [a for a in self._store.list_arms(self.config.namespace) if a.role == "path"]
+
     # -- persistence ----------------------------------------------------------------------------
 
     def _persist(self, draft: Draft) -> Decision:
@@ -295,9 +322,7 @@ class Engine:
                 continue
             if record.arm_id not in self._paths:
                 self._paths[record.arm_id] = _stored_path(record)
-            if record.origin == "template":
-                self._learner.add_arm("path", record.arm_id)
-                continue
+            # Templates and detours alike: a retired one (`retire_template`) stays retired.
             if record.retired_at is not None:
                 if ("path", record.arm_id) not in self._learner.retired:
                     self._learner.retire("path", record.arm_id, record.retired_reason or "retired")
@@ -307,9 +332,12 @@ class Engine:
     def _save_retirement(self, role: str, arm: str, reason: str) -> None:
         now = datetime.now(UTC)
         path = self._paths[arm]
-        self._store.save_arm(
-            ArmRecord(self.config.namespace, role, arm, "detour", path.to_json(), now, now, reason)
+        # Keep what the stored record holds beyond the path (a detour's "created_because").
+        stored = {a.arm_id: a for a in self._store.list_arms(self.config.namespace)}.get(arm)
+        record = stored or ArmRecord(
+            self.config.namespace, role, arm, "detour", path.to_json(), now
         )
+        self._store.save_arm(replace(record, retired_at=now, retired_reason=reason))
         # Shown in the trace of the next decision this process makes: the retirement happened
         # between decisions, while replaying outcomes.
         self._pending_retirements.append(
