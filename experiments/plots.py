@@ -88,20 +88,28 @@ def curves_figure(
 
 
 def comparison_figure(
-    title: str, metrics: Mapping[str, Mapping[str, float]], lower_is_better: Sequence[str] = ()
+    title: str,
+    metrics: Mapping[str, Mapping[str, float]],
+    lower_is_better: Sequence[str] = (),
+    toward_zero: Sequence[str] = (),
 ) -> Figure:
     """One panel per metric, one bar per policy: the parent run's summary in a single figure.
 
     `metrics` maps metric name -> {policy: value}. Each panel sorts its policies best first and
-    says which way is better, so the winner is the top bar of every panel.
+    says which way is better (`lower_is_better`, `toward_zero` for a bias, else higher), so the
+    winner is the top bar of every panel.
     """
     names = list(metrics)
     figure = Figure(figsize=(4.2 * max(1, len(names)), 0.45 * _most_bars(metrics) + 1.8), dpi=100)
     FigureCanvasAgg(figure)
     axes_list = figure.subplots(1, max(1, len(names)), squeeze=False)[0]
     for axes, name in zip(axes_list, names, strict=False):
-        lower = name in lower_is_better
-        ranked = sorted(metrics[name].items(), key=lambda item: item[1], reverse=not lower)
+        lower, zero = name in lower_is_better, name in toward_zero
+        ranked = sorted(
+            metrics[name].items(),
+            key=lambda item: abs(item[1]) if zero else item[1],
+            reverse=not (lower or zero),
+        )
         labels = [label for label, _ in ranked]
         positions = np.arange(len(ranked))
         axes.barh(
@@ -111,7 +119,8 @@ def comparison_figure(
         )
         axes.set_yticks(positions, labels)
         axes.invert_yaxis()  # best at the top
-        axes.set_title(f"{name} ({'lower' if lower else 'higher'} is better)", fontsize="medium")
+        better = "closer to 0" if zero else ("lower" if lower else "higher")
+        axes.set_title(f"{name} ({better} is better)", fontsize="medium")
         axes.grid(axis="x", alpha=0.3)
     figure.suptitle(title)
     figure.tight_layout()

@@ -23,7 +23,8 @@ from experiments.plots import comparison_figure, curves_figure
 __all__ = ["RunOutcome", "mlflow_experiment_name", "run_experiment", "split_summary"]
 
 # Summary metrics where a smaller value wins (everything else: larger is better).
-_LOWER_IS_BETTER = ("regret", "error", "bias", "rmse", "loss")
+_LOWER_IS_BETTER = ("regret", "error", "rmse", "loss")
+_TOWARD_ZERO = ("bias",)
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,9 @@ def _log_result(
     parent.log_metrics(overall)
     if per_contender:
         lower = [metric for metric in per_contender if metric.startswith(_LOWER_IS_BETTER)]
+        zero = [metric for metric in per_contender if metric.startswith(_TOWARD_ZERO)]
         parent.log_figure(
-            comparison_figure(f"{name}: summary by contender", per_contender, lower),
+            comparison_figure(f"{name}: summary by contender", per_contender, lower, zero),
             "plots/comparison.png",
         )
         parent.log_text(_summary_csv(per_contender), "summary.csv")
