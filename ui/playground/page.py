@@ -83,7 +83,12 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     posteriors = gr.Plot(label="Candidate paths for this query (chosen in orange)")
     gr.Markdown("#### Trace: what each stage did")
     trace = gr.Dataframe(
-        headers=TRACE_COLUMNS, interactive=False, elem_id="trace-table", max_height=TALL
+        headers=TRACE_COLUMNS,
+        interactive=False,
+        elem_id="trace-table",
+        max_height=TALL,
+        column_widths=["22%", "24%", "44%", "10%"],
+        wrap=True,
     )
     with gr.Accordion("Raw trace (JSON)", open=False, elem_id="raw-trace"):
         raw = gr.JSON()
@@ -166,13 +171,18 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
         interactive=False,
         elem_id="templates-table",
         max_height=TALL,
+        column_widths=["20%", "20%", "42%", "18%"],
+        wrap=True,
     )
     new_template = gr.Code(
         value=EXAMPLE_TEMPLATE, label="New template (TOML)", language=None, lines=10
     )
     add = gr.Button("Add template", elem_id="add-template")
     status = gr.Markdown(elem_id="template-status")
-    gr.Markdown("#### Detour and retired paths")
+    gr.Markdown(
+        "#### Detour and retired paths\n\nNone until the engine writes a detour (when the "
+        "templates keep failing) or a path is retired below."
+    )
     others = gr.Dataframe(
         headers=["id", "origin", "why it was created", "status"],
         interactive=False,

@@ -57,7 +57,7 @@ def answer_markdown(answer: str | None) -> str:
     lines = [line.strip() for line in answer.splitlines() if line.strip()]
     looping = any(count >= REPEATS_TO_FOLD for count in Counter(lines).values())
     if len(answer) <= SHOWN_ANSWER_CHARS and not looping:
-        return answer
+        return _hard_breaks(answer)
     cut = answer[:SHOWN_ANSWER_CHARS]
     if looping:  # show up to the second time the repeated line appears
         repeated = next(line for line, count in Counter(lines).items() if count >= REPEATS_TO_FOLD)
@@ -66,10 +66,15 @@ def answer_markdown(answer: str | None) -> str:
         cut = answer[: min(second, SHOWN_ANSWER_CHARS)] if second > 0 else cut
     why = "it repeats itself" if looping else f"it has {len(answer)} characters"
     return (
-        f"{cut.rstrip()}\n\n*... folded because {why}.*\n\n"
+        f"{_hard_breaks(cut.rstrip())}\n\n*... folded because {why}.*\n\n"
         f"<details><summary>Show the whole answer</summary>\n\n<pre>{html.escape(answer)}</pre>"
         "\n\n</details>"
     )
+
+
+def _hard_breaks(text: str) -> str:
+    """Keep the model's line breaks: Markdown would run its lines together into one."""
+    return "  \n".join(text.splitlines())
 
 
 def _choice_line(label: str, choice: Choice) -> str:

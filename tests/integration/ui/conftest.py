@@ -1,6 +1,7 @@
 """A real `thinkpath serve` process on loopback, with the scripted stand-in model."""
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -10,7 +11,23 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Flags that keep Chromium from reaching out to the network on its own (shared/OFFLINE.md).
+QUIET_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-features=DnsOverHttps",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+SCRIPTED_DELAY_S = 0.5  # per model call: a question takes about 1.5 s, long enough to watch
 STARTUP_LIMIT_S = 300  # gradio's import alone takes tens of seconds on a busy 2-core machine
 
 
@@ -21,9 +38,7 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    home = tmp_path_factory.mktemp("service-home")
+def _serve(home: Path, delay_s: float) -> Iterator[str]:
     port = free_port()
     environment = {
         **os.environ,
@@ -33,7 +48,10 @@ def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     }
     log = (home / "serve.log").open("w")
     process = subprocess.Popen(
-        [sys.executable, "-m", "ui.cli", "serve", "--scripted-model", "--port", str(port)],
+        [
+            *[sys.executable, "-m", "ui.cli", "serve", "--scripted-model", "--port", str(port)],
+            *["--scripted-delay", str(delay_s)],
+        ],
         env=environment,
         stdout=log,
         stderr=subprocess.STDOUT,
@@ -46,6 +64,36 @@ def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.terminate()
         process.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture(scope="session")
+def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An instant stand-in model: for load and API checks."""
+    yield from _serve(tmp_path_factory.mktemp("service-home"), 0.0)
+
+
+@pytest.fixture(scope="session")
+def slow_service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A stand-in model that takes `SCRIPTED_DELAY_S` a call: for watching a decision run."""
+    yield from _serve(tmp_path_factory.mktemp("slow-service-home"), SCRIPTED_DELAY_S)
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    """Headless Debian chromium, driven by Playwright without downloading a browser."""
+    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run scripts/test to install it"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=QUIET_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def screenshots() -> Path:
+    """docs/screenshots/: the pictures of every tab that the docs show."""
+    folder = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _wait_until_healthy(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
