@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["Band", "comparison_figure", "curves_figure", "style_for"]
+__all__ = ["Band", "comparison_figure", "curves_figure", "style_for", "styles_for"]
 
 # Ten distinct colours (matplotlib's tab10) times four line styles: 40 labels before any repeat.
 _COLOURS = (
@@ -23,6 +23,7 @@ _COLOURS = (
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 )  # fmt: skip
 _LINE_STYLES = ("-", "--", "-.", ":")
+_SLOTS = len(_COLOURS) * len(_LINE_STYLES)
 # The registered policies get fixed, distinct slots (in this order); other labels hash into one.
 _KNOWN = (
     "auto", "bayes_ucb", "contextual_bayes_ucb", "contextual_thompson", "discounted_thompson",
@@ -37,8 +38,44 @@ def style_for(label: str) -> dict[str, Any]:
     >>> style_for("thompson") == style_for("thompson"), style_for("auto") != style_for("ucb1")
     (True, True)
     """
-    base = label.split(" ", maxsplit=1)[0].split("[", maxsplit=1)[0]
-    slot = _KNOWN.index(base) if base in _KNOWN else zlib.crc32(base.encode()) % 40
+    return _style(_slot(label))
+
+
+def styles_for(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Styles for the labels of one figure: `style_for` each, moved on where two would clash.
+
+    Registered policies never clash; two other labels (peers such as "numpy-ts") may hash to one
+    slot, and then the later one in sorted order takes the next free slot. The same labels give
+    the same styles in every figure.
+
+    >>> styles = styles_for(["numpy-ts", "mabwiser:thompson", "thompson"])
+    >>> len({(s["color"], s["linestyle"]) for s in styles.values()})
+    3
+    """
+    taken: set[int] = set()
+    slots: dict[str, int] = {}
+    for label in sorted(set(labels), key=lambda item: (_base(item) not in _KNOWN, item)):
+        slot = _slot(label)
+        while slot in taken and len(taken) < _SLOTS:
+            slot = (slot + 1) % _SLOTS
+        taken.add(slot)
+        slots[label] = slot
+    return {label: _style(slots[label]) for label in labels}
+
+
+def _base(label: str) -> str:
+    return label.split(" ", maxsplit=1)[0].split("[", maxsplit=1)[0]
+
+
+def _slot(label: str) -> int:
+    base = _base(label)
+    if base in _KNOWN:
+        return _KNOWN.index(base)
+    # Other labels hash into the slots no registered policy uses.
+    return len(_KNOWN) + zlib.crc32(base.encode()) % (_SLOTS - len(_KNOWN))
+
+
+def _style(slot: int) -> dict[str, Any]:
     return {"color": _COLOURS[slot % 10], "linestyle": _LINE_STYLES[(slot // 10) % 4]}
 
 
@@ -64,8 +101,9 @@ def curves_figure(
     figure = Figure(figsize=(9, 5), dpi=100)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot()
+    styles = styles_for([band.label for band in bands])
     for band in bands:
-        style = style_for(band.label)
+        style = styles[band.label]
         axes.plot(band.steps, band.mean, label=band.label, linewidth=1.6, **style)
         axes.fill_between(
             band.steps,
@@ -112,10 +150,11 @@ def comparison_figure(
         )
         labels = [label for label, _ in ranked]
         positions = np.arange(len(ranked))
+        styles = styles_for(labels)
         axes.barh(
             positions,
             [value for _, value in ranked],
-            color=[style_for(label)["color"] for label in labels],
+            color=[styles[label]["color"] for label in labels],
         )
         axes.set_yticks(positions, labels)
         axes.invert_yaxis()  # best at the top

@@ -17,7 +17,7 @@ from engine.core.records import LearnedOutcome
 from engine.errors import ConfigError
 from experiments.benchmarks.harness import arm_names, play
 from experiments.environments import experiment_workloads
-from experiments.plots import style_for
+from experiments.plots import styles_for
 from learning import make_policy
 from learning.registry import AUTO, policy_class
 
@@ -74,10 +74,12 @@ def reward_figure(outcomes: Sequence[LearnedOutcome], most: int = 8) -> Figure:
         arm = outcome.choices.get("path")
         if arm is not None and outcome.source != "tool":  # a tool's own result is not the path's
             by_arm.setdefault(arm, []).append((outcome.seq, outcome.reward))
-    for arm, points in sorted(by_arm.items(), key=lambda item: -len(item[1]))[:most]:
+    shown = sorted(by_arm.items(), key=lambda item: -len(item[1]))[:most]
+    styles = styles_for([arm for arm, _ in shown])
+    for arm, points in shown:
         seqs, rewards = zip(*points, strict=True)
         running = np.cumsum(rewards) / np.arange(1, len(rewards) + 1)
-        style = style_for(arm)
+        style = styles[arm]
         axis.plot(seqs, running, marker="." if len(points) < 30 else None, label=arm, **style)
     axis.set(xlabel="outcome #", ylabel="running mean reward", ylim=(-0.05, 1.05))
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -140,6 +142,7 @@ def regret_figure(policies: Sequence[str], workload_key: str, horizon: int, seed
         )
     figure = Figure(figsize=(9, 4.5))
     axis = figure.subplots()
+    styles = styles_for(list(policies))
     for name in policies:
         curves = []
         for seed in range(seeds):
@@ -157,7 +160,7 @@ def regret_figure(policies: Sequence[str], workload_key: str, horizon: int, seed
             curves.append(np.cumsum(gap))
         values = np.array(curves)
         mean = values.mean(axis=0)
-        style = style_for(name)
+        style = styles[name]
         label = name + (" (one per context)" if isinstance(policy, PerContext) else "")
         axis.plot(mean, label=label, **style)
         if seeds > 1:
