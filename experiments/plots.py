@@ -44,9 +44,10 @@ def style_for(label: str) -> dict[str, Any]:
 def styles_for(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
     """Styles for the labels of one figure: `style_for` each, moved on where two would clash.
 
-    Registered policies never clash; two other labels (peers such as "numpy-ts") may hash to one
-    slot, and then the later one in sorted order takes the next free slot. The same labels give
-    the same styles in every figure.
+    Registered policies keep their fixed slots. Other labels (peers such as "numpy-ts", arm ids)
+    hash to a slot and then, in sorted order, move to the next free slot whose colour the figure
+    does not use yet, so a few of them differ in colour, not only in dashes. The same set of
+    labels gives the same styles in every figure (all the plots of one run share it).
 
     >>> styles = styles_for(["numpy-ts", "mabwiser:thompson", "thompson"])
     >>> len({(s["color"], s["linestyle"]) for s in styles.values()})
@@ -56,8 +57,12 @@ def styles_for(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
     slots: dict[str, int] = {}
     for label in sorted(set(labels), key=lambda item: (_base(item) not in _KNOWN, item)):
         slot = _slot(label)
-        while slot in taken and len(taken) < _SLOTS:
-            slot = (slot + 1) % _SLOTS
+        if slot in taken or _base(label) not in _KNOWN:
+            # From its own slot on, the first free one, preferring a colour not yet in the figure.
+            order = [(slot + step) % _SLOTS for step in range(_SLOTS)]
+            free = [candidate for candidate in order if candidate not in taken] or order
+            colours = {_COLOURS[t % 10] for t in taken}
+            slot = next((c for c in free if _COLOURS[c % 10] not in colours), free[0])
         taken.add(slot)
         slots[label] = slot
     return {label: _style(slots[label]) for label in labels}

@@ -40,3 +40,8 @@ def test_the_comparison_figure_ranks_each_metric_best_first() -> None:
     assert [t.get_text() for t in regret_axes.get_yticklabels()] == ["b", "a"]
     assert [t.get_text() for t in reward_axes.get_yticklabels()] == ["b", "a"]
     assert "lower is better" in regret_axes.get_title()
+
+
+def test_a_few_unknown_labels_get_different_colours_not_just_dashes() -> None:
+    styles = styles_for(["critical_questioning", "systematic_decomposition", "analogy"])
+    assert len({style["color"] for style in styles.values()}) == 3
