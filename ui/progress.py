@@ -18,7 +18,13 @@ from typing import Any
 
 from engine.core.models import TraceStep
 
-__all__ = ["STAGE_TITLES", "ProgressQueue", "describe_reason", "describe_stage"]
+__all__ = [
+    "STAGE_TITLES",
+    "ProgressQueue",
+    "StagePrinter",
+    "describe_reason",
+    "describe_stage",
+]
 
 # What each stage is for, in the words shown before its result.
 STAGE_TITLES = {
@@ -154,6 +160,28 @@ _DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
     "referee": _referee,
     "retirement": _retirement,
 }
+
+
+class StagePrinter:
+    """A `DecisionListener` for a terminal: one line per finished stage, then the answer's tokens.
+
+    `write` is e.g. `sys.stderr.write`; keep progress off stdout when stdout carries the answer.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> StagePrinter(out.write).on_stage(TraceStep(stage="search", reason="done"))
+    >>> out.getvalue()
+    '- Searched for background: 0 passages found\\n'
+    """
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self._write = write
+
+    def on_stage(self, step: TraceStep) -> None:
+        self._write(f"- {describe_stage(step)}\n")
+
+    def on_token(self, text: str) -> None:
+        self._write(text)
 
 
 class ProgressQueue:

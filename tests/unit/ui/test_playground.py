@@ -1,10 +1,19 @@
 """The playground's actions and views, without a browser (the browser test drives the page)."""
 
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from engine.adapters.llm.scripted import ScriptedLLM, canned_script
+from engine.adapters.store.memory import InMemoryStore
+from engine.compose import build_engine
 from engine.core.facade import Engine
-from engine.core.models import Cost, TraceStep
+from engine.core.models import Cost, Decision, TraceStep
+from engine.core.records import ArmRecord
 from engine.errors import TemplateError
+from engine.settings import Settings
 from templates import parse_template
 from ui.playground import ARM_COLUMNS, Actions
 from ui.playground.actions import expected_checker
@@ -206,3 +215,41 @@ def test_simulate_offers_policies_that_fit_and_runs_mixed_ones(engine: Engine) -
     assert "thompson (one per context)" in labels
     _, refused = actions.simulate(["linucb"], "stationary", 100, 1)
     assert "need a context" in refused
+
+
+def test_answer_tokens_show_while_the_answer_is_written(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decide = engine.decide
+
+    def streaming(query: str, **kwargs: Any) -> Decision:
+        kwargs["listener"].on_token("Answer: ")
+        kwargs["listener"].on_token("5")
+        return decide(query, **kwargs)
+
+    monkeypatch.setattr(engine, "decide", streaming)
+    updates = [lines for lines, view in Actions(engine).ask_live("What is 2 + 3?", "", "")]
+    assert "- Writing the answer: Answer: 5" in updates[1]
+
+
+def test_a_detour_is_listed_with_why_it_was_created(tmp_path: Path) -> None:
+    store = InMemoryStore()
+    definition = {"name": "D", "description": "d", "prompt": "{query}"}
+    store.save_arm(
+        ArmRecord(
+            "default",
+            "path",
+            "detour_1",
+            "detour",
+            {**definition, "created_because": "every path failed three times"},
+            datetime.now(UTC),
+        )
+    )
+    settings = Settings(home=tmp_path, store_url="memory", policy_seed=3)
+    engine = build_engine(settings, llm=ScriptedLLM(canned_script), store=store)
+    rows = Actions(engine).other_paths()
+    assert ["detour_1", "detour", "every path failed three times", "live"] in rows
+    assert "Retired `detour_1`" in Actions(engine).retire("detour_1", "not needed")
+    assert Actions(engine).other_paths()[0][3] == "retired: not needed"
+    # retiring keeps why it was created
+    assert Actions(engine).other_paths()[0][2] == "every path failed three times"
