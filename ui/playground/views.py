@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.core.checkers import find_dates, parse_number_words
 from engine.core.models import Choice, Decision, OutcomeResult
-from ui.progress import STAGE_TITLES, describe_reason
+from ui.progress import STAGE_TITLES, describe_reason, describe_stage
 
 __all__ = [
     "TRACE_COLUMNS",
@@ -99,16 +99,11 @@ def _tool_lines(decision: Decision) -> list[str]:
 def _seed_lines(decision: Decision) -> list[str]:
     seed = decision.seed
     if seed.brief is None:
-        found = len(seed.sources)
-        why = (
-            "the search found nothing"
-            if not found
-            else f"the {found} passage{'s' * (found != 1)} found did not match the question well"
-        )
-        detail = "; ".join(seed.check_reasons)
+        why = _why_no_seed(decision)
+        detail = "; ".join(r for r in seed.check_reasons if r not in why)
         return [
             f"**Thinking seed:** none - {why}, so the answer was written without background "
-            f"notes." + (f" *(check: {detail})*" if detail else "")
+            "notes." + (f" *(check: {detail})*" if detail else "")
         ]
     lines = [
         f"**Thinking seed** (relevance {seed.relevance:.2f}"
@@ -120,6 +115,20 @@ def _seed_lines(decision: Decision) -> list[str]:
         flags = f" - flagged: {', '.join(source.flags)}" if source.flags else ""
         lines.append(f"  - {title} - `{source.source}`{flags}")
     return lines
+
+
+def _why_no_seed(decision: Decision) -> str:
+    """Which step left the decision without a seed, in plain words."""
+    found = len(decision.seed.sources)
+    passages = f"{found} passage{'s' * (found != 1)}"
+    stages = {step.stage: step for step in decision.trace}
+    brief = stages.get("seed")
+    if brief is not None and brief.reason in ("weak_seed", "fault"):
+        why = brief.error or "it did not fit"
+        return f"the model's brief of the {passages} found was not usable ({why})"
+    if not found:
+        return "the search found nothing"
+    return f"the {passages} found did not match the question well"
 
 
 def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
@@ -172,25 +181,13 @@ def cost_markdown(decision: Decision) -> str:
 
 
 def trace_rows(decision: Decision) -> list[list[Any]]:
-    """One row per stage: stage, outcome, reason (plain words), seconds."""
+    """One row per stage: stage, outcome, reason (the progress line's words), seconds."""
     rows = []
     for step in decision.trace:
         title = STAGE_TITLES.get(step.stage, step.stage)
-        reason = step.error or _why(step.outputs, step.inputs)
-        rows.append([title, describe_reason(step.reason), reason, round(step.seconds, 3)])
+        detail = describe_stage(step).removeprefix(title).lstrip(": ").strip()
+        said = str(step.outputs.get("reason", "")).strip() if step.stage == "referee" else ""
+        if len(said) >= _SHORT_REASON:
+            detail += f' - its reason: "{said}"'
+        rows.append([title, describe_reason(step.reason), detail, round(step.seconds, 3)])
     return rows
-
-
-def _why(outputs: dict[str, Any], inputs: dict[str, Any]) -> str:
-    for key in ("why", "reason", "trigger"):
-        if key in outputs or key in inputs:
-            return str(outputs.get(key, inputs.get(key)))
-    if "arm" in outputs:
-        return f"{outputs['arm']} (chance {float(outputs.get('propensity', 0.0)):.0%})"
-    if "sources" in outputs:
-        return f"{len(outputs['sources'])} passages"
-    if "reward" in outputs:
-        return f"score {float(outputs['reward']):.2f}"
-    if "answer" in outputs:
-        return f"{len(str(outputs['answer']))} characters"
-    return ""

@@ -10,7 +10,7 @@ from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
 from engine.core.facade import Engine
-from engine.core.models import Cost, Decision, TraceStep
+from engine.core.models import Cost, Decision, Seed, SeedSource, TraceStep
 from engine.core.records import ArmRecord
 from engine.errors import TemplateError
 from engine.settings import Settings
@@ -19,7 +19,7 @@ from ui.playground import ARM_COLUMNS, Actions
 from ui.playground.actions import expected_checker
 from ui.playground.figures import fits_workload
 from ui.playground.page import EXAMPLE_TEMPLATE
-from ui.playground.views import answer_markdown, cost_markdown, infer_answer_kind
+from ui.playground.views import answer_markdown, card_markdown, cost_markdown, infer_answer_kind
 from ui.progress import describe_stage
 
 ROLE, ARM, OUTCOMES, STATE, PROB_BEST = (
@@ -253,3 +253,27 @@ def test_a_detour_is_listed_with_why_it_was_created(tmp_path: Path) -> None:
     assert Actions(engine).other_paths()[0][3] == "retired: not needed"
     # retiring keeps why it was created
     assert Actions(engine).other_paths()[0][2] == "every path failed three times"
+
+
+def test_the_card_says_which_step_left_the_answer_without_a_seed(engine: Engine) -> None:
+    decision = engine.decide("What is 1 + 1?")
+    source = SeedSource(source="notes/a.md", title="A")
+    rejected_brief = decision.model_copy(
+        update={
+            "seed": Seed(sources=[source], check_reasons=["the brief shares no terms"]),
+            "trace": [
+                TraceStep(stage="seed", reason="weak_seed", error="the brief shares no terms")
+            ],
+        }
+    )
+    assert "the model's brief of the 1 passage found was not usable" in card_markdown(
+        rejected_brief
+    )
+    unmatched = decision.model_copy(
+        update={"seed": Seed(sources=[source], check_reasons=["covers 10% of terms"]), "trace": []}
+    )
+    card = card_markdown(unmatched)
+    assert "the 1 passage found did not match the question well" in card
+    assert "(check: covers 10% of terms)" in card
+    nothing = decision.model_copy(update={"seed": Seed(), "trace": []})
+    assert "the search found nothing" in card_markdown(nothing)
