@@ -165,7 +165,7 @@ class Actions:
             if template.arm_id in retired:
                 continue
             record = records.get(template.arm_id)
-            added = record.created_at.isoformat(timespec="seconds") if record else ""
+            added = record.created_at.strftime("%Y-%m-%d %H:%M:%S UTC") if record else ""
             rows.append(([template.arm_id, template.name, template.description, added], record))
         rows.sort(key=lambda row: row[1].created_at.timestamp() if row[1] else 0.0, reverse=True)
         return [row for row, _ in rows]
