@@ -1,21 +1,30 @@
 """Run an experiment into MLflow: one parent run, one child run per contender, plots and tables.
 
-The parent run holds the parameters, the summary metrics, the result tables and the plots; each
-contender's child run holds its own parameters and its metrics over time (the mean over seeds or
-replay runs at each sampled step), so MLflow's compare view overlays contenders directly. A run
-that raises, or is interrupted with Ctrl-C, is marked FAILED on its way out.
+The parent run holds the parameters, the result tables, the plots and one comparison figure of
+the per-contender summary metrics (a panel per metric, a bar per contender: MLflow would draw 24
+lone one-bar charts for 24 scalars); its description is `results.md`, so the run opens on the
+summary. Each contender's child run holds its own parameters, its final metrics and its metrics
+over time (the mean over seeds or replay runs at each sampled step), so MLflow's compare view
+overlays contenders directly. Children are logged worst first: MLflow lists the newest runs first
+and its chart view shows only the first ten, so the best contenders are always among those shown.
+A run that raises, or is interrupted with Ctrl-C, is marked FAILED on its way out.
 """
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
-from engine.adapters.tracking import ActiveRun, TrackingStore, params_of
-from experiments.experiment import Experiment, ExperimentContext, ExperimentResult
-from experiments.plots import curves_figure
+from engine.adapters.tracking import ActiveRun, TrackingStore, metric_key, params_of
+from experiments.experiment import Curve, Experiment, ExperimentContext, ExperimentResult
+from experiments.plots import comparison_figure, curves_figure
 
-__all__ = ["RunOutcome", "mlflow_experiment_name", "run_experiment"]
+__all__ = ["RunOutcome", "mlflow_experiment_name", "run_experiment", "split_summary"]
+
+# Summary metrics where a smaller value wins (everything else: larger is better).
+_LOWER_IS_BETTER = ("regret", "error", "rmse", "loss")
+_TOWARD_ZERO = ("bias",)
 
 
 @dataclass(frozen=True)
@@ -55,7 +64,7 @@ def run_experiment(
 def _log_result(
     store: TrackingStore, name: str, parent: ActiveRun, result: ExperimentResult
 ) -> None:
-    for curve in result.curves:
+    for curve in _worst_first(result.curves, result.metrics):
         with store.start_run(name, curve.label, params=curve.params, parent=parent) as child:
             child.log_series(
                 {
@@ -64,8 +73,20 @@ def _log_result(
                 }
             )
             child.log_metrics(curve.final)
-    parent.log_metrics(result.metrics)
-    parent.set_tags(result.tags)
+    labels = [curve.label for curve in result.curves]
+    per_contender, overall = split_summary(result.metrics, labels)
+    parent.log_metrics(overall)
+    if per_contender:
+        lower = [metric for metric in per_contender if metric.startswith(_LOWER_IS_BETTER)]
+        zero = [metric for metric in per_contender if metric.startswith(_TOWARD_ZERO)]
+        parent.log_figure(
+            comparison_figure(f"{name}: summary by contender", per_contender, lower, zero),
+            "plots/comparison.png",
+        )
+        parent.log_text(_summary_csv(per_contender), "summary.csv")
+    summary = result.tables.get("results.md")
+    # MLflow shows the `mlflow.note.content` tag as the run's description.
+    parent.set_tags({**result.tags, **({"mlflow.note.content": summary} if summary else {})})
     for artifact_file, text in result.tables.items():
         parent.log_text(text, artifact_file)
     for spec in result.figures:
@@ -73,3 +94,48 @@ def _log_result(
         parent.log_figure(
             curves_figure(spec.title, spec.ylabel, bands, spec.references), spec.artifact_file
         )
+
+
+def split_summary(
+    metrics: Mapping[str, float], labels: Sequence[str]
+) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """Split summary metrics into {metric: {contender: value}} and the metrics of no contender.
+
+    A key is a contender's when it is `metric_key(metric, label)` for one of `labels`.
+
+    >>> split_summary({"regret.a": 3.0, "regret.b": 1.0, "best": 2.0}, ["a", "b"])
+    ({'regret': {'a': 3.0, 'b': 1.0}}, {'best': 2.0})
+    """
+    suffixes = {"." + metric_key(label): label for label in labels}
+    per_contender: dict[str, dict[str, float]] = {}
+    overall: dict[str, float] = {}
+    for key, value in metrics.items():
+        match = next((s for s in suffixes if key.endswith(s) and len(key) > len(s)), None)
+        if match is None:
+            overall[key] = value
+        else:
+            per_contender.setdefault(key[: -len(match)], {})[suffixes[match]] = value
+    return per_contender, overall
+
+
+def _worst_first(curves: Sequence[Curve], metrics: Mapping[str, float]) -> list[Curve]:
+    """Curves ordered so that the best (by the first summary metric) is logged last."""
+    per_contender, _ = split_summary(metrics, [curve.label for curve in curves])
+    if not per_contender:
+        return list(curves)
+    metric, values = next(iter(per_contender.items()))
+    sign = -1.0 if metric.startswith(_LOWER_IS_BETTER) else 1.0
+    return sorted(curves, key=lambda curve: sign * values.get(curve.label, float("-inf")))
+
+
+def _summary_csv(per_contender: Mapping[str, Mapping[str, float]]) -> str:
+    metrics = list(per_contender)
+    labels = sorted({label for values in per_contender.values() for label in values})
+    rows = ["contender," + ",".join(metrics)]
+    for label in labels:
+        rows.append(
+            label
+            + ","
+            + ",".join(f"{per_contender[m].get(label, float('nan')):.6g}" for m in metrics)
+        )
+    return "\n".join(rows) + "\n"

@@ -16,13 +16,15 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.core.checkers import ANSWER_KINDS, checker_for
-from engine.core.models import TraceStep
 from engine.errors import InvalidQueryError, InvalidRewardError
+from ui.progress import StagePrinter, money_text
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from engine.core.models import Decision
 
-__all__ = ["StageLines", "parse_reward", "register", "summary"]
+__all__ = ["parse_reward", "register", "summary"]
 
 
 def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -53,21 +55,6 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     outcome.set_defaults(run=run_outcome)
 
 
-class StageLines:
-    """A `DecisionListener` that prints one line per finished stage, for a user who waits."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-
-    def on_stage(self, step: TraceStep) -> None:
-        detail = step.error or ""
-        line = f"  {step.stage:<15} {step.reason:<19} {step.seconds:6.2f} s  {detail}"
-        print(line.rstrip()[:160], file=self._stream, flush=True)
-
-    def on_token(self, text: str) -> None:
-        """Answers print whole at the end; tokens are not echoed."""
-
-
 def run_ask(args: argparse.Namespace) -> int:
     from engine import build_engine  # noqa: PLC0415 - the engine's imports only when asked
 
@@ -79,9 +66,9 @@ def run_ask(args: argparse.Namespace) -> int:
             raise InvalidQueryError(f"--expected: {error}") from None
     elif args.kind is not None:
         raise InvalidQueryError("--kind needs --expected: the answer to compare with")
-    listener = None if args.quiet else StageLines(sys.stderr)
+    listener = None if args.quiet else StagePrinter(_unbuffered(sys.stderr))
     if listener is not None:
-        print("thinking (each stage is shown as it finishes)...", file=sys.stderr, flush=True)
+        print("Thinking (each stage is shown as it finishes)...", file=sys.stderr, flush=True)
     decision = build_engine().decide(args.query, checker=checker, listener=listener)
     if args.json:
         print(json.dumps(decision.model_dump(mode="json"), indent=2))
@@ -90,10 +77,18 @@ def run_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unbuffered(stream: TextIO) -> "Callable[[str], object]":
+    def write(text: str) -> None:
+        stream.write(text)
+        stream.flush()
+
+    return write
+
+
 def summary(decision: "Decision") -> str:
     """The decision as a few labelled lines."""
     cost = decision.cost
-    money = "free (local)" if cost.cost_usd in (None, 0.0) else f"${cost.cost_usd:.6f}"
+    money = money_text(cost)
     lines = [
         f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
         f"path:     {decision.path.arm_id} ({decision.path.reason}, p={decision.path.propensity})",

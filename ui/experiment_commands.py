@@ -18,7 +18,21 @@ from typing import Any
 from engine.core.ports import LLM
 from engine.errors import ConfigError, ThinkPathError
 
-__all__ = ["data_dir", "mlflow_ui_command", "register"]
+__all__ = ["data_dir", "mlflow_ui_command", "register", "runs_link"]
+
+DEFAULT_UI_PORT = 5000
+
+
+def runs_link(base_url: str, experiment_id: str) -> str:
+    """The MLflow UI page of an experiment's runs (the training-runs view).
+
+    MLflow 3 opens every experiment on its GenAI traces overview unless the link asks for the
+    machine-learning workflow; ours are training-style runs, so every link we print asks.
+
+    >>> runs_link("http://127.0.0.1:5000", "3")
+    'http://127.0.0.1:5000/#/experiments/3?workflowType=machine_learning'
+    """
+    return f"{base_url.rstrip('/')}/#/experiments/{experiment_id}?workflowType=machine_learning"
 
 
 def data_dir(explicit: str | None = None) -> Path:
@@ -108,6 +122,9 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     print(next(iter(outcome.result.tables.values()), ""))
     print(f"MLflow run {outcome.run_id} in experiment {outcome.experiment_name!r} at {uri}")
+    experiment_id = store.client.get_run(outcome.run_id).info.experiment_id
+    base = f"http://127.0.0.1:{DEFAULT_UI_PORT}"
+    print(f"See it: thinkpath experiments ui, then open {runs_link(base, experiment_id)}")
     return 0
 
 
@@ -145,7 +162,10 @@ def _ui(args: argparse.Namespace) -> int:
         "DO_NOT_TRACK": "1",
     }
     (home / "mlartifacts").mkdir(parents=True, exist_ok=True)
-    print(f"MLflow UI on http://127.0.0.1:{args.port} for {uri} (Ctrl-C stops it)")
+    base = f"http://127.0.0.1:{args.port}"
+    print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it)")
+    for name, experiment_id in _experiments(uri, home):
+        print(f"  {name}: {runs_link(base, experiment_id)}")
     server = subprocess.Popen(command, env=environment)  # our own argv, no shell
     # A SIGTERM to this process must stop the server too, not leave it orphaned.
     previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
@@ -158,6 +178,18 @@ def _ui(args: argparse.Namespace) -> int:
         if server.poll() is None:
             server.terminate()
             server.wait(timeout=30)
+
+
+def _experiments(uri: str, home: Path) -> list[tuple[str, str]]:
+    """(name, id) of each experiment in the store, for links that open on their runs."""
+    from engine.adapters.tracking import TrackingStore  # noqa: PLC0415 - MLflow is slow to import
+
+    try:
+        store = TrackingStore(uri, home / "mlartifacts")
+    except ThinkPathError as error:
+        print(f"thinkpath experiments ui: warning: {error}", file=sys.stderr)
+        return []
+    return [(e.name, str(e.experiment_id)) for e in store.client.search_experiments()]
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:  # noqa: ARG001 - signal handler
@@ -186,7 +218,7 @@ def register(subparsers: Any) -> None:
     run.set_defaults(run=_run)
 
     ui = commands.add_parser("ui", help="start the MLflow UI on 127.0.0.1 on the tracking store")
-    ui.add_argument("--port", type=int, default=5000)
+    ui.add_argument("--port", type=int, default=DEFAULT_UI_PORT)
     ui.set_defaults(run=_ui)
 
     for command in (run, ui):

@@ -6,13 +6,18 @@ THINKPATH_API_TOKEN=... thinkpath serve --host 0.0.0.0
 
 import argparse
 import os
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from engine.core.records import LLMRequest
 from engine.errors import ConfigError
 from engine.settings import NameList
+
+MAX_SCRIPTED_DELAY_S = 10.0
 
 if TYPE_CHECKING:
     from engine.core.facade import Engine
@@ -55,6 +60,13 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
         help="answer with an instant scripted stand-in instead of a language model (demos, tests)",
     )
     serve.add_argument(
+        "--scripted-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="make each scripted model call take this long, to watch progress (0 to 10)",
+    )
+    serve.add_argument(
         "--track",
         action="store_true",
         help="log live decisions and outcomes to MLflow (the store in THINKPATH_HOME)",
@@ -88,9 +100,23 @@ def build_engine_for(args: argparse.Namespace) -> tuple["Engine", ServiceSetting
     service = load_service_settings(args)
     check_bind(service.host, _token(service))
     settings = load_settings()
-    llm = ScriptedLLM(canned_script) if args.scripted_model else None
+    llm = ScriptedLLM(_slowed(canned_script, args.scripted_delay)) if args.scripted_model else None
     tracker = build_tracker(settings) if args.track else None
     return build_engine(settings, llm=llm, tracker=tracker), service
+
+
+def _slowed(script: Callable[[LLMRequest], str], delay: float) -> Callable[[LLMRequest], str]:
+    """The script, taking `delay` seconds a call: a stand-in as slow as a small local model."""
+    if not 0.0 <= delay <= MAX_SCRIPTED_DELAY_S:
+        raise ConfigError(f"--scripted-delay must be 0 to {MAX_SCRIPTED_DELAY_S:g} s, got {delay}")
+    if delay == 0.0:
+        return script
+
+    def slow(request: LLMRequest) -> str:
+        time.sleep(delay)
+        return script(request)
+
+    return slow
 
 
 def build_app(args: argparse.Namespace) -> tuple[object, ServiceSettings]:

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from mlflow.tracking import MlflowClient
 
 __all__ = [
+    "EXPERIMENT_KIND_TAG",
+    "TRAINING_RUNS",
     "ActiveRun",
     "MLflowTracker",
     "TrackingStore",
@@ -39,6 +41,10 @@ __all__ = [
     "params_of",
 ]
 
+# MLflow 3's UI opens an experiment by its kind: without this tag it guesses "GenAI" and lands on
+# an empty traces overview; "custom_model_development" opens on the runs (the training-runs view).
+EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
+TRAINING_RUNS = "custom_model_development"
 _BATCH = 900  # MLflow accepts at most 1,000 metrics per log_batch call
 _UNSAFE_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
 
@@ -82,10 +88,20 @@ class TrackingStore:
         """The id of experiment `name`, created (with artifacts under the root) if new."""
         existing = self._client.get_experiment_by_name(name)
         if existing is not None:
+            if existing.tags.get(EXPERIMENT_KIND_TAG) != TRAINING_RUNS:
+                self._client.set_experiment_tag(
+                    existing.experiment_id, EXPERIMENT_KIND_TAG, TRAINING_RUNS
+                )
             return str(existing.experiment_id)
         location = (self.artifact_root / re.sub(r"[^A-Za-z0-9_.-]", "_", name)).resolve()
         location.mkdir(parents=True, exist_ok=True)
-        return str(self._client.create_experiment(name, artifact_location=location.as_uri()))
+        return str(
+            self._client.create_experiment(
+                name,
+                artifact_location=location.as_uri(),
+                tags={EXPERIMENT_KIND_TAG: TRAINING_RUNS},
+            )
+        )
 
     def start_run(
         self,

@@ -11,7 +11,7 @@ model never stalls another decision's bookkeeping.
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
@@ -243,6 +243,23 @@ class ArmBook:
             self._paths[path.arm_id] = path
             self._learner.add_arm("path", path.arm_id)
 
+    def retire_path(self, arm_id: str, reason: str) -> None:
+        """Retire a path arm (template or detour) for good; its statistics stay for the record."""
+        why = reason.strip() if isinstance(reason, str) else ""
+        if not why:
+            raise TemplateError("say why the path is retired (the reason is empty)")
+        with self._lock:
+            self._sync_catalog()
+            live = self._learner.policies["path"].arms
+            if arm_id not in self._paths:
+                raise TemplateError(f"there is no path with the id {arm_id!r}")
+            if arm_id not in live:
+                raise TemplateError(f"the path {arm_id!r} is retired already")
+            if len(live) == 1:
+                raise TemplateError(f"{arm_id!r} is the last live path; add another first")
+            self._learner.retire("path", arm_id, why)
+            self._save_retirement("path", arm_id, why)
+
     def add_detours(self, fresh: list[PathDefinition], reason: str) -> None:
         """Adopt the paths an aha detour generated: saved with why, and live arms from now on."""
         with self._lock:
@@ -285,9 +302,7 @@ class ArmBook:
                 continue
             if record.arm_id not in self._paths:
                 self._paths[record.arm_id] = stored_path(record)
-            if record.origin == "template":
-                self._learner.add_arm("path", record.arm_id)
-                continue
+            # Templates and detours alike: a retired one (`retire_path`) stays retired.
             if record.retired_at is not None:
                 if ("path", record.arm_id) not in self._learner.retired:
                     self._learner.retire("path", record.arm_id, record.retired_reason or "retired")
@@ -296,10 +311,12 @@ class ArmBook:
 
     def _save_retirement(self, role: str, arm: str, reason: str) -> None:
         now = datetime.now(UTC)
-        definition = self._paths[arm].to_json()
-        self._store.save_arm(
-            ArmRecord(self._namespace, role, arm, "detour", definition, now, now, reason)
+        # Keep what the stored record holds beyond the path (a detour's "created_because").
+        stored = {a.arm_id: a for a in self._store.list_arms(self._namespace)}.get(arm)
+        record = stored or ArmRecord(
+            self._namespace, role, arm, "detour", self._paths[arm].to_json(), now
         )
+        self._store.save_arm(replace(record, retired_at=now, retired_reason=reason))
         # Shown in the trace of the next decision this process makes: the retirement happened
         # between decisions, while replaying outcomes.
         self._pending.append(

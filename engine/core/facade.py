@@ -24,6 +24,7 @@ from engine.core.models import ArmStats, Decision, OutcomeResult
 from engine.core.pipeline import Checker, Draft, Pipeline
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, Store, ToolBox, Tracker
 from engine.core.records import (
+    ArmRecord,
     ChatOptions,
     DecisionRecord,
     LearnedOutcome,
@@ -190,6 +191,18 @@ class Engine:
         path = PathDefinition.from_template(template)
         self._book.add_template(path)
         return path
+
+    def retire_template(self, arm_id: str, reason: str) -> None:
+        """Retire a path arm for good (a template or a detour); other processes adopt it too.
+
+        Its statistics stay for the record. Raises `TemplateError` for an unknown or already
+        retired path, an empty reason, or the last live path (a decision needs one to choose).
+        """
+        self._book.retire_path(arm_id, reason)
+
+    def path_records(self) -> list[ArmRecord]:
+        """The stored path arms (templates and detours), with why each detour was created."""
+        return [a for a in self._store.list_arms(self.config.namespace) if a.role == "path"]
 
     # -- the commit step --------------------------------------------------------------------------
 

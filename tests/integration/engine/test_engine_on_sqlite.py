@@ -43,3 +43,23 @@ def test_engines_sharing_a_sqlite_store_learn_together(tmp_path: Path) -> None:
     reopened = build_engine(settings, llm=ScriptedLLM(script))  # a restart replays the log
     assert stats(reopened) == stats(first)
     assert reopened.get_decision(decision.id).answer == "Answer: 366"
+
+
+def test_a_template_retired_by_one_engine_is_retired_for_all_and_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    settings = load_settings(home=tmp_path, store_url="", policy_seed=1)
+    first = build_engine(settings, llm=ScriptedLLM(script))
+    second = build_engine(settings, llm=ScriptedLLM(script))
+    first.retire_template("analogy", "never helps here")
+
+    def live_paths(engine) -> set[str]:
+        return {r.arm_id for r in engine.arms() if r.role == "path" and not r.retired}
+
+    second.refresh()
+    reopened = build_engine(settings, llm=ScriptedLLM(script))
+    for engine in (first, second, reopened):
+        assert "analogy" not in live_paths(engine)
+        retired = next(r for r in engine.arms() if r.arm_id == "analogy")
+        assert retired.retired_reason == "never helps here"
+    assert reopened.decide(QUERY).path.arm_id != "analogy"

@@ -67,13 +67,33 @@ def test_a_simulator_experiment_logs_params_metrics_curves_and_artifacts(
         assert steps == sorted(steps)
         assert steps[-1] == 300
         assert history[-1].value == pytest.approx(child.data.metrics["regret"])
-        assert parent.data.metrics[f"regret.{name}".replace(":", "_")] == pytest.approx(
-            child.data.metrics["regret"]
-        )
+        # the per-contender summary is one comparison figure and a CSV, not a scalar each
+        assert f"regret.{name}".replace(":", "_") not in parent.data.metrics
     # a uniform random policy has to pay more regret than Thompson sampling here
     assert children["random"].data.metrics["regret"] > children["thompson"].data.metrics["regret"]
     artifacts = _artifacts(store, outcome.run_id)
-    assert {"results.md", "results.csv", "plots/regret.png", "plots/reward.png"} <= artifacts
+    assert {
+        "results.md",
+        "results.csv",
+        "summary.csv",
+        "plots/regret.png",
+        "plots/reward.png",
+        "plots/comparison.png",
+    } <= artifacts
+    # the run's description is the results table, and the experiment opens on its runs
+    assert "glr_thompson" in parent.data.tags["mlflow.note.content"]
+    kind = store.client.get_experiment(parent.info.experiment_id).tags["mlflow.experimentKind"]
+    assert kind == "custom_model_development"
+    # the best contender is logged last, so MLflow (newest first) lists it among the first ten
+    newest = store.client.search_runs(
+        [parent.info.experiment_id],
+        f"tags.mlflow.parentRunId = '{parent.info.run_id}'",
+        order_by=["attribute.start_time DESC"],
+        max_results=1,
+    )[0]
+    assert newest.info.run_name == min(
+        children, key=lambda label: children[label].data.metrics["regret"]
+    )
     png = Path(store.client.download_artifacts(outcome.run_id, "plots/regret.png", str(home)))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = Path(store.client.download_artifacts(outcome.run_id, "results.md", str(home)))
@@ -138,7 +158,10 @@ def test_the_replay_experiment_with_a_scripted_model(store: TrackingStore, home:
     metrics = parent.data.metrics
     assert metrics["baseline.family_oracle"] == pytest.approx(1.0)
     assert metrics["baseline.best_fixed"] == pytest.approx(0.5)
-    assert metrics["settled_reward.contextual_thompson"] > metrics["baseline.best_fixed"]
+    assert (
+        outcome.result.metrics["settled_reward.contextual_thompson"]
+        > metrics["baseline.best_fixed"]
+    )
     assert {"results.md", "families.md", "outcome_matrix.json", "plots/reward.png"} <= (
         _artifacts(store, outcome.run_id)
     )
@@ -153,7 +176,8 @@ def test_the_ope_experiment_covers_the_truth(store: TrackingStore, home: Path) -
     params = resolve_params(experiment, {"scenarios": "60", "decisions": "1000"})
     assert isinstance(params, OPEParams)
     outcome = run_experiment(experiment, params, store, ExperimentContext(home))
-    metrics = store.client.get_run(outcome.run_id).data.metrics
+    metrics = outcome.result.metrics  # summarised in the parent's comparison figure and CSV
+    assert "plots/comparison.png" in _artifacts(store, outcome.run_id)
     for estimator in ("ips", "snips", "doubly_robust"):
         assert metrics[f"coverage.{estimator}"] >= 0.85
         assert abs(metrics[f"bias.{estimator}"]) < 0.03

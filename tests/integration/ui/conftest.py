@@ -1,6 +1,7 @@
-"""A real `thinkpath serve` process on loopback, with the scripted stand-in model."""
+"""A real `thinkpath serve` process on loopback, with the scripted stand-in model, and a browser."""
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -11,8 +12,27 @@ from pathlib import Path
 
 import httpx
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Flags that keep Chromium from reaching out to the network on its own (shared/OFFLINE.md).
+QUIET_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-features=DnsOverHttps",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+SCRIPTED_DELAY_S = 0.5  # per model call: a question takes about 1.5 s, long enough to watch
 STARTUP_LIMIT_S = 300  # gradio's import alone takes tens of seconds on a busy 2-core machine
+# Screenshots go to a temporary folder unless this names one (docs/screenshots to refresh the
+# docs' pictures): a test run never writes into the repository by itself.
+SCREENSHOT_DIR = "THINKPATH_SCREENSHOT_DIR"
 
 
 def free_port() -> int:
@@ -22,15 +42,13 @@ def free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with serving(tmp_path_factory.mktemp("service-home")) as url:
-        yield url
-
-
 @contextmanager
 def serving(
-    home: Path, *, host: str = "127.0.0.1", environment: dict[str, str] | None = None
+    home: Path,
+    *,
+    host: str = "127.0.0.1",
+    environment: dict[str, str] | None = None,
+    delay_s: float = 0.0,
 ) -> Iterator[str]:
     """`thinkpath serve --scripted-model` on a free port; yields its loopback URL."""
     port = free_port()
@@ -44,15 +62,8 @@ def serving(
     log = (home / "serve.log").open("w")
     process = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "ui.cli",
-            "serve",
-            "--scripted-model",
-            "--host",
-            host,
-            "--port",
-            str(port),
+            *[sys.executable, "-m", "ui.cli", "serve", "--scripted-model"],
+            *["--host", host, "--port", str(port), "--scripted-delay", str(delay_s)],
         ],
         env=environment,
         stdout=log,
@@ -66,6 +77,43 @@ def serving(
         process.terminate()
         process.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture(scope="session")
+def service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An instant stand-in model: for load and API checks."""
+    with serving(tmp_path_factory.mktemp("service-home")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def slow_service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A stand-in model that takes `SCRIPTED_DELAY_S` a call: for watching a decision run."""
+    with serving(tmp_path_factory.mktemp("slow-service-home"), delay_s=SCRIPTED_DELAY_S) as url:
+        yield url
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    """Headless Debian chromium, driven by Playwright without downloading a browser."""
+    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run scripts/test to install it"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=QUIET_FLAGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def screenshots(tmp_path: Path) -> Path:
+    """Where the tab screenshots go: `$THINKPATH_SCREENSHOT_DIR` if set, else a temporary folder.
+
+    Refresh the docs' pictures with
+    `THINKPATH_SCREENSHOT_DIR=docs/screenshots .venv/bin/pytest tests/integration/ui -k browser`.
+    """
+    chosen = os.environ.get(SCREENSHOT_DIR)
+    folder = Path(chosen) if chosen else tmp_path / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _wait_until_healthy(

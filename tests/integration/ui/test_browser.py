@@ -1,32 +1,17 @@
-"""The playground in headless Chromium: ask, score, and see the arm statistics change.
+"""The playground in headless Chromium: the lock, live progress, the card, the live Arms tab.
 
 Uses Debian's chromium (`/usr/bin/chromium`, installed by scripts/test); Playwright drives it
-without downloading a browser. A screenshot of each step is kept under build/screenshots/.
+without downloading a browser. The service's stand-in model takes 0.5 s a call, so a question
+runs long enough to be watched (and clicked at) while it runs. A screenshot of every tab is
+taken (to docs/screenshots/ when THINKPATH_SCREENSHOT_DIR names it; see the conftest).
 """
 
 import re
-import shutil
 from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-# Flags that keep Chromium from reaching out to the network on its own (shared/OFFLINE.md).
-QUIET_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-features=DnsOverHttps",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
-SCREENSHOTS = Path(__file__).resolve().parents[3] / "build" / "screenshots"
+from playwright.sync_api import Browser, Page, expect
 
 
 def path_outcomes(url: str, arm: str) -> int:
@@ -34,38 +19,113 @@ def path_outcomes(url: str, arm: str) -> int:
     return int(next(a["outcomes"] for a in arms if a["role"] == "path" and a["arm_id"] == arm))
 
 
-def test_ask_score_and_watch_the_arms_learn(service_url: str) -> None:
-    assert Path(CHROMIUM).exists(), "Debian's chromium is missing: run scripts/test to install it"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=QUIET_FLAGS)
-        page: Page = browser.new_page(viewport={"width": 1280, "height": 1600})
-        page.set_default_timeout(120_000)
-        page.goto(service_url)
+def user_scored(url: str, decision_id: str) -> bool:
+    """Whether a "user" score was recorded for `decision_id` (probed with a score of 0.0).
 
-        page.locator("#query textarea").fill("What is 12 + 30?")
-        page.locator("#ask").click()
-        expect(page.locator("#answer")).to_contain_text("Answer: 42")
-        choice = page.locator("#choice").inner_text()
-        arm = re.search(r"path: (\S+)", choice)
-        assert arm is not None, choice
-        chosen = arm.group(1)
-        page.screenshot(path=str(SCREENSHOTS / "playground-ask.png"), full_page=True)
+    The outcome log applies one score per (decision, source): a first one is applied (201,
+    applied), a repeated one is not, and a different one conflicts (409).
+    """
+    response = httpx.post(
+        f"{url}/api/v1/decisions/{decision_id}/outcomes",
+        json={"source": "user", "reward": 0.0},
+        timeout=30,
+    )
+    if response.status_code == 409:
+        return True
+    assert response.status_code == 201, response.text
+    return not response.json()["applied"]
 
-        before = path_outcomes(service_url, chosen)
-        page.locator("#score-good").click()
-        expect(page.locator("#status")).to_contain_text("Recorded your score 1.00")
-        assert path_outcomes(service_url, chosen) == before + 1
 
-        page.get_by_role("tab", name="Arms").click()
-        page.locator("#refresh-arms").click()
-        row = page.locator("#arms-table").get_by_role("row").filter(has_text=chosen).first
-        # the outcomes column (the sixth) counts the new score once the refresh lands
-        expect(row.get_by_role("gridcell").nth(5)).to_have_text(str(before + 1))
-        cells = [cell.strip() for cell in row.get_by_role("gridcell").all_inner_texts()]
-        assert cells[:3] == ["path", chosen, "template"], cells
-        page.screenshot(path=str(SCREENSHOTS / "playground-arms.png"), full_page=True)
-        browser.close()
+def settled(page: Page) -> Page:
+    """The page once no event is pending (nothing greyed out or 'processing')."""
+    expect(page.get_by_text(re.compile(r"processing \|"))).to_have_count(0)
+    expect(page.locator(".pending")).to_have_count(0)
+    return page
+
+
+def ask(page: Page, query: str) -> None:
+    page.locator("#query textarea").fill(query)
+    page.locator("#ask").click()
+
+
+def shown_decision(page: Page) -> str:
+    found = re.search(r"decision ([0-9a-f]{32})", page.locator("#card").inner_text())
+    assert found is not None, page.locator("#card").inner_text()
+    return found.group(1)
+
+
+def templates_and_simulate(page: Page, screenshots: Path) -> None:
+    """A new template lands at the top; Simulate draws; a screenshot of each tab."""
+    page.get_by_role("tab", name="Templates").click()
+    expect(page.locator("#templates-table")).to_contain_text("direct_answer")
+    page.locator("#add-template").click()
+    expect(page.locator("#template-status")).to_contain_text("Added check_units")
+    expect(page.locator("#templates-table").get_by_role("row").nth(1)).to_contain_text(
+        "check_units"
+    )
+    settled(page).screenshot(path=str(screenshots / "playground-templates.png"), full_page=True)
+
+    page.get_by_role("tab", name="Simulate").click()
+    page.locator("#simulate").click()
+    expect(page.locator("#simulate-tab .js-plotly-plot, #simulate-tab img")).to_have_count(
+        1, timeout=120_000
+    )
+    settled(page).screenshot(path=str(screenshots / "playground-simulate.png"), full_page=True)
+
+
+def test_ask_is_locked_while_it_runs_and_shows_progress_and_a_card(
+    slow_service_url: str, browser: Browser, screenshots: Path
+) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    page.set_default_timeout(120_000)
+    page.goto(slow_service_url)
+
+    ask(page, "What is 12 + 30?")
+    # progress arrives stage by stage, before the answer does
+    expect(page.locator("#progress")).to_contain_text("Searched for background")
+    assert "Answer: 42" not in page.locator("#card").inner_text()
+    expect(page.locator("#score-good")).to_be_disabled()
+    expect(page.locator("#progress")).to_contain_text("Done.")
+    expect(page.locator("#card")).to_contain_text("Answer: 42")
+    card = page.locator("#card").inner_text()
+    for label in ("Reasoning path:", "Tool:", "Thinking seed:", "Score:", "by the referee"):
+        assert label in card, card
+    assert "free (local)" in page.locator("#cost").inner_text()
+    expect(page.locator("#trace-table")).to_contain_text("Chose the reasoning path")
+    first = shown_decision(page)
+    settled(page).screenshot(path=str(screenshots / "playground-ask.png"), full_page=True)
+
+    # a second question: while it runs, a score cannot reach the first decision
+    ask(page, "What is 2 + 3?")
+    expect(page.locator("#score-bad")).to_be_disabled()
+    expect(page.locator("#ask")).to_be_disabled()
+    page.locator("#score-bad").click(force=True)  # a disabled button: the click is dropped
+    expect(page.locator("#card")).to_contain_text("Answer: 5")
+    expect(page.locator("#score-good")).to_be_enabled()
+    second = shown_decision(page)
+    assert second != first
+    chosen = re.search(r"Reasoning path: (\S+)", page.locator("#card").inner_text())
+    assert chosen is not None
+    arm = chosen.group(1)
+    assert not user_scored(slow_service_url, first)
+
+    # the score goes to the decision on screen, and the Arms tab shows it without a click
+    before = path_outcomes(slow_service_url, arm)
+    page.locator("#score-good").click()
+    expect(page.locator("#score-status")).to_contain_text(f"for {second}")
+    assert user_scored(slow_service_url, second)
+    page.get_by_role("tab", name="Arms").click()
+    expect(page.locator("#arms-note")).to_contain_text("type one above")
+    assert path_outcomes(slow_service_url, arm) == before + 1
+    row = page.locator("#arms-table").get_by_role("row").filter(has_text=arm).first
+    # the outcomes column (the sixth) already counts the new score: no Refresh click needed
+    expect(row.get_by_role("gridcell").nth(5)).to_have_text(str(before + 1))
+    page.locator("#arms-query textarea").fill("What is 2 + 3?")
+    page.locator("#refresh-arms").click()
+    expect(row.get_by_role("gridcell").nth(6)).to_have_text(re.compile("cold|confident"))
+    settled(page).screenshot(path=str(screenshots / "playground-arms.png"), full_page=True)
+
+    templates_and_simulate(page, screenshots)
 
 
 @pytest.mark.parametrize("body", [b"{", b'{"query": 5}', b'{"query": "x", "oops": 1}'])

@@ -1,7 +1,26 @@
 """The playground's actions and views, without a browser (the browser test drives the page)."""
 
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.adapters.llm.scripted import ScriptedLLM, canned_script
+from engine.adapters.store.memory import InMemoryStore
+from engine.compose import build_engine
 from engine.core.facade import Engine
+from engine.core.models import Cost, Decision, Seed, SeedSource, TraceStep
+from engine.core.records import ArmRecord
+from engine.errors import TemplateError
+from engine.settings import Settings
+from templates import parse_template
 from ui.playground import ARM_COLUMNS, Actions
+from ui.playground.actions import expected_checker
+from ui.playground.figures import fits_workload
+from ui.playground.page import EXAMPLE_TEMPLATE
+from ui.playground.views import answer_markdown, card_markdown, cost_markdown, infer_answer_kind
+from ui.progress import describe_stage
 
 ROLE, ARM, OUTCOMES, STATE, PROB_BEST = (
     ARM_COLUMNS.index(name) for name in ("role", "arm", "outcomes", "state", "P(best)")
@@ -10,37 +29,251 @@ ROLE, ARM, OUTCOMES, STATE, PROB_BEST = (
 
 def test_ask_score_and_arms(engine: Engine) -> None:
     actions = Actions(engine)
-    decision_id, answer, *_ = actions.ask("What is 2 + 3?", "5", "numeric")
-    assert answer.endswith("Answer: 5")
-    assert "Recorded your score 0.00" in actions.score(decision_id, 0.0)
-    assert "recorded before" in actions.score(decision_id, 0.0)
+    view = actions.ask("What is 2 + 3?", "5", "numeric")
+    assert view.decision_id is not None
+    assert "Answer: 5" in view.card
+    assert "by the exact check" in view.card
+    assert "Recorded your score 0.00" in actions.score(view.decision_id, 0.0)
+    assert "recorded before" in actions.score(view.decision_id, 0.0)
 
-    table, posteriors, rewards = actions.arms("What is 2 + 3?")
-    chosen = engine.get_decision(decision_id).path
-    assert chosen is not None
-    row = next(r for r in table if r[ROLE] == "path" and r[ARM] == chosen.arm_id)
+    arms = actions.arms("What is 2 + 3?", view.chosen_path)
+    chosen = engine.get_decision(view.decision_id).path
+    row = next(r for r in arms.table if r[ROLE] == "path" and r[ARM] == chosen.arm_id)
     assert row[OUTCOMES] == 2  # the checker's and the user's
-    assert {r[STATE] for r in table if r[ROLE] == "path"} <= {"cold", "confident"}
-    assert sum(r[PROB_BEST] for r in table if r[ROLE] == "path") > 0.99
-    assert posteriors.axes
-    assert rewards.axes[0].get_lines()  # the chosen arm has a reward line
+    assert {r[STATE] for r in arms.table if r[ROLE] == "path"} <= {"cold", "confident"}
+    assert sum(r[PROB_BEST] for r in arms.table if r[ROLE] == "path") > 0.99
+    labels = [t.get_text() for t in arms.posteriors.axes[0].get_yticklabels()]
+    assert f"{chosen.arm_id}  (chosen)" in labels
+    assert arms.rewards.axes[0].get_lines()  # the chosen arm has a reward line
+    assert "Pulls" in arms.note
+
+
+def test_the_arms_tab_says_why_columns_are_empty(engine: Engine) -> None:
+    view = Actions(engine).arms()
+    assert "type one above" in view.note
+    assert "No scores yet" in view.note
+    assert {row[STATE] for row in view.table} == {"-"}
+    # every arm is listed, tools included, and the plot lists paths in the table's order
+    assert {row[ROLE] for row in view.table} == {"path", "tool"}
+    table_paths = [row[ARM] for row in view.table if row[ROLE] == "path"]
+    plotted = [t.get_text() for t in view.posteriors.axes[0].get_yticklabels()]
+    axis = view.posteriors.axes[0]
+    assert axis.yaxis_inverted()  # first row on top
+    assert plotted == table_paths
+
+
+def test_live_progress_names_each_stage_before_the_result(engine: Engine) -> None:
+    updates = list(Actions(engine).ask_live("What is 12 + 30?", "", ""))
+    *progress, (final_lines, view) = updates
+    assert view is not None
+    assert all(update[1] is None for update in progress)
+    assert progress[0][0].startswith("- Searched for background")
+    assert "- Chose the reasoning path `" in final_lines
+    assert final_lines.endswith("**Done.**")
+    assert len(progress) >= 6  # one update per finished stage, at least
+
+
+def test_a_blank_answer_kind_is_inferred_and_said(engine: Engine) -> None:
+    view = Actions(engine).ask("What is 2 + 2?", "4", "")
+    assert "by the exact check" in view.card
+    assert "checked as **numeric** (inferred" in view.card
+    checker, note = expected_checker("Canberra", "")
+    assert checker is not None
+    assert checker("Answer: Canberra") == 1.0
+    assert "exact" in note
+    assert expected_checker("", "") == (None, "")
+
+
+@pytest.mark.parametrize(
+    ("expected", "kind"),
+    [
+        ("4", "numeric"),
+        ("-3.5", "numeric"),
+        ("B", "choice"),
+        ("2024-03-11", "date"),
+        ("Canberra", "exact"),
+        ("twelve", "numeric"),
+        ("The Eiffel Tower", "exact"),
+    ],
+)
+def test_infer_answer_kind(expected: str, kind: str) -> None:
+    assert infer_answer_kind(expected) == kind
+
+
+def test_the_card_labels_path_tool_seed_and_the_referee(engine: Engine) -> None:
+    card = Actions(engine).ask("What is the capital of Australia?", "", "").card
+    for label in ("#### Answer", "**Reasoning path:**", "**Tool:**", "**Thinking seed:**"):
+        assert label in card
+    assert "by the referee" in card
+    assert "no usable reason" in card  # the scripted referee's reason is "x"
+
+
+def test_a_looping_answer_is_folded() -> None:
+    looping = "Let me think.\n" + "I am not sure.\n" * 40
+    shown = answer_markdown(looping)
+    assert "folded because it repeats itself" in shown
+    assert shown.index("<details>") < 200
+    assert answer_markdown("Answer: 4") == "Answer: 4"
+    assert "folded because it has 2000 characters" in answer_markdown("x" * 2000)
+
+
+def test_a_local_models_cost_is_free_not_zero_dollars(engine: Engine) -> None:
+    decision = engine.decide("What is 1 + 1?")
+    assert cost_markdown(decision).endswith("free (local)")
+    priced = decision.model_copy(update={"cost": Cost(calls=1, cost_usd=0.0123)})
+    assert cost_markdown(priced).endswith("$0.0123")
+    unknown = decision.model_copy(update={"cost": Cost(calls=1, cost_usd=None)})
+    assert cost_markdown(unknown).endswith("price unknown")
+
+
+def test_the_trace_table_has_a_row_per_stage(engine: Engine) -> None:
+    view = Actions(engine).ask("What is 12 + 30?", "", "")
+    stages = [row[0] for row in view.trace]
+    assert stages[0] == "Searched for background"
+    assert "Chose the reasoning path" in stages
+    assert len(view.trace) == len(view.raw_trace)
+    selection = next(row for row in view.trace if row[0] == "Chose the reasoning path")
+    assert "chance" in selection[2]
+
+
+def test_describe_stage_covers_faults_and_every_stage_name() -> None:
+    fault = TraceStep(stage="answer", reason="fault", error="TimeoutError: slow")
+    assert describe_stage(fault) == (
+        "Wrote the answer: failed; the decision went on without it (TimeoutError: slow)"
+    )
+    weak = TraceStep(stage="seed_check", reason="weak_seed", error="retrieval returned no passages")
+    assert "answering without background" in describe_stage(weak)
+    for stage in ("seed", "tool", "checker", "referee", "detour", "tool_selection"):
+        assert describe_stage(TraceStep(stage=stage, reason="done"))
+
+
+def test_templates_start_from_an_example_and_errors_come_one_per_line(engine: Engine) -> None:
+    actions = Actions(engine)
+    status, rows = actions.add_template(EXAMPLE_TEMPLATE)
+    assert "first row" in status
+    assert rows[0][0] == "check_units"
+    status, _ = actions.add_template('id = "Bad Id"\nextra = 1')
+    assert status.startswith("**Not added:**")
+    assert status.count("\n- ") >= 3  # bad id, unknown field, missing fields: a line each
+
+
+def test_retire_a_template_and_list_it_with_why(engine: Engine) -> None:
+    actions = Actions(engine)
+    assert "Retired `analogy`" in actions.retire("analogy", "never helps")
+    assert "analogy" not in actions.live_path_ids()
+    assert "analogy" not in [row[0] for row in actions.templates()]
+    assert ["analogy", "template", "a template", "retired: never helps"] in actions.other_paths()
+    assert actions.retire("analogy", "again").startswith("**Not retired:**")
+    assert actions.retire("direct_answer", " ").startswith("**Not retired:**")
+    assert actions.retire(None, "why") == "Pick a path to retire."
+
+
+def test_a_retired_template_stays_retired_after_a_refresh(engine: Engine) -> None:
+    toml = 'id = "t1"\nname = "T"\ndescription = "d"\nprompt = "{query}"'
+    engine.add_template(parse_template(toml, "t"))
+    engine.retire_template("t1", "test")
+    engine.refresh()  # re-reads the catalogue, where the template's record is now retired
+    assert "t1" not in Actions(engine).live_path_ids()
+    assert next(s for s in engine.arms() if s.arm_id == "t1").retired_reason == "test"
+    with pytest.raises(TemplateError, match="no path"):
+        engine.retire_template("nope", "x")
 
 
 def test_errors_come_back_as_text(engine: Engine) -> None:
     actions = Actions(engine)
-    assert actions.ask("", "", "")[4].startswith("**Error:**")
-    assert actions.ask("What is 1 + 1?", "soon", "date")[4].startswith("**Error:**")
-    assert actions.score(None, 1.0) == "Ask something first."
+    assert actions.ask("", "", "").card.startswith("**Error:**")
+    assert actions.ask("What is 1 + 1?", "soon", "date").card.startswith("**Error:**")
+    assert actions.score(None, 1.0).startswith("Ask something first")
     assert actions.score("nope", 1.0).startswith("**Error:**")
-    status, _ = actions.add_template('id = "x"')
-    assert status.startswith("**Not added:**")
     figure, message = actions.simulate([], "stationary", 100, 1)
     assert figure is None
     assert message == "Pick at least one policy."
 
 
-def test_simulate_draws_one_curve_per_policy(engine: Engine) -> None:
+def test_simulate_draws_one_curve_and_one_labelled_band_per_policy(engine: Engine) -> None:
     figure, message = Actions(engine).simulate(["thompson", "ucb1"], "stationary", 200, 2)
     assert message == ""
     assert figure is not None
-    assert len(figure.axes[0].get_lines()) == 2
+    axis = figure.axes[0]
+    assert len(axis.get_lines()) == 2
+    labels = axis.get_legend_handles_labels()[1]
+    assert "thompson: 95% interval over 2 seeds" in labels
+    colours = {line.get_color() for line in axis.get_lines()}
+    assert len(colours) == 2
+
+
+def test_simulate_offers_policies_that_fit_and_runs_mixed_ones(engine: Engine) -> None:
+    actions = Actions(engine)
+    assert "linucb" not in actions.policies_for("stationary", [])
+    assert fits_workload("thompson", "contextual")
+    contextual = actions.policies_for("contextual", [])
+    assert {"linucb", "thompson"} <= set(contextual)
+    figure, message = actions.simulate(["thompson", "linucb"], "contextual", 200, 1)
+    assert message == ""
+    assert figure is not None
+    labels = figure.axes[0].get_legend_handles_labels()[1]
+    assert "thompson (one per context)" in labels
+    _, refused = actions.simulate(["linucb"], "stationary", 100, 1)
+    assert "need a context" in refused
+
+
+def test_answer_tokens_show_while_the_answer_is_written(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decide = engine.decide
+
+    def streaming(query: str, **kwargs: Any) -> Decision:
+        kwargs["listener"].on_token("Answer: ")
+        kwargs["listener"].on_token("5")
+        return decide(query, **kwargs)
+
+    monkeypatch.setattr(engine, "decide", streaming)
+    updates = [lines for lines, view in Actions(engine).ask_live("What is 2 + 3?", "", "")]
+    assert "- Writing the answer: Answer: 5" in updates[1]
+
+
+def test_a_detour_is_listed_with_why_it_was_created(tmp_path: Path) -> None:
+    store = InMemoryStore()
+    definition = {"name": "D", "description": "d", "prompt": "{query}"}
+    store.save_arm(
+        ArmRecord(
+            "default",
+            "path",
+            "detour_1",
+            "detour",
+            {**definition, "created_because": "every path failed three times"},
+            datetime.now(UTC),
+        )
+    )
+    settings = Settings(home=tmp_path, store_url="memory", policy_seed=3)
+    engine = build_engine(settings, llm=ScriptedLLM(canned_script), store=store)
+    rows = Actions(engine).other_paths()
+    assert ["detour_1", "detour", "every path failed three times", "live"] in rows
+    assert "Retired `detour_1`" in Actions(engine).retire("detour_1", "not needed")
+    assert Actions(engine).other_paths()[0][3] == "retired: not needed"
+    # retiring keeps why it was created
+    assert Actions(engine).other_paths()[0][2] == "every path failed three times"
+
+
+def test_the_card_says_which_step_left_the_answer_without_a_seed(engine: Engine) -> None:
+    decision = engine.decide("What is 1 + 1?")
+    source = SeedSource(source="notes/a.md", title="A")
+    rejected_brief = decision.model_copy(
+        update={
+            "seed": Seed(sources=[source], check_reasons=["the brief shares no terms"]),
+            "trace": [
+                TraceStep(stage="seed", reason="weak_seed", error="the brief shares no terms")
+            ],
+        }
+    )
+    assert "the model's brief of the 1 passage found was not usable" in card_markdown(
+        rejected_brief
+    )
+    unmatched = decision.model_copy(
+        update={"seed": Seed(sources=[source], check_reasons=["covers 10% of terms"]), "trace": []}
+    )
+    card = card_markdown(unmatched)
+    assert "the 1 passage found did not match the question well" in card
+    assert "(check: covers 10% of terms)" in card
+    nothing = decision.model_copy(update={"seed": Seed(), "trace": []})
+    assert "the search found nothing" in card_markdown(nothing)

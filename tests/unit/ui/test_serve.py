@@ -17,6 +17,7 @@ def serve_args(**overrides: object) -> argparse.Namespace:
         "port": None,
         "token": None,
         "scripted_model": True,
+        "scripted_delay": 0.0,
         "track": False,
     }
     return argparse.Namespace(**{**values, **overrides})
@@ -33,6 +34,13 @@ def test_open_bind_without_token_is_refused_before_anything_starts(
 def test_bad_port_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--port", "70000", "--scripted-model"]) == 1
     assert "THINKPATH_PORT" in capsys.readouterr().err
+
+
+def test_a_scripted_delay_out_of_range_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["serve", "--scripted-model", "--scripted-delay", "11"]) == 1
+    assert "--scripted-delay must be 0 to 10 s" in capsys.readouterr().err
 
 
 def test_track_logs_live_decisions_to_mlflow(

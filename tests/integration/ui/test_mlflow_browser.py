@@ -1,0 +1,102 @@
+"""The MLflow UI in headless Chromium: an experiment opens on its runs, described by results.md.
+
+A quick experiment is logged to a fresh SQLite store, `mlflow server` serves it on loopback (the
+command `thinkpath experiments ui` runs), and Chromium opens the experiment as a user would.
+"""
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, expect
+
+from engine.adapters.tracking import TrackingStore, default_tracking_uri
+from experiments.experiment import ExperimentContext
+from experiments.registry import get_experiment, resolve_params
+from experiments.runner import RunOutcome, run_experiment
+from ui.experiment_commands import mlflow_ui_command, runs_link
+
+STARTUP_LIMIT_S = 300
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RunOutcome, str]]:
+    """(MLflow UI url, the experiment's outcome, its experiment id)."""
+    home = tmp_path_factory.mktemp("mlflow-home")
+    uri = default_tracking_uri(home)
+    store = TrackingStore(uri, home / "mlartifacts")
+    experiment = get_experiment("drift-abrupt")
+    params = resolve_params(
+        experiment,
+        {"policies": "thompson,glr_thompson,random", "seeds": "2", "horizon": "200"},
+    )
+    outcome = run_experiment(experiment, params, store, ExperimentContext(home), quick=True)
+    experiment_id = store.client.get_run(outcome.run_id).info.experiment_id
+    port = _free_port()
+    environment = {
+        **os.environ,
+        "MLFLOW_DISABLE_TELEMETRY": "true",
+        "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",
+        "DO_NOT_TRACK": "1",
+    }
+    log = (home / "mlflow.log").open("w")
+    server = subprocess.Popen(
+        mlflow_ui_command(uri, home / "mlartifacts", port),
+        env=environment,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait(url, server, home / "mlflow.log")
+        yield url, outcome, experiment_id
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + STARTUP_LIMIT_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"mlflow server exited with {server.returncode}:\n{log.read_text()}")
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(1)
+    pytest.fail(f"mlflow server did not answer within {STARTUP_LIMIT_S} s:\n{log.read_text()}")
+
+
+def test_an_experiment_opens_on_its_runs_with_the_results_as_description(
+    logged: tuple[str, RunOutcome, str], browser: Browser, screenshots: Path
+) -> None:
+    url, outcome, experiment_id = logged
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(runs_link(url, experiment_id))
+    # the training-runs view, not the GenAI traces overview ("No data available")
+    expect(page.get_by_text("drift-abrupt-quick").first).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("matching runs").first).to_be_visible()
+    expect(page.get_by_text("No data available")).to_have_count(0)
+    page.screenshot(path=str(screenshots / "mlflow-runs.png"))
+
+    run_page = f"{url}/#/experiments/{experiment_id}/runs/{outcome.run_id}"
+    page.goto(f"{run_page}?workflowType=machine_learning")
+    # the run's description is results.md: its table header and the contenders
+    expect(page.get_by_text("regret - best").first).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("glr_thompson").first).to_be_visible()
+    page.screenshot(path=str(screenshots / "mlflow-run-description.png"), full_page=True)

@@ -1,0 +1,262 @@
+"""The playground's handlers, bound to one engine: plain Python that tests call without a browser.
+
+Errors come back as text for the page, never raised. `ask_live` runs the decision on a worker
+thread and yields as each stage finishes, so the page can show progress while the model works.
+"""
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from engine.core.checkers import check_answer
+from engine.core.facade import Engine
+from engine.core.models import ArmStats, Decision
+from engine.errors import ThinkPathError
+from templates import parse_template
+from ui.playground.figures import fits_workload, posterior_figure, regret_figure, reward_figure
+from ui.playground.views import card_markdown, cost_markdown, infer_answer_kind, trace_rows
+from ui.progress import ProgressQueue, describe_stage
+
+__all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView"]
+
+ARM_COLUMNS = ["role", "arm", "origin", "pulls", "mean", "outcomes", "state", "P(best)", "retired"]
+PULLS_NOTE = (
+    "*Pulls* count effective observations: each score counts with its weight (yours 1.0, the "
+    "referee's less), so a fractional count such as 4.5 means some scores were half-weight."
+)
+
+
+@dataclass(frozen=True)
+class AskView:
+    """Everything the Ask tab shows for one finished (or failed) question."""
+
+    decision_id: str | None
+    card: str
+    cost: str = ""
+    posteriors: Figure | None = None
+    trace: list[list[Any]] = field(default_factory=list)
+    raw_trace: list[dict[str, Any]] = field(default_factory=list)
+    chosen_path: str | None = None
+
+
+@dataclass(frozen=True)
+class ArmsView:
+    """The Arms tab: a note on what is shown, the table, the posterior and reward figures."""
+
+    note: str
+    table: list[list[Any]]
+    posteriors: Figure
+    rewards: Figure
+
+
+class Actions:
+    """The playground's handlers, bound to one engine."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # -- Ask -------------------------------------------------------------------------------------
+
+    def ask(self, text: str, expected_text: str, answer_kind: str) -> AskView:
+        """Decide and return the finished view (the page uses `ask_live` for progress)."""
+        *_, (_, view) = self.ask_live(text, expected_text, answer_kind)
+        assert view is not None
+        return view
+
+    def ask_live(
+        self, text: str, expected_text: str, answer_kind: str
+    ) -> Iterator[tuple[str, AskView | None]]:
+        """Yield (progress so far, None) as each stage finishes, then (progress, the view)."""
+        try:
+            checker, kind_note = expected_checker(expected_text, answer_kind)
+        except (ThinkPathError, ValueError) as error:
+            yield "", AskView(None, f"**Error:** {error}")
+            return
+        lines: list[str] = []
+        answer_so_far = ""
+        listener = ProgressQueue()
+        events = listener.run(
+            lambda heard: self.engine.decide(text, checker=checker, listener=heard)
+        )
+        for kind, value in events:
+            if kind == "stage":
+                lines.append(f"- {describe_stage(value)}")
+                yield "\n".join(lines), None
+            elif kind == "token":
+                answer_so_far += value
+                yield "\n".join([*lines, f"- Writing the answer: {answer_so_far[-200:]}"]), None
+            elif kind == "error":
+                if not isinstance(value, ThinkPathError | ValueError):
+                    raise value
+                yield "\n".join(lines), AskView(None, f"**Error:** {value}")
+            else:
+                lines.append("- **Done.**")
+                yield "\n".join(lines), self._view(value, kind_note)
+
+    def _view(self, decision: Decision, kind_note: str) -> AskView:
+        live_paths = [
+            s for s in self.engine.arms(decision.query) if s.role == "path" and not s.retired
+        ]
+        return AskView(
+            decision_id=decision.id,
+            card=card_markdown(decision, kind_note),
+            cost=cost_markdown(decision),
+            posteriors=posterior_figure(
+                live_paths, "path arms for this query", chosen=decision.path.arm_id
+            ),
+            trace=trace_rows(decision),
+            raw_trace=decision.model_dump(mode="json")["trace"],
+            chosen_path=decision.path.arm_id,
+        )
+
+    def score(self, decision_id: str | None, reward: float) -> str:
+        """Record the user's score for the decision on screen."""
+        if not decision_id:
+            return "Ask something first (or wait for the current question to finish)."
+        try:
+            result = self.engine.record_outcome(decision_id, "user", float(reward))
+        except ThinkPathError as error:
+            return f"**Error:** {error}"
+        if not result.applied:
+            return f"Your score for `{decision_id}` was recorded before; it counts once."
+        return (
+            f"Recorded your score {result.reward:.2f} for `{decision_id}` (outcome #{result.seq})."
+        )
+
+    # -- Arms ------------------------------------------------------------------------------------
+
+    def arms(self, query: str = "", chosen: str | None = None) -> ArmsView:
+        """Every arm, in one order for table and plot; cold/confident and P(best) for `query`."""
+        asked = (query or "").strip()
+        note = []
+        try:
+            stats = self.engine.arms(asked or None)
+        except ThinkPathError as error:
+            stats = self.engine.arms()
+            note.append(f"**That query cannot be used:** {error}.")
+            asked = ""
+        if not asked:
+            note.append(
+                "*State* (cold or confident) and *P(best)* depend on the question, because the "
+                "engine learns per kind of question: type one above and press Refresh."
+            )
+        if not any(stat.outcomes for stat in stats):
+            note.append("No scores yet: ask something on the Ask tab and score it.")
+        note.append(PULLS_NOTE)
+        live_paths = [s for s in stats if s.role == "path" and not s.retired]
+        title = "path arms" + (f" for {asked[:40]!r}" if asked else "")
+        return ArmsView(
+            note="\n\n".join(note),
+            table=arms_table(stats),
+            posteriors=posterior_figure(live_paths, title, chosen=chosen),
+            rewards=reward_figure(self.engine.outcome_log()),
+        )
+
+    # -- Templates -------------------------------------------------------------------------------
+
+    def templates(self) -> list[list[str]]:
+        """Live templates, newest added first, so a new one is at the top."""
+        retired = {s.arm_id for s in self.engine.arms() if s.role == "path" and s.retired}
+        records = {r.arm_id: r for r in self.engine.path_records()}
+        rows = []
+        for template in self.engine.templates():
+            if template.arm_id in retired:
+                continue
+            record = records.get(template.arm_id)
+            added = record.created_at.strftime("%Y-%m-%d %H:%M:%S UTC") if record else ""
+            rows.append(([template.arm_id, template.name, template.description, added], record))
+        rows.sort(key=lambda row: row[1].created_at.timestamp() if row[1] else 0.0, reverse=True)
+        return [row for row, _ in rows]
+
+    def other_paths(self) -> list[list[str]]:
+        """Detour arms (with why each was created) and retired paths (with why)."""
+        rows = []
+        for record in self.engine.path_records():
+            if record.origin != "detour" and record.retired_at is None:
+                continue
+            why = str(record.definition.get("created_because", "")) or "(not recorded)"
+            if record.origin == "template":
+                why = "a template"
+            status = f"retired: {record.retired_reason}" if record.retired_at else "live"
+            rows.append([record.arm_id, record.origin, why, status])
+        return rows
+
+    def add_template(self, text: str) -> tuple[str, list[list[str]]]:
+        try:
+            added = self.engine.add_template(parse_template(text, "new template"))
+        except ThinkPathError as error:
+            problems = "\n".join(f"- {line}" for line in str(error).splitlines() if line.strip())
+            return f"**Not added:**\n\n{problems}", self.templates()
+        return f"Added `{added.arm_id}`: it is the first row of the table.", self.templates()
+
+    def retire(self, arm_id: str | None, reason: str) -> str:
+        if not arm_id:
+            return "Pick a path to retire."
+        try:
+            self.engine.retire_template(arm_id, reason)
+        except ThinkPathError as error:
+            return f"**Not retired:** {error}"
+        return f"Retired `{arm_id}`: it will not be chosen again; its statistics stay."
+
+    def live_path_ids(self) -> list[str]:
+        return [s.arm_id for s in self.engine.arms() if s.role == "path" and not s.retired]
+
+    # -- Simulate --------------------------------------------------------------------------------
+
+    def policies_for(self, workload: str, policies: list[str]) -> list[str]:
+        """The names offered for `workload`: those that can run on it."""
+        del policies  # the offer depends on the workload only
+        from learning import available_policies  # noqa: PLC0415 - kept beside its one use
+
+        return [name for name in available_policies() if fits_workload(name, workload)]
+
+    def simulate(
+        self, policies: list[str], workload: str, steps: float, runs: float
+    ) -> tuple[Figure | None, str]:
+        if not policies:
+            return None, "Pick at least one policy."
+        try:
+            return regret_figure(policies, workload, int(steps), int(runs)), ""
+        except (ThinkPathError, ValueError) as error:
+            return None, f"**Error:** {error}"
+
+
+def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
+    return [
+        [
+            stat.role,
+            stat.arm_id,
+            stat.origin,
+            round(stat.pulls, 2),
+            None if stat.mean_reward is None else round(stat.mean_reward, 3),
+            stat.outcomes,
+            "cold" if stat.cold else ("confident" if stat.cold is False else "-"),
+            None if stat.prob_best is None else round(stat.prob_best, 3),
+            stat.retired_reason or "",
+        ]
+        for stat in stats
+    ]
+
+
+def expected_checker(
+    expected_text: str, answer_kind: str
+) -> tuple[Callable[[str], float] | None, str]:
+    """An exact checker for the expected answer, and a note when its kind was inferred.
+
+    Raises `ValueError` (via `check_answer`) when the expected answer does not fit its kind, so
+    the user hears it before the model is asked.
+    """
+    truth = expected_text.strip()
+    if not truth:
+        return None, ""
+    kind, note = answer_kind, ""
+    if not kind:
+        kind = infer_answer_kind(truth)
+        note = (
+            f"*The expected answer was checked as **{kind}** (inferred, since no answer kind "
+            "was chosen; pick one to change it).*"
+        )
+    check_answer("0" if kind != "date" else truth, truth, kind)  # fail before asking
+    return (lambda answer_text: check_answer(answer_text, truth, kind)), note

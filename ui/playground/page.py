@@ -1,0 +1,241 @@
+"""The Gradio page: four tabs wired to `Actions`; layout and event wiring only.
+
+Ask locks itself while a decision runs: the query, Ask and every score button are disabled, and
+the decision on screen is cleared, so a score can only ever go to the decision being shown.
+"""
+
+from collections.abc import Iterator
+from typing import Any
+
+import gradio as gr
+
+from engine.core.checkers import ANSWER_KINDS
+from engine.core.facade import Engine
+from experiments.environments import experiment_workloads
+from ui.playground.actions import ARM_COLUMNS, Actions
+from ui.playground.views import TRACE_COLUMNS
+
+__all__ = ["build_playground"]
+
+MAX_SIMULATION_STEPS = 5000  # keeps a browser click under a few seconds on one core
+TALL = 4000  # px: tables show every row instead of scrolling inside themselves
+EXAMPLE_TEMPLATE = '''id = "check_units"
+name = "Check the units"
+description = "Write down the units of every quantity, then make sure the answer's units fit."
+tags = ["math"]
+prompt = """
+Question: {query}
+
+List each quantity with its unit. Work out the answer, checking that the units match.
+End with a line 'Answer: <answer>'.
+"""
+'''
+
+
+def build_playground(engine: Engine) -> gr.Blocks:
+    """The playground's Blocks, bound to one engine."""
+    actions = Actions(engine)
+    with gr.Blocks(title="ThinkPath playground", analytics_enabled=False) as page:
+        gr.Markdown("# ThinkPath playground")
+        chosen = gr.State(None)  # the path arm of the decision on screen, highlighted in plots
+        with gr.Tab("Ask", elem_id="ask-tab"):
+            ask = _ask_tab(actions, chosen)
+        with gr.Tab("Arms", elem_id="arms-tab") as arms_tab:
+            arms = _arms_tab(actions, chosen)
+        with gr.Tab("Templates", elem_id="templates-tab") as templates_tab:
+            refresh_templates = _templates_tab(actions)
+        with gr.Tab("Simulate", elem_id="simulate-tab"):
+            _simulate_tab(actions)
+        arms_tab.select(**arms)
+        templates_tab.select(**refresh_templates)
+        for button in ask["score_buttons"]:
+            button.then(**arms)  # the Arms tab is never stale after a score
+        page.load(**arms)
+        page.load(**refresh_templates)
+    blocks: gr.Blocks = page
+    return blocks
+
+
+def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
+    decision_id = gr.State(None)
+    query = gr.Textbox(label="Query", placeholder="What is 17 * 23?", elem_id="query")
+    with gr.Row():
+        expected = gr.Textbox(
+            label="Expected answer (optional): checked exactly instead of by the referee",
+            elem_id="expected",
+        )
+        kind = gr.Dropdown(
+            ["", *ANSWER_KINDS],
+            value="",
+            label="Answer kind (blank: inferred from the expected answer)",
+            elem_id="kind",
+        )
+    ask = gr.Button("Ask", variant="primary", elem_id="ask")
+    progress = gr.Markdown(elem_id="progress", label="Progress")
+    card = gr.Markdown(elem_id="card")
+    cost = gr.Markdown(elem_id="cost")
+    with gr.Row():
+        good = gr.Button("Correct (1.0)", elem_id="score-good", interactive=False)
+        bad = gr.Button("Wrong (0.0)", elem_id="score-bad", interactive=False)
+        partial = gr.Slider(0, 1, value=0.5, step=0.05, label="Partial score")
+        record = gr.Button("Record partial score", elem_id="score-partial", interactive=False)
+    score_status = gr.Markdown(elem_id="score-status")
+    posteriors = gr.Plot(label="Candidate paths for this query (chosen in orange)")
+    gr.Markdown("#### Trace: what each stage did")
+    trace = gr.Dataframe(
+        headers=TRACE_COLUMNS,
+        interactive=False,
+        elem_id="trace-table",
+        max_height=TALL,
+        column_widths=["22%", "24%", "44%", "10%"],
+        wrap=True,
+    )
+    with gr.Accordion("Raw trace (JSON)", open=False, elem_id="raw-trace"):
+        raw = gr.JSON()
+
+    controls = [query, ask, good, bad, record]
+
+    def lock() -> tuple[Any, ...]:
+        return (*(gr.update(interactive=False) for _ in controls), None, "", "", "", "Starting...")
+
+    def unlock(current: str | None) -> tuple[Any, ...]:
+        scorable = gr.update(interactive=current is not None)
+        return (gr.update(interactive=True), gr.update(interactive=True), *[scorable] * 3)
+
+    def run(text: str, expected_text: str, answer_kind: str) -> Iterator[dict[Any, Any]]:
+        for lines, view in actions.ask_live(text, expected_text, answer_kind):
+            if view is None:
+                yield {progress: lines}
+                continue
+            yield {
+                progress: lines,
+                decision_id: view.decision_id,
+                chosen: view.chosen_path,
+                card: view.card,
+                cost: view.cost,
+                posteriors: view.posteriors,
+                trace: view.trace,
+                raw: view.raw_trace,
+            }
+
+    outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw]
+    for trigger in (ask.click, query.submit):
+        cleared = [*controls, decision_id, score_status, card, cost, progress]
+        trigger(lock, None, cleared, queue=False).then(run, [query, expected, kind], outputs).then(
+            unlock, decision_id, controls, queue=False
+        )
+    scored = [
+        good.click(lambda current: actions.score(current, 1.0), decision_id, score_status),
+        bad.click(lambda current: actions.score(current, 0.0), decision_id, score_status),
+        record.click(actions.score, [decision_id, partial], score_status),
+    ]
+    return {"score_buttons": scored}
+
+
+def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
+    with gr.Row():
+        query = gr.Textbox(
+            label="For a query (optional): cold or confident, and P(best), in its context",
+            elem_id="arms-query",
+        )
+        refresh = gr.Button("Refresh", elem_id="refresh-arms")
+    note = gr.Markdown(elem_id="arms-note")
+    table = gr.Dataframe(
+        headers=ARM_COLUMNS, interactive=False, elem_id="arms-table", max_height=TALL
+    )
+    posteriors = gr.Plot(label="Posteriors (same order as the table; chosen arm in orange)")
+    rewards = gr.Plot(label="Reward over time")
+
+    def show(text: str, current: str | None) -> tuple[Any, ...]:
+        view = actions.arms(text, current)
+        return view.note, view.table, view.posteriors, view.rewards
+
+    wiring: dict[str, Any] = {
+        "fn": show,
+        "inputs": [query, chosen],
+        "outputs": [note, table, posteriors, rewards],
+    }
+    refresh.click(**wiring)
+    query.submit(**wiring)
+    return wiring
+
+
+def _templates_tab(actions: Actions) -> dict[str, Any]:
+    gr.Markdown(
+        "Templates are the reasoning paths the engine chooses among. Add one in TOML (start from "
+        "the example); it becomes a new arm at once. Detour paths are written by the engine "
+        "itself when the templates keep failing."
+    )
+    templates = gr.Dataframe(
+        headers=["id", "name", "description", "added"],
+        interactive=False,
+        elem_id="templates-table",
+        max_height=TALL,
+        column_widths=["20%", "20%", "42%", "18%"],
+        wrap=True,
+    )
+    new_template = gr.Code(
+        value=EXAMPLE_TEMPLATE, label="New template (TOML)", language=None, lines=10
+    )
+    add = gr.Button("Add template", elem_id="add-template")
+    status = gr.Markdown(elem_id="template-status")
+    gr.Markdown(
+        "#### Detour and retired paths\n\nNone until the engine writes a detour (when the "
+        "templates keep failing) or a path is retired below."
+    )
+    others = gr.Dataframe(
+        headers=["id", "origin", "why it was created", "status"],
+        interactive=False,
+        elem_id="detours-table",
+        max_height=TALL,
+    )
+    with gr.Row():
+        retire_id = gr.Dropdown([], label="Retire a path", elem_id="retire-id")
+        reason = gr.Textbox(label="Why (kept with the arm)", elem_id="retire-reason")
+        retire = gr.Button("Retire", variant="stop", elem_id="retire")
+
+    def listing() -> tuple[Any, ...]:
+        return (
+            actions.templates(),
+            actions.other_paths(),
+            gr.update(choices=actions.live_path_ids(), value=None),
+        )
+
+    wiring: dict[str, Any] = {
+        "fn": listing,
+        "inputs": None,
+        "outputs": [templates, others, retire_id],
+    }
+    add.click(actions.add_template, new_template, [status, templates]).then(**wiring)
+    retire.click(actions.retire, [retire_id, reason], status).then(**wiring)
+    return wiring
+
+
+def _simulate_tab(actions: Actions) -> None:
+    gr.Markdown(
+        "Simulated traffic, no model: how fast each policy finds the best arm. Only policies "
+        "that can run on the chosen workload are offered; on a workload with contexts, a "
+        "non-contextual policy runs one copy per context."
+    )
+    workloads = sorted(experiment_workloads())
+    start = "stationary" if "stationary" in workloads else workloads[0]
+    offered = actions.policies_for(start, [])
+    policies = gr.CheckboxGroup(
+        offered,
+        value=[name for name in ("thompson", "ucb1") if name in offered],
+        label="Policies",
+        elem_id="policies",
+    )
+    workload = gr.Dropdown(workloads, value=start, label="Workload", elem_id="workload")
+    horizon = gr.Slider(100, MAX_SIMULATION_STEPS, value=2000, step=100, label="Steps")
+    seeds = gr.Slider(1, 10, value=3, step=1, label="Seeds")
+    simulate = gr.Button("Simulate", elem_id="simulate")
+    regret = gr.Plot(label="Cumulative regret")
+    status = gr.Markdown(elem_id="simulate-status")
+
+    def offer(key: str, current: list[str]) -> Any:
+        fitting = actions.policies_for(key, current)
+        return gr.update(choices=fitting, value=[name for name in current if name in fitting])
+
+    workload.change(offer, [workload, policies], policies)
+    simulate.click(actions.simulate, [policies, workload, horizon, seeds], [regret, status])

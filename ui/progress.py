@@ -1,0 +1,235 @@
+"""One plain-English line per decision stage, for live progress in the playground and the CLI.
+
+A `DecisionListener` hears each `TraceStep` as its stage finishes; `describe_stage` turns the step
+into a line a first-time user can read ("Searched: 2 passages found", "Chose the path
+`worked_example` from what it has learned"), without the engine's internal words. The playground
+and `thinkpath ask` print the same lines, so the two never explain a stage differently.
+
+>>> from engine.core.models import TraceStep
+>>> describe_stage(TraceStep(stage="selection", reason="cold_start",
+...                          outputs={"arm": "direct_answer", "propensity": 0.5}))
+'Chose the reasoning path `direct_answer` (the paths are still new, so the rating led; chance 50%)'
+"""
+
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from engine.core.models import TraceStep
+from engine.core.records import Cost
+
+__all__ = [
+    "STAGE_TITLES",
+    "ProgressQueue",
+    "StagePrinter",
+    "describe_reason",
+    "describe_stage",
+    "money_text",
+]
+
+# What each stage is for, in the words shown before its result.
+STAGE_TITLES = {
+    "retirement": "Retired a path",
+    "search": "Searched for background",
+    "seed": "Wrote the thinking seed",
+    "seed_check": "Checked the seed",
+    "rating": "Rated the reasoning paths",
+    "detour": "Considered a new path (detour)",
+    "selection": "Chose the reasoning path",
+    "tool_selection": "Chose the tool",
+    "tool": "Ran the tool",
+    "answer": "Wrote the answer",
+    "checker": "Checked the answer against the expected one",
+    "referee": "Judged the answer (referee)",
+}
+
+_REASONS = {
+    "done": "done",
+    "skipped": "skipped",
+    "chose_by_posterior": "chosen from what it has learned",
+    "cold_start": "the arms are still new, so the model's rating led",
+    "detour_trigger": "a new path was created",
+    "retired": "retired",
+    "weak_seed": "too weak to use",
+    "budget_stop": "stopped: the budget ran out",
+    "fault": "failed; the decision went on without it",
+}
+
+
+def describe_reason(reason: str) -> str:
+    """A trace reason in plain words ("chose_by_posterior" -> "chosen from what it has learned")."""
+    return _REASONS.get(reason, reason.replace("_", " "))
+
+
+def describe_stage(step: TraceStep) -> str:
+    """One line saying what a finished stage did and why, for a progress display."""
+    title = STAGE_TITLES.get(step.stage, step.stage.replace("_", " ").capitalize())
+    if step.reason in ("fault", "budget_stop"):
+        return f"{title}: {describe_reason(step.reason)} ({step.error or 'no detail'})"
+    detail = _DETAILS.get(step.stage, _generic)(step.outputs, step)
+    return f"{title}{detail}"
+
+
+def _search(outputs: dict[str, Any], _step: TraceStep) -> str:
+    found = len(outputs.get("sources", []))
+    failures = outputs.get("failures", [])
+    tail = f"; {len(failures)} search(es) failed" if failures else ""
+    return f": {found} passage{'s' * (found != 1)} found{tail}"
+
+
+def _seed_check(outputs: dict[str, Any], step: TraceStep) -> str:
+    score = float(outputs.get("score", 0.0))
+    if step.reason == "weak_seed":
+        why = step.error or "the passages do not match the question"
+        return f": not relevant enough to use ({why}); answering without background"
+    return f": relevant enough (score {score:.2f})"
+
+
+def _seed(outputs: dict[str, Any], step: TraceStep) -> str:
+    if step.reason == "weak_seed":
+        return f": not used ({step.error or 'it did not fit the question'})"
+    return ": a short brief for the answer" if outputs.get("brief") else ""
+
+
+def _rating(outputs: dict[str, Any], step: TraceStep) -> str:
+    if step.reason == "skipped":
+        return f": skipped ({outputs.get('why', 'not needed')})"
+    scores = outputs.get("scores", {})
+    return f": {len(scores)} paths rated 1-5 by the model (a first guess, not a reward)"
+
+
+def _detour(outputs: dict[str, Any], step: TraceStep) -> str:
+    if step.reason == "detour_trigger":
+        arms = ", ".join(f"`{arm}`" for arm in outputs.get("new_arms", [])) or "none"
+        return f": created {arms} because {step.inputs.get('trigger', 'the paths were failing')}"
+    return f": not needed ({outputs.get('why', 'the paths are doing fine')})"
+
+
+def _choice(outputs: dict[str, Any], step: TraceStep) -> str:
+    chance = outputs.get("propensity")
+    tail = f"; chance {float(chance):.0%}" if chance is not None else ""
+    noun = "paths" if step.stage == "selection" else "tools"
+    why = (
+        f"the {noun} are still new, so the rating led"
+        if step.reason == "cold_start"
+        else "from what it has learned"
+    )
+    return f" `{outputs.get('arm', '?')}` ({why}{tail})"
+
+
+def _tool(outputs: dict[str, Any], step: TraceStep) -> str:
+    name = step.inputs.get("tool", "?")
+    return f" `{name}`: {'ok' if outputs.get('ok') else 'failed'}"
+
+
+def _answer(outputs: dict[str, Any], _step: TraceStep) -> str:
+    text = str(outputs.get("answer", ""))
+    return f": {len(text)} characters"
+
+
+def _checker(outputs: dict[str, Any], _step: TraceStep) -> str:
+    reward = float(outputs.get("reward", 0.0))
+    return f": {'correct' if reward >= 1.0 else 'wrong'} (score {reward:.2f})"
+
+
+def _referee(outputs: dict[str, Any], step: TraceStep) -> str:
+    if step.reason == "skipped":
+        return f": skipped ({outputs.get('why', 'not needed')})"
+    reward = float(outputs.get("reward", 0.0))
+    return f": score {reward:.2f}"
+
+
+def _retirement(outputs: dict[str, Any], step: TraceStep) -> str:
+    return f" `{step.inputs.get('arm', '?')}`: {outputs.get('why', 'no reason given')}"
+
+
+def _generic(_outputs: dict[str, Any], step: TraceStep) -> str:
+    return f": {describe_reason(step.reason)}"
+
+
+_DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
+    "search": _search,
+    "seed": _seed,
+    "seed_check": _seed_check,
+    "rating": _rating,
+    "detour": _detour,
+    "selection": _choice,
+    "tool_selection": _choice,
+    "tool": _tool,
+    "answer": _answer,
+    "checker": _checker,
+    "referee": _referee,
+    "retirement": _retirement,
+}
+
+
+def money_text(cost: Cost) -> str:
+    """What a decision cost in money, in words: a local model's zero price reads "free (local)".
+
+    >>> money_text(Cost(calls=2, cost_usd=0.0)), money_text(Cost(calls=1))
+    ('free (local)', 'price unknown')
+    >>> money_text(Cost(calls=3, cost_usd=0.0123, unpriced_calls=1))
+    '$0.0123 or more'
+    """
+    if cost.cost_usd is None:
+        return "price unknown"
+    if cost.cost_usd == 0 and not cost.unpriced_calls:
+        return "free (local)"  # a local model reports a price of zero, not a missing one
+    return f"${cost.cost_usd:.4f}" + (" or more" if cost.unpriced_calls else "")
+
+
+class StagePrinter:
+    """A `DecisionListener` for a terminal: one line per finished stage, then the answer's tokens.
+
+    `write` is e.g. `sys.stderr.write`; keep progress off stdout when stdout carries the answer.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> StagePrinter(out.write).on_stage(TraceStep(stage="search", reason="done"))
+    >>> out.getvalue()
+    '- Searched for background: 0 passages found\\n'
+    """
+
+    def __init__(self, write: Callable[[str], object]) -> None:
+        self._write = write
+
+    def on_stage(self, step: TraceStep) -> None:
+        self._write(f"- {describe_stage(step)}\n")
+
+    def on_token(self, text: str) -> None:
+        self._write(text)
+
+
+class ProgressQueue:
+    """A `DecisionListener` that hands steps and answer tokens to another thread, in order.
+
+    The decision runs on a worker thread (`run`); the caller iterates `events()` and gets each
+    ("stage", TraceStep) and ("token", str) as it arrives, then ("done", result) or
+    ("error", exception). The callbacks only enqueue, so they are quick and cannot raise.
+    """
+
+    def __init__(self) -> None:
+        self._events: queue.Queue[tuple[str, Any]] = queue.Queue()
+
+    def on_stage(self, step: TraceStep) -> None:
+        self._events.put(("stage", step))
+
+    def on_token(self, text: str) -> None:
+        self._events.put(("token", text))
+
+    def run(self, work: Callable[["ProgressQueue"], object]) -> Iterator[tuple[str, Any]]:
+        """Run `work(self)` on a worker thread; yield its events until it returns or raises."""
+
+        def target() -> None:
+            try:
+                self._events.put(("done", work(self)))
+            except Exception as error:  # handed to the caller, which decides what it means
+                self._events.put(("error", error))
+
+        threading.Thread(target=target, name="decision", daemon=True).start()
+        while True:
+            kind, value = self._events.get()
+            yield kind, value
+            if kind in ("done", "error"):
+                return
