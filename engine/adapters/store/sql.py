@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 
-from engine.adapters.store import batch, statistics, transfer
+from engine.adapters.store import batch, checkpoint_rows, statistics, transfer
 from engine.adapters.store.codec import (
     arm_from_row,
     arm_row,
@@ -48,6 +48,7 @@ from engine.adapters.store.validation import (
 )
 from engine.core.records import (
     ArmRecord,
+    CheckpointRecord,
     DecisionRecord,
     LearnedOutcome,
     OutcomeReceipt,
@@ -277,6 +278,18 @@ class SqlStore:
         )
         with self._guard("list arms"), self._engines.reader.begin() as connection:
             return [arm_from_row(row) for row in connection.execute(query).mappings()]
+
+    # -- CheckpointLog -------------------------------------------------------------------------
+
+    def save_checkpoint(self, checkpoint: CheckpointRecord) -> None:
+        """Keep a learner checkpoint (the same seq twice: the first stays); prune older ones."""
+        with self._guard("save a checkpoint"), self._engines.writer.begin() as connection:
+            checkpoint_rows.save(connection, self._insert, checkpoint)
+
+    def latest_checkpoint(self, namespace: str, fingerprint: str) -> CheckpointRecord | None:
+        """The newest checkpoint of this configuration, or None."""
+        with self._guard("read a checkpoint"), self._engines.reader.begin() as connection:
+            return checkpoint_rows.latest(connection, namespace, fingerprint)
 
     # -- administration ------------------------------------------------------------------------
 
