@@ -7,7 +7,7 @@ contextual. A learning-core contextual policy (LinTS, LinUCB) needs no wrapper a
 """
 
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,12 +106,43 @@ class KeyedPolicy:
         self._arms.remove(arm)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every sub-policy's state, keyed by its context (JSON-safe)."""
+        """Every sub-policy's state, keyed by its context (JSON-safe).
+
+        "base" is a fresh sub-policy's state: it names the policy and its parameters, which is
+        what a checkpoint's configuration fingerprint needs.
+        """
         return {
             "keyed_by_context": True,
+            "base": self._template.to_dict(),
+            "seed": self._seed,
             "arms": list(self._arms),
             "contexts": [
                 {"context": list(key), "state": policy.to_dict()}
                 for key, policy in self._by_context.items()
             ],
         }
+
+    def restore_contexts(
+        self, state: Mapping[str, Any], load: Callable[[Mapping[str, Any]], PolicyLike]
+    ) -> None:
+        """Take over the arms and sub-policies of `to_dict()` output; `load` rebuilds each one.
+
+        A sub-policy keeps the random state it would have had after a replay of the log (its
+        seed's), not the saver's: replay only updates, and updates draw no random numbers, so a
+        restored engine decides as one that replayed the whole log would.
+        """
+        arms, contexts = state.get("arms"), state.get("contexts")
+        if not isinstance(arms, list) or not isinstance(contexts, list):
+            raise ContextError("a keyed policy state needs 'arms' and 'contexts' lists")
+        by_context: dict[tuple[float, ...], PolicyLike] = {}
+        for entry in contexts:
+            key = tuple(float(value) for value in entry["context"])
+            if len(key) != self._context_dim:
+                raise ContextError(
+                    f"a saved context has {len(key)} features, this policy takes "
+                    f"{self._context_dim}"
+                )
+            fresh = self._factory(list(entry["state"]["arms"]), self._sub_seed(key))
+            by_context[key] = load({**entry["state"], "rng": fresh.to_dict()["rng"]})
+        template = self._factory(list(arms), self._seed)
+        self._template, self._arms, self._by_context = template, list(arms), by_context

@@ -56,6 +56,8 @@ class Settings(BaseSettings):
     # decisions before the first warm (3-call) one.
     cold_pulls: float = Field(default=3.0, ge=0)
     cold_width: float = Field(default=0.25, gt=0)
+    # a learner checkpoint every this many outcomes (0: never): a start replays at most this many
+    checkpoint_every: int = Field(default=1000, ge=0, le=10_000_000)
     # per-decision budget
     budget_calls: int = Field(default=6, ge=1, le=100)
     budget_tokens: int = Field(default=8192, ge=64)
@@ -126,6 +128,7 @@ class Settings(BaseSettings):
                 "tool": 1.0,
             },
             seed=self.policy_seed,
+            checkpoint_every=self.checkpoint_every,
         )
 
 

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from engine.adapters.llm.budget import Budget
+from engine.core.checkpoints import Checkpoints, fingerprint
 from engine.core.config import EngineConfig
 from engine.core.learner import ROLES, ArmTally, Learner, PolicyFactory, roles_taught_by
 from engine.core.models import ArmStats, Decision, OutcomeResult, TraceStep
@@ -80,6 +81,15 @@ class Engine:
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, rules),
         )
+        configured = {"path": path_arms, "tool": self._tools}
+        self._checkpoints = Checkpoints(
+            store,
+            self.config.namespace,
+            self._learner,
+            fingerprint=fingerprint(policies, configured, self._context_dim),
+            every=self.config.checkpoint_every,
+        )
+        self._checkpoints.restore()  # then refresh() replays only the outcomes after it
         self._pipeline = Pipeline(
             llm=llm,
             searcher=searcher,
@@ -153,6 +163,7 @@ class Engine:
                 before = self._learner.last_seq
                 batch = self._store.outcomes_since(self.config.namespace, before)
                 if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
+                    self._checkpoints.save_if_due()
                     return applied
                 report = self._learner.apply(batch)
                 applied += report.applied

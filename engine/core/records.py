@@ -14,8 +14,8 @@ from retrieval.port import Passage
 __all__ = [
     "NO_TOOL",
     "ArmRecord",
-    "CheckpointRecord",
     "ChatMessage",
+    "CheckpointRecord",
     "DecisionRecord",
     "LLMRequest",
     "LLMResponse",

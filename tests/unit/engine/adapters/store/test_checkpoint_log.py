@@ -50,7 +50,8 @@ def test_a_second_checkpoint_of_the_same_seq_is_ignored(store: Store, records: A
     store.save_checkpoint(checkpoint(2, state={"writer": "first"}))
     store.save_checkpoint(checkpoint(2, state={"writer": "second"}))
     latest = store.latest_checkpoint("default", PRINT)
-    assert latest is not None and latest.state == {"writer": "first"}
+    assert latest is not None
+    assert latest.state == {"writer": "first"}
 
 
 def test_the_stored_state_is_a_copy(store: Store, records: Any) -> None:
@@ -59,7 +60,8 @@ def test_the_stored_state_is_a_copy(store: Store, records: Any) -> None:
     store.save_checkpoint(checkpoint(1, state=state))
     state["tallies"].append(3)
     latest = store.latest_checkpoint("default", PRINT)
-    assert latest is not None and latest.state == {"tallies": [1, 2]}
+    assert latest is not None
+    assert latest.state == {"tallies": [1, 2]}
 
 
 def test_a_checkpoint_beyond_the_log_is_refused(store: Store, records: Any) -> None:
@@ -98,7 +100,7 @@ def test_old_checkpoints_are_pruned_but_the_newest_stay(sql_store: SqlStore, rec
     for seq in range(1, 7):
         sql_store.save_checkpoint(checkpoint(seq))
     sql_store.save_checkpoint(checkpoint(6, fingerprint="other-config"))
-    with sql_store._engines.reader.connect() as connection:  # noqa: SLF001 - counting rows
+    with sql_store._engines.reader.connect() as connection:
         kept = connection.exec_driver_sql(
             "SELECT fingerprint, seq FROM checkpoints ORDER BY fingerprint, seq"
         ).all()

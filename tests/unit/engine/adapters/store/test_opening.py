@@ -13,7 +13,6 @@ from engine.adapters.store.sql import SqlStore
 from engine.core.records import CheckpointRecord, OutcomeRecord
 from engine.errors import SchemaVersionError, StoreError, StoreUnavailableError
 
-
 CURRENT = schema.SCHEMA_VERSION
 NEXT = CURRENT + 1  # a made-up next version, to test the migration machinery
 
@@ -111,7 +110,8 @@ def test_a_version_1_store_gains_the_checkpoints_table(tmp_path: Path, records: 
         assert store.schema_version == 2
         store.save_checkpoint(CheckpointRecord("default", "f" * 16, 1, {"policies": {}}))
         latest = store.latest_checkpoint("default", "f" * 16)
-    assert latest is not None and latest.seq == 1
+    assert latest is not None
+    assert latest.seq == 1
 
 
 def failing_migration(connection: Connection) -> None:
