@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 
-from engine.adapters.store import batch, checkpoint_rows, statistics, transfer
+from engine.adapters.store import batch, checkpoint_rows, postgres_append, statistics, transfer
 from engine.adapters.store.codec import (
     arm_from_row,
     arm_row,
@@ -160,6 +160,10 @@ class SqlStore:
         created_at = self._timestamp(utc(outcome.created_at or datetime.now(UTC)))
         key = {"decision_id": outcome.decision_id, "source": outcome.source}
         with self._guard("record an outcome"):
+            if self.dialect == "postgresql":
+                receipt = self._append_in_one_round_trip(outcome, key, created_at)
+                if receipt is not None:
+                    return receipt
             try:
                 with self._raw.transaction() as cursor:
                     return self._append(cursor, outcome, key, created_at)
@@ -167,6 +171,27 @@ class SqlStore:
                 with self._raw.transaction() as cursor:
                     cursor.execute(self._lookup.sql, self._lookup.bind(key))
                     return _replayed(outcome, cursor.fetchone())
+
+    def _append_in_one_round_trip(
+        self, outcome: OutcomeRecord, key: Mapping[str, str], created_at: Any
+    ) -> OutcomeReceipt | None:
+        """PostgreSQL's fast path; None when the portable path must decide (see the module)."""
+        parameters = {
+            **key,
+            "reward": outcome.reward,
+            "weight": outcome.weight,
+            "reward_sum": outcome.weight * outcome.reward,
+            "created_at": created_at,
+        }
+        with self._raw.autocommitted() as cursor:
+            result = postgres_append.append(cursor, parameters)
+        if not result.decision_found:
+            raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
+        if result.prior is not None:
+            return replayed_receipt(outcome, *result.prior)
+        if result.seq is not None:
+            return OutcomeReceipt(seq=result.seq, applied=True)
+        return None
 
     def _append(
         self, cursor: Any, outcome: OutcomeRecord, key: Mapping[str, str], created_at: Any
