@@ -104,7 +104,7 @@ class RawTransactions:
         outcome append): BEGIN and COMMIT would be two more round trips for nothing.
         """
         pooled = self._engine.raw_connection()
-        connection = pooled.dbapi_connection
+        connection: Any = pooled.dbapi_connection
         try:
             connection.autocommit = True
             cursor = connection.cursor()
