@@ -109,10 +109,10 @@ class WithoutCheckpoints:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
 
-    def latest_checkpoint(self, namespace: str, fingerprint: str) -> None:
+    def latest_checkpoint(self, *_: object) -> None:
         return None
 
-    def save_checkpoint(self, checkpoint: Any) -> None:
+    def save_checkpoint(self, *_: object) -> None:
         return None
 
 
@@ -151,18 +151,22 @@ def measure(store: SqlStore, outcomes: int, tail: int, repeats: int) -> dict[str
 
 @contextmanager
 def sqlite_store() -> Iterator[SqlStore]:
-    with tempfile.TemporaryDirectory(prefix="thinkpath-startup-") as folder:
-        with SqlStore(f"sqlite:///{Path(folder) / 'store.sqlite3'}") as store:
-            yield store
+    with (
+        tempfile.TemporaryDirectory(prefix="thinkpath-startup-") as folder,
+        SqlStore(f"sqlite:///{Path(folder) / 'store.sqlite3'}") as store,
+    ):
+        yield store
 
 
 @contextmanager
 def postgres_store(url: str) -> Iterator[SqlStore]:
     from engine.adapters.store.sandbox import temporary_schema  # noqa: PLC0415 - only with --postgres
 
-    with temporary_schema(url, prefix="thinkpath_startup") as schema_url:
-        with SqlStore(schema_url) as store:
-            yield store
+    with (
+        temporary_schema(url, prefix="thinkpath_startup") as schema_url,
+        SqlStore(schema_url) as store,
+    ):
+        yield store
 
 
 def main() -> None:
