@@ -36,6 +36,7 @@ from engine.adapters.store.driver import (
     compile_raw,
     timestamp_binder,
 )
+from engine.adapters.store.group_commit import GroupCommit
 from engine.adapters.store.schema import prepare
 from engine.adapters.store.statements import build_statements, count_statement, dialect_insert
 from engine.adapters.store.statistics import ArmStatistics, RebuildReport
@@ -99,6 +100,9 @@ class SqlStore:
         self._save_decision = compile_raw(self._statements.save_decision, writer)
         self._timestamp = timestamp_binder(writer)
         self._batch = batch.build_batch_statements(writer, self.dialect)
+        # SQLite's default durability flushes nothing per commit, so grouping would only add
+        # waiting; PostgreSQL's commit waits for a WAL flush, which grouping shares.
+        self._group = GroupCommit(self._record_one, self.record_outcomes) if not sqlite else None
         try:
             with self._guard("open the store"), self._engines.writer.begin() as connection:
                 self.schema_version = prepare(connection, self.dialect, self.label, create=create)
@@ -155,8 +159,17 @@ class SqlStore:
     # -- OutcomeLog ----------------------------------------------------------------------------
 
     def record_outcome(self, outcome: OutcomeRecord) -> OutcomeReceipt:
-        """Append an outcome durably and idempotently and count it in its arms' statistics."""
+        """Append an outcome durably and idempotently and count it in its arms' statistics.
+
+        On PostgreSQL, outcomes that threads post at the same moment share one transaction
+        (`group_commit`): one WAL flush for all of them, each poster its own receipt or error.
+        """
         check_outcome_values(outcome)
+        if self._group is not None:
+            return self._group.record(outcome)
+        return self._record_one(outcome)
+
+    def _record_one(self, outcome: OutcomeRecord) -> OutcomeReceipt:
         created_at = self._timestamp(utc(outcome.created_at or datetime.now(UTC)))
         key = {"decision_id": outcome.decision_id, "source": outcome.source}
         with self._guard("record an outcome"):
