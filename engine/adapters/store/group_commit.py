@@ -85,7 +85,7 @@ class GroupCommit:
         if len(batch) > 1:
             try:
                 receipts = self._write_batch([slot.outcome for slot in batch])
-            except Exception:
+            except Exception:  # one bad outcome fails the batch: each is retried on its own below
                 pass
             else:
                 self.batches += 1
@@ -95,5 +95,5 @@ class GroupCommit:
         for slot in batch:
             try:
                 slot.finish(self._write_one(slot.outcome), None)
-            except Exception as error:
+            except Exception as error:  # the poster's own error, raised in the poster's thread
                 slot.finish(None, error)
