@@ -15,7 +15,7 @@ poster gets its own receipt or error, exactly as without grouping.
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.core.records import OutcomeReceipt, OutcomeRecord
 
@@ -28,6 +28,10 @@ class _Slot:
     receipt: OutcomeReceipt | None = None
     error: BaseException | None = None
     done: bool = False
+    lead: bool = False  # this poster writes the queue (set before `wake`, under the lock)
+    # Each poster sleeps on its own event: waking only the posters a batch wrote (not every
+    # waiting thread at every commit) keeps the leader's core for writing.
+    wake: threading.Event = field(default_factory=threading.Event)
 
     def finish(self, receipt: OutcomeReceipt | None, error: BaseException | None) -> None:
         self.receipt, self.error, self.done = receipt, error, True
@@ -48,18 +52,18 @@ class GroupCommit:
         self._max_batch = max_batch
         self._queue: list[_Slot] = []
         self._leading = False
-        self._changed = threading.Condition()
+        self._lock = threading.Lock()
         self.batches = 0  # transactions written with more than one outcome (for tests, stats)
 
     def record(self, outcome: OutcomeRecord) -> OutcomeReceipt:
         """Write `outcome`, alone or with others posted meanwhile; its receipt or its error."""
         slot = _Slot(outcome)
-        with self._changed:
+        with self._lock:
             self._queue.append(slot)
-            while self._leading and not slot.done:
-                self._changed.wait()
-            if not slot.done:
-                self._leading = True
+            if not self._leading:
+                self._leading = slot.lead = True
+        if not slot.lead:
+            slot.wake.wait()  # until a leader wrote it, or handed this poster the lead
         if not slot.done:
             self._lead(slot)
         if slot.error is not None:
@@ -70,16 +74,20 @@ class GroupCommit:
     def _lead(self, own: _Slot) -> None:
         try:
             while not own.done:
-                with self._changed:
+                with self._lock:
                     batch = self._queue[: self._max_batch]
                     del self._queue[: self._max_batch]
                 self._write(batch)
-                with self._changed:
-                    self._changed.notify_all()  # the posters just written may return
+                for slot in batch:
+                    slot.wake.set()
         finally:
-            with self._changed:
-                self._leading = False
-                self._changed.notify_all()  # a waiting poster takes the lead
+            with self._lock:
+                if self._queue:  # hand the lead to the longest-waiting poster
+                    successor = self._queue[0]
+                    successor.lead = True
+                    successor.wake.set()
+                else:
+                    self._leading = False
 
     def _write(self, batch: list[_Slot]) -> None:
         if len(batch) > 1:
