@@ -36,20 +36,26 @@ def test_replicas_learn_from_each_other_and_survive_a_kill() -> None:
         decision: dict[str, Any] = decided.json()
         arm = decision["path"]["arm_id"]
         checker = next(o for o in decision["outcomes"] if o["source"] == "checker")
-        before = outcomes_of(http, third.url, arm)
 
+        def refresh_third() -> None:
+            """Posting a known outcome again changes nothing and makes the replica refresh."""
+            again = http.post(
+                f"{third.url}/api/v1/decisions/{decision['id']}/outcomes",
+                json={"source": "checker", "reward": checker["reward"]},
+            )
+            assert again.json()["applied"] is False
+
+        refresh_third()
+        before = outcomes_of(http, third.url, arm)
+        assert before >= 1  # the first replica's checker outcome, learned by the third
         # a user reward posted to the second replica...
         posted = http.post(
             f"{second.url}/api/v1/decisions/{decision['id']}/outcomes",
             json={"source": "user", "reward": 1.0},
         )
         assert posted.status_code == 201
-        # ...is learned by the third at its next refresh (a repeated post makes it refresh)
-        again = http.post(
-            f"{third.url}/api/v1/decisions/{decision['id']}/outcomes",
-            json={"source": "checker", "reward": checker["reward"]},
-        )
-        assert again.json()["applied"] is False
+        # ...is learned by the third at its next refresh
+        refresh_third()
         assert outcomes_of(http, third.url, arm) == before + 1
 
         load = run_load([first, second, third], clients=4, seconds=8.0, kill=third)
