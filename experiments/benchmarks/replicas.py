@@ -169,6 +169,19 @@ def client(alive: list[Replica], first: int, stop: threading.Event, load: Load) 
                 load.acknowledged[(decision["id"], "user")] = reward
 
 
+def cpu_seconds(replicas_: list[Replica]) -> float:
+    """User plus system CPU time the replicas' processes have used so far (Linux /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for replica in replicas_:
+        try:
+            fields = Path(f"/proc/{replica.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a killed replica: its time is gone with it
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks  # utime, stime
+    return total
+
+
 def run_load(
     targets: list[Replica], clients: int, seconds: float, kill: Replica | None = None
 ) -> Load:
@@ -234,8 +247,16 @@ def measure(url: str, seconds: float, clients: int) -> dict[str, Any]:
         replicas(store_url, 3) as started,
     ):
         for count in (1, 2, 3):
+            cpu_before = cpu_seconds(started)
             load = run_load(started[:count], clients, seconds)
+            cpu = cpu_seconds(started) - cpu_before
             results[f"decisions_per_second_{count}"] = round(load.per_second, 1)
+            # CPU the replicas spent per decision, and how many of the machine's cores they kept
+            # busy: near the core count, the replicas were starved of CPU, not of work.
+            results[f"replica_cpu_ms_per_decision_{count}"] = round(
+                1000 * cpu / max(load.decisions, 1), 1
+            )
+            results[f"replica_cores_busy_{count}"] = round(cpu / load.seconds, 2)
             results[f"errors_{count}"] = load.errors[:5]
         load = run_load(started, clients, seconds, kill=started[-1])
         results["kill"] = {
