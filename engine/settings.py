@@ -63,6 +63,8 @@ class Settings(BaseSettings):
     # decisions before the first warm (3-call) one.
     cold_pulls: float = Field(default=3.0, ge=0)
     cold_width: float = Field(default=0.25, gt=0)
+    # a learner checkpoint every this many outcomes (0: never): a start replays at most this many
+    checkpoint_every: int = Field(default=1000, ge=0, le=10_000_000)
     # per-decision budget
     budget_calls: int = Field(default=BUDGET_CALLS, ge=1, le=100)
     budget_tokens: int = Field(default=BUDGET_TOKENS, ge=64)
@@ -128,6 +130,7 @@ class Settings(BaseSettings):
             ),
             source_weights={**_ENGINE.source_weights, "referee": self.referee_weight},
             seed=self.policy_seed,
+            checkpoint_every=self.checkpoint_every,
         )
 
 

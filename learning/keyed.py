@@ -114,6 +114,11 @@ class KeyedPolicy:
             raise ContextError("context holds NaN or infinite values")
         return key
 
+    def initial_rng(self, context: Any) -> dict[str, Any]:
+        """The generator state a new sub-policy for `context` starts from (what a replay keeps:
+        learning from outcomes draws no random numbers)."""
+        return dict(make_bits(self._sub_seed(self._key(context))).state)
+
     def _sub_seed(self, key: Key) -> int:
         crc = zlib.crc32(np.asarray(key, dtype=np.float64).tobytes())
         return int(np.random.SeedSequence([self._root, crc]).generate_state(1)[0])

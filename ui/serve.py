@@ -1,18 +1,23 @@
 """`thinkpath serve`: one process on the embedded defaults, serving the API and the playground.
 
 thinkpath serve                          # http://127.0.0.1:8765/ (playground) and /api/v1
+
+It listens at once and loads the model, the index and the playground in the background: until
+they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`).
 THINKPATH_API_TOKEN=... thinkpath serve --host 0.0.0.0
 """
 
 import argparse
 import os
+import sys
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from engine.core.ports import LLM
 from engine.core.records import LLMRequest
 from engine.errors import ConfigError
 from engine.settings import NameList
@@ -90,19 +95,33 @@ def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
         raise ConfigError(problems) from None
 
 
-def build_engine_for(args: argparse.Namespace) -> tuple["Engine", ServiceSettings]:
-    """The engine the service drives, and the service's settings, checked before anything slow."""
+def build_engine_for(
+    args: argparse.Namespace, report: Callable[[str], None] = lambda _what: None
+) -> tuple["Engine", ServiceSettings]:
+    """The engine the service drives, and the service's settings, checked before anything slow.
+
+    `report` hears what is loading next (the background start-up shows it on health).
+    """
+    from engine import compose  # noqa: PLC0415 - heavy imports only when serving
     from engine.adapters.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
-    from engine.compose import build_engine, build_tracker  # noqa: PLC0415 - only when serving
     from engine.settings import load_settings  # noqa: PLC0415
     from ui.service.security import check_bind  # noqa: PLC0415
 
     service = load_service_settings(args)
     check_bind(service.host, _token(service))
     settings = load_settings()
-    llm = ScriptedLLM(_slowed(canned_script, args.scripted_delay)) if args.scripted_model else None
-    tracker = build_tracker(settings) if args.track else None
-    return build_engine(settings, llm=llm, tracker=tracker), service
+    report("the language model")
+    llm: LLM
+    if args.scripted_model:
+        llm = ScriptedLLM(_slowed(canned_script, args.scripted_delay))
+    else:
+        llm = compose.build_llm(settings)
+    report("the search index")
+    searcher = compose.build_searcher(settings)
+    report("the store and the learning state")
+    tracker = compose.build_tracker(settings) if args.track else None
+    engine = compose.build_engine(settings, llm=llm, searcher=searcher, tracker=tracker)
+    return engine, service
 
 
 def _slowed(script: Callable[[LLMRequest], str], delay: float) -> Callable[[LLMRequest], str]:
@@ -119,11 +138,14 @@ def _slowed(script: Callable[[LLMRequest], str], delay: float) -> Callable[[LLMR
     return slow
 
 
-def build_app(args: argparse.Namespace) -> tuple[object, ServiceSettings]:
+def build_app(
+    args: argparse.Namespace, report: Callable[[str], None] = lambda _what: None
+) -> tuple[object, ServiceSettings]:
     """The ASGI app (API + playground) and the settings it was built from."""
+    engine, service = build_engine_for(args, report)
+    report("the playground")
     from ui.service.app import create_app  # noqa: PLC0415 - gradio is a slow import
 
-    engine, service = build_engine_for(args)
     app = create_app(
         engine,
         token=_token(service),
@@ -138,16 +160,45 @@ def _token(service: ServiceSettings) -> str | None:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    """Check the settings, listen at once, and build the engine and the app in the background.
+
+    The health check answers within a second or two ("starting", then "ok"); see
+    `ui.service.starting`. A bad setting still fails here, before anything listens.
+    """
     # Set before gradio is imported: it reads these at import time.
     os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import uvicorn  # noqa: PLC0415
 
-    app, service = build_app(args)
+    from engine.settings import load_settings  # noqa: PLC0415
+    from ui.service.security import check_bind  # noqa: PLC0415
+    from ui.service.starting import StartingApp  # noqa: PLC0415
+
+    service = load_service_settings(args)
+    check_bind(service.host, _token(service))
+    load_settings()  # a bad THINKPATH_ setting is an error now, not in the background
+    failures: list[BaseException] = []
+    server: uvicorn.Server | None = None
+
+    def build(report: Callable[[str], None]) -> Any:
+        app, _ = build_app(args, report)
+        print("ThinkPath is ready", flush=True)
+        return app
+
+    def stop(error: BaseException) -> None:
+        failures.append(error)
+        print(f"error: ThinkPath could not start: {error}", file=sys.stderr, flush=True)
+        if server is not None:
+            server.should_exit = True
+
+    app = StartingApp(build, on_failure=stop)
+    config = uvicorn.Config(app, host=service.host, port=service.port, log_level="info")
+    server = uvicorn.Server(config)
     print(
-        f"ThinkPath serving on http://{service.host}:{service.port}/ "
-        "(API: /api/v1, docs: /docs, OpenAI-compatible: /v1)",
+        f"ThinkPath listening on http://{service.host}:{service.port}/ (API: /api/v1, "
+        "docs: /docs, OpenAI-compatible: /v1); loading the model and the index in the background",
         flush=True,
     )
-    uvicorn.run(app, host=service.host, port=service.port, log_level="info")  # type: ignore[arg-type]
-    return 0
+    app.start()
+    server.run()
+    return 1 if failures else 0

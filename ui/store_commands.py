@@ -2,7 +2,8 @@
 
     thinkpath store stats   [--namespace NS]   the live statistics per arm
     thinkpath store rebuild                    recompute them from the outcomes (exit 1 if they
-                                               disagreed: the rebuilt ones now replace them)
+                                               disagreed: the rebuilt ones now replace them) and
+                                               drop learner checkpoints (the next start replays)
     thinkpath store export  FILE.jsonl         the whole learning state, as JSON lines
     thinkpath store import  FILE.jsonl         into this store, all or nothing (idempotent)
 
@@ -85,6 +86,8 @@ def _run_rebuild(args: argparse.Namespace) -> int:
     with _open(args) as store:
         report = store.rebuild_statistics()
     print(f"rebuilt {report.rows} statistics from {report.outcomes} outcomes")
+    if report.checkpoints_dropped:
+        print(f"dropped {report.checkpoints_dropped} learner checkpoints: engines replay the log")
     if report.agrees:
         print("the live statistics agreed with the outcomes")
         return 0

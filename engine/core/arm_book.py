@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
+from engine.core.checkpoints import Checkpoints, fingerprint
 from engine.core.learner import ROLES, ArmTally, Learner, PolicyFactory
 from engine.core.models import ArmStats, TraceStep
 from engine.core.ports import Store
@@ -74,6 +75,7 @@ class ArmBook:
         policy_factory: PolicyFactory,
         context_dim: int,
         detour_rules: DetourRules,
+        checkpoint_every: int = 0,
     ) -> None:
         self._store = store
         self._namespace = namespace
@@ -94,6 +96,15 @@ class ArmBook:
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
         )
+        configured = {"path": path_arms, "tool": self._tools}
+        self._checkpoints = Checkpoints(
+            store,
+            namespace,
+            self._learner,
+            fingerprint=fingerprint(policies, configured, context_dim),
+            every=checkpoint_every,
+        )
+        self._checkpoints.restore()  # then refresh() replays only the outcomes after it
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -227,6 +238,7 @@ class ArmBook:
                 before = self._learner.last_seq
                 batch = self._store.outcomes_since(self._namespace, before)
                 if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
+                    self._checkpoints.save_if_due()
                     return applied
                 report = self._learner.apply(batch)
                 applied += report.applied

@@ -29,6 +29,9 @@ class EngineConfig:
         default_factory=lambda: {"checker": 1.0, "user": 1.0, "referee": 0.5, "tool": 1.0}
     )
     seed: int | None = None  # for the engine's own tie-breaking randomness
+    # Save the learner's state every this many outcomes (0: never), so that a start replays at
+    # most this many; each save serialises every policy, a few milliseconds.
+    checkpoint_every: int = 1000
 
     def weight_for(self, source: str) -> float:
         """The default weight of an outcome source (1.0 for a source not listed)."""

@@ -70,6 +70,7 @@ class Engine:
             policy_factory=policy_factory,
             context_dim=int(np.asarray(featurizer("probe")).shape[0]),
             detour_rules=self.config.detour,
+            checkpoint_every=self.config.checkpoint_every,
         )
         self._pipeline = Pipeline(
             llm=llm,

@@ -10,6 +10,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -156,6 +157,36 @@ class Learner:
                 self.retire(role, arm, reason)
                 retired.append((role, arm, reason))
         return retired
+
+    def state(self) -> dict[str, Any]:
+        """Everything learned as of `last_seq`, JSON-safe: `engine.core.checkpoints` stores it."""
+        return {
+            "last_seq": self.last_seq,
+            "policies": {role: policy.to_dict() for role, policy in self.policies.items()},
+            "tallies": [
+                [role, arm, tally.pulls, tally.reward_sum, tally.outcomes]
+                for (role, arm), tally in self.tallies.items()
+            ],
+            "retired": [[role, arm, reason] for (role, arm), reason in self.retired.items()],
+            "recent": [[list(key), list(window)] for key, window in self._recent.items()],
+        }
+
+    def restore(self, state: Mapping[str, Any], policies: Mapping[str, PolicyLike]) -> None:
+        """Take over `state()` output, its policies already rebuilt; all or nothing."""
+        last_seq = int(state["last_seq"])
+        tallies = {
+            (str(role), str(arm)): ArmTally(float(pulls), float(reward_sum), int(outcomes))
+            for role, arm, pulls, reward_sum, outcomes in state["tallies"]
+        }
+        retired = {(str(role), str(arm)): str(reason) for role, arm, reason in state["retired"]}
+        recent = {
+            tuple(float(value) for value in key): deque(
+                (float(reward) for reward in window), maxlen=self._recent_window
+            )
+            for key, window in state["recent"]
+        }
+        self.policies, self.last_seq = dict(policies), last_seq
+        self.tallies, self.retired, self._recent = tallies, retired, recent
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""

@@ -13,6 +13,7 @@ import numpy as np
 from engine.core.models import TraceStep
 from engine.core.records import (
     ArmRecord,
+    CheckpointRecord,
     DecisionRecord,
     LearnedOutcome,
     LLMRequest,
@@ -26,6 +27,7 @@ from retrieval.port import Searcher
 __all__ = [
     "LLM",
     "ArmCatalog",
+    "CheckpointLog",
     "DecisionListener",
     "DecisionLog",
     "Featurizer",
@@ -94,7 +96,22 @@ class ArmCatalog(Protocol):
     def list_arms(self, namespace: str) -> list[ArmRecord]: ...
 
 
-class Store(DecisionLog, OutcomeLog, ArmCatalog, Protocol):
+class CheckpointLog(Protocol):
+    def save_checkpoint(self, checkpoint: CheckpointRecord) -> None:
+        """Keep a learner checkpoint; safe for any number of writers at once.
+
+        A second checkpoint of the same (namespace, fingerprint, seq) is ignored: any replica's
+        state as of one seq is as good as another's. Raises `StoreError` for a seq beyond the
+        namespace's last outcome or a state with no JSON form. Older checkpoints may be pruned.
+        """
+        ...
+
+    def latest_checkpoint(self, namespace: str, fingerprint: str) -> CheckpointRecord | None:
+        """The checkpoint with the highest seq for this configuration, or None."""
+        ...
+
+
+class Store(DecisionLog, OutcomeLog, ArmCatalog, CheckpointLog, Protocol):
     """Everything the engine asks of its store (`InMemoryStore`, the SQL store)."""
 
 

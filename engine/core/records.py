@@ -16,6 +16,7 @@ __all__ = [
     "ArmRecord",
     "ChatMessage",
     "ChatOptions",
+    "CheckpointRecord",
     "Cost",
     "DecisionRecord",
     "LLMRequest",
@@ -268,3 +269,23 @@ class ToolResult:
     output: str
     error: str | None
     seconds: float
+
+
+# ---------------------------------------------------------------------------------------------
+# Learner checkpoints
+
+
+@dataclass(frozen=True)
+class CheckpointRecord:
+    """The learning state of a namespace as of outcome `seq`, for one policy configuration.
+
+    `fingerprint` names the configuration the state was learned under (policy names, parameters,
+    configured arms, context size): a process with another configuration ignores the checkpoint
+    and replays the log instead. `state` is JSON-safe (`engine.core.checkpoints`).
+    """
+
+    namespace: str
+    fingerprint: str
+    seq: int
+    state: Mapping[str, Any]
+    created_at: datetime | None = None

@@ -96,6 +96,31 @@ class RawTransactions:
         finally:
             pooled.close()  # back to the pool
 
+    @contextmanager
+    def autocommitted(self) -> Iterator[Any]:
+        """A cursor whose every statement commits on its own: one round trip per statement.
+
+        For a single statement that does a whole job atomically (PostgreSQL's one-statement
+        outcome append): BEGIN and COMMIT would be two more round trips for nothing.
+        """
+        pooled = self._engine.raw_connection()
+        connection: Any = pooled.dbapi_connection
+        try:
+            connection.autocommit = True
+            cursor = connection.cursor()
+            try:
+                yield cursor
+            finally:
+                cursor.close()
+        except BaseException:
+            if getattr(connection, "closed", False):
+                pooled.invalidate()
+            raise
+        finally:
+            if not getattr(connection, "closed", False):
+                connection.autocommit = False  # the pool's other users expect transactions
+            pooled.close()
+
     def _run(self, connection: Any) -> Iterator[Any]:
         cursor = connection.cursor()
         try:

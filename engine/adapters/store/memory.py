@@ -1,17 +1,22 @@
 """An in-memory store: a first-class double of the SQL store, for tests and throw-away engines."""
 
+import json
 import threading
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from engine.adapters.store.codec import to_json
 from engine.adapters.store.validation import (
     check_arm,
+    check_checkpoint,
+    check_checkpoint_seq,
     check_decision,
     check_outcome_values,
     replayed_receipt,
 )
 from engine.core.records import (
     ArmRecord,
+    CheckpointRecord,
     DecisionRecord,
     LearnedOutcome,
     OutcomeReceipt,
@@ -31,6 +36,7 @@ class InMemoryStore:
         self._outcomes: dict[tuple[str, str], tuple[int, OutcomeRecord]] = {}
         self._learned: dict[str, list[LearnedOutcome]] = {}
         self._arms: dict[tuple[str, str, str], ArmRecord] = {}
+        self._checkpoints: dict[tuple[str, str], CheckpointRecord] = {}
 
     def save_decision(self, decision: DecisionRecord) -> None:
         """Store a decision; saving the same decision again is a no-op, a changed one an error."""
@@ -84,3 +90,21 @@ class InMemoryStore:
     def list_arms(self, namespace: str) -> list[ArmRecord]:
         with self._lock:
             return [arm for key, arm in sorted(self._arms.items()) if key[0] == namespace]
+
+    def save_checkpoint(self, checkpoint: CheckpointRecord) -> None:
+        check_checkpoint(checkpoint)
+        # A deep copy through JSON, as the SQL store keeps it: the caller's dict may change.
+        state = json.loads(to_json(dict(checkpoint.state), "checkpoint state"))
+        with self._lock:
+            check_checkpoint_seq(checkpoint, len(self._learned.get(checkpoint.namespace, [])))
+            key = (checkpoint.namespace, checkpoint.fingerprint)
+            kept = self._checkpoints.get(key)
+            if kept is None or kept.seq < checkpoint.seq:  # only the newest is ever read
+                self._checkpoints[key] = replace(
+                    checkpoint, state=state, created_at=checkpoint.created_at or datetime.now(UTC)
+                )
+
+    def latest_checkpoint(self, namespace: str, fingerprint: str) -> CheckpointRecord | None:
+        with self._lock:
+            kept = self._checkpoints.get((namespace, fingerprint))
+        return None if kept is None else replace(kept, state=json.loads(json.dumps(kept.state)))

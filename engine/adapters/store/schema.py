@@ -10,14 +10,26 @@ from collections.abc import Callable
 
 from sqlalchemy import Connection, inspect, select, update
 
-from engine.adapters.store.tables import ALL_TABLES, APPLICATION, META, SCHEMA_VERSION
+from engine.adapters.store.tables import (
+    ALL_TABLES,
+    APPLICATION,
+    CHECKPOINTS,
+    META,
+    SCHEMA_VERSION,
+)
 from engine.errors import SchemaVersionError, StoreUnavailableError
 
 Migration = Callable[[Connection], None]
 
+
+def _add_checkpoints(connection: Connection) -> None:
+    """1 -> 2: the checkpoints table (empty: the first refresh after the upgrade fills it)."""
+    CHECKPOINTS.create(connection)
+
+
 # version -> the step that brings a store from that version to the next one. Version 1 is the
 # first released schema; a change to the tables adds a step here and raises SCHEMA_VERSION.
-MIGRATIONS: dict[int, Migration] = {}
+MIGRATIONS: dict[int, Migration] = {1: _add_checkpoints}
 
 
 def prepare(connection: Connection, dialect: str, label: str, *, create: bool = True) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 
-from engine.adapters.store import batch, statistics, transfer
+from engine.adapters.store import batch, checkpoint_rows, postgres_append, statistics, transfer
 from engine.adapters.store.codec import (
     arm_from_row,
     arm_row,
@@ -36,6 +36,7 @@ from engine.adapters.store.driver import (
     compile_raw,
     timestamp_binder,
 )
+from engine.adapters.store.group_commit import GroupCommit
 from engine.adapters.store.schema import prepare
 from engine.adapters.store.statements import build_statements, count_statement, dialect_insert
 from engine.adapters.store.statistics import ArmStatistics, RebuildReport
@@ -48,6 +49,7 @@ from engine.adapters.store.validation import (
 )
 from engine.core.records import (
     ArmRecord,
+    CheckpointRecord,
     DecisionRecord,
     LearnedOutcome,
     OutcomeReceipt,
@@ -98,6 +100,9 @@ class SqlStore:
         self._save_decision = compile_raw(self._statements.save_decision, writer)
         self._timestamp = timestamp_binder(writer)
         self._batch = batch.build_batch_statements(writer, self.dialect)
+        # SQLite's default durability flushes nothing per commit, so grouping would only add
+        # waiting; PostgreSQL's commit waits for a WAL flush, which grouping shares.
+        self._group = GroupCommit(self._record_one, self.record_outcomes) if not sqlite else None
         try:
             with self._guard("open the store"), self._engines.writer.begin() as connection:
                 self.schema_version = prepare(connection, self.dialect, self.label, create=create)
@@ -154,11 +159,24 @@ class SqlStore:
     # -- OutcomeLog ----------------------------------------------------------------------------
 
     def record_outcome(self, outcome: OutcomeRecord) -> OutcomeReceipt:
-        """Append an outcome durably and idempotently and count it in its arms' statistics."""
+        """Append an outcome durably and idempotently and count it in its arms' statistics.
+
+        On PostgreSQL, outcomes that threads post at the same moment share one transaction
+        (`group_commit`): one WAL flush for all of them, each poster its own receipt or error.
+        """
         check_outcome_values(outcome)
+        if self._group is not None:
+            return self._group.record(outcome)
+        return self._record_one(outcome)
+
+    def _record_one(self, outcome: OutcomeRecord) -> OutcomeReceipt:
         created_at = self._timestamp(utc(outcome.created_at or datetime.now(UTC)))
         key = {"decision_id": outcome.decision_id, "source": outcome.source}
         with self._guard("record an outcome"):
+            if self.dialect == "postgresql":
+                receipt = self._append_in_one_round_trip(outcome, key, created_at)
+                if receipt is not None:
+                    return receipt
             try:
                 with self._raw.transaction() as cursor:
                     return self._append(cursor, outcome, key, created_at)
@@ -166,6 +184,27 @@ class SqlStore:
                 with self._raw.transaction() as cursor:
                     cursor.execute(self._lookup.sql, self._lookup.bind(key))
                     return _replayed(outcome, cursor.fetchone())
+
+    def _append_in_one_round_trip(
+        self, outcome: OutcomeRecord, key: Mapping[str, str], created_at: Any
+    ) -> OutcomeReceipt | None:
+        """PostgreSQL's fast path; None when the portable path must decide (see the module)."""
+        parameters = {
+            **key,
+            "reward": outcome.reward,
+            "weight": outcome.weight,
+            "reward_sum": outcome.weight * outcome.reward,
+            "created_at": created_at,
+        }
+        with self._raw.autocommitted() as cursor:
+            result = postgres_append.append(cursor, parameters)
+        if not result.decision_found:
+            raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
+        if result.prior is not None:
+            return replayed_receipt(outcome, *result.prior)
+        if result.seq is not None:
+            return OutcomeReceipt(seq=result.seq, applied=True)
+        return None
 
     def _append(
         self, cursor: Any, outcome: OutcomeRecord, key: Mapping[str, str], created_at: Any
@@ -277,6 +316,18 @@ class SqlStore:
         )
         with self._guard("list arms"), self._engines.reader.begin() as connection:
             return [arm_from_row(row) for row in connection.execute(query).mappings()]
+
+    # -- CheckpointLog -------------------------------------------------------------------------
+
+    def save_checkpoint(self, checkpoint: CheckpointRecord) -> None:
+        """Keep a learner checkpoint (the same seq twice: the first stays); prune older ones."""
+        with self._guard("save a checkpoint"), self._engines.writer.begin() as connection:
+            checkpoint_rows.save(connection, self._insert, checkpoint)
+
+    def latest_checkpoint(self, namespace: str, fingerprint: str) -> CheckpointRecord | None:
+        """The newest checkpoint of this configuration, or None."""
+        with self._guard("read a checkpoint"), self._engines.reader.begin() as connection:
+            return checkpoint_rows.latest(connection, namespace, fingerprint)
 
     # -- administration ------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, select
 
-from engine.adapters.store.tables import DECISIONS, OUTCOMES, STATISTICS
+from engine.adapters.store.tables import CHECKPOINTS, DECISIONS, OUTCOMES, STATISTICS
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,7 @@ class RebuildReport:
     outcomes: int
     rows: int
     mismatches: tuple[tuple[ArmStatistics | None, ArmStatistics | None], ...]  # (live, rebuilt)
+    checkpoints_dropped: int = 0  # learner checkpoints removed: the next start replays the log
 
     @property
     def agrees(self) -> bool:
@@ -113,7 +114,12 @@ def rebuild(connection: Connection, dialect: str) -> RebuildReport:
         connection.execute(delete(STATISTICS))
         if rebuilt:
             connection.execute(STATISTICS.insert(), [_to_row(stat) for stat in rebuilt.values()])
-    return RebuildReport(outcomes=count, rows=len(rebuilt), mismatches=mismatches)
+    # Checkpoints are the other cache of the log: a rebuild drops them, so that every engine's
+    # next start replays the whole log, and nothing learned survives that the log does not hold.
+    dropped = connection.execute(delete(CHECKPOINTS)).rowcount
+    return RebuildReport(
+        outcomes=count, rows=len(rebuilt), mismatches=mismatches, checkpoints_dropped=dropped
+    )
 
 
 def _from_row(row: Mapping[Any, Any]) -> ArmStatistics:

@@ -5,7 +5,7 @@ Nothing outside `engine.adapters.store` imports this module; the core sees froze
 sorted keys, so equal records give equal bytes on SQLite and PostgreSQL alike (idempotence
 compares them).
 
-Schema version 1:
+Schema version 2 (version 1 lacked `checkpoints`):
 
     thinkpath_meta      key/value: application name, schema version, store id
     decisions           one row per decision, immutable once written
@@ -17,6 +17,8 @@ Schema version 1:
                         outcome's own transaction; a rebuild recomputes them from the outcomes
     arms                the arm catalogue: templates, generated detours (and their retirement),
                         tools
+    checkpoints         learner state as of a seq, per (namespace, configuration fingerprint):
+                        a cache of the outcomes up to that seq, so start-up replays only the rest
 """
 
 from datetime import datetime
@@ -24,7 +26,7 @@ from datetime import datetime
 from sqlalchemy import Column, DateTime, ForeignKey, Index, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION = "thinkpath"
 
 # Small rows looked up by their key: on SQLite, storing them in their primary-key tree (no
@@ -111,6 +113,16 @@ class ArmRow(SQLModel, table=True):
     retired_reason: str | None = Field(default=None, sa_type=Text)
 
 
+class CheckpointRow(SQLModel, table=True):
+    __tablename__ = "checkpoints"
+
+    namespace: str = Field(primary_key=True, max_length=128)
+    fingerprint: str = Field(primary_key=True, max_length=64)
+    seq: int = Field(primary_key=True)
+    state: str = Field(sa_type=Text)  # JSON object: policies, tallies, retirements, windows
+    created_at: datetime = Field(sa_column=_timestamp())
+
+
 def table(model: type[SQLModel]) -> Table:
     """The Core table behind a SQLModel class (typed, for statements built in the adapter)."""
     result = model.__table__  # type: ignore[attr-defined]
@@ -124,4 +136,5 @@ OUTCOMES = table(OutcomeRow)
 COUNTERS = table(NamespaceCounterRow)
 STATISTICS = table(ArmStatisticsRow)
 ARMS = table(ArmRow)
-ALL_TABLES = (META, DECISIONS, OUTCOMES, COUNTERS, STATISTICS, ARMS)
+CHECKPOINTS = table(CheckpointRow)
+ALL_TABLES = (META, DECISIONS, OUTCOMES, COUNTERS, STATISTICS, ARMS, CHECKPOINTS)

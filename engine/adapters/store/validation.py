@@ -6,7 +6,13 @@ Each check raises before anything is written, with a message that names the offe
 import math
 from collections.abc import Mapping
 
-from engine.core.records import ArmRecord, DecisionRecord, OutcomeReceipt, OutcomeRecord
+from engine.core.records import (
+    ArmRecord,
+    CheckpointRecord,
+    DecisionRecord,
+    OutcomeReceipt,
+    OutcomeRecord,
+)
 from engine.errors import InvalidRewardError, OutcomeConflictError, StoreError
 
 MAX_ID = 128
@@ -14,6 +20,7 @@ MAX_SOURCE = 64
 MAX_ROLE = 64
 MAX_ARM = 256
 ORIGINS = ("template", "detour", "tool")
+MAX_FINGERPRINT = 64
 _NUMBERS = (float, int)  # exact types: bool (an int) as a reward is a caller's bug, not 1.0
 
 
@@ -62,6 +69,26 @@ def check_arm(arm: ArmRecord) -> None:
     _check_name("arm_id", arm.arm_id, MAX_ARM)
     if arm.origin not in ORIGINS:
         raise StoreError(f"arm {arm.arm_id!r}: origin must be one of {ORIGINS}, got {arm.origin!r}")
+
+
+def check_checkpoint(checkpoint: CheckpointRecord) -> None:
+    """Reject a checkpoint with a bad namespace, fingerprint or seq, or a state that is no dict."""
+    _check_name("namespace", checkpoint.namespace, MAX_ID)
+    _check_name("checkpoint fingerprint", checkpoint.fingerprint, MAX_FINGERPRINT)
+    seq = checkpoint.seq
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+        raise StoreError(f"a checkpoint's seq must be a positive integer, got {seq!r}")
+    if not isinstance(checkpoint.state, Mapping):
+        raise StoreError(f"a checkpoint's state must be a dict, got {type(checkpoint.state)}")
+
+
+def check_checkpoint_seq(checkpoint: CheckpointRecord, last_seq: int) -> None:
+    """Refuse a checkpoint of outcomes the namespace does not have (yet)."""
+    if checkpoint.seq > last_seq:
+        raise StoreError(
+            f"checkpoint at seq {checkpoint.seq} is beyond namespace {checkpoint.namespace!r}'s "
+            f"last outcome (seq {last_seq})"
+        )
 
 
 def _check_choices(decision_id: str, choices: Mapping[str, str]) -> None:

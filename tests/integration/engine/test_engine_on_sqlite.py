@@ -63,3 +63,30 @@ def test_a_template_retired_by_one_engine_is_retired_for_all_and_after_a_restart
         retired = next(r for r in engine.arms() if r.arm_id == "analogy")
         assert retired.retired_reason == "never helps here"
     assert reopened.decide(QUERY).path.arm_id != "analogy"
+
+
+def test_a_restart_from_a_checkpoint_learns_what_the_log_says(tmp_path: Path) -> None:
+    def settings(every: int):
+        return load_settings(
+            home=tmp_path, store_url="", policy_seed=1, tools=["calculator"], checkpoint_every=every
+        )
+
+    def check(text: str) -> float:
+        return 1.0 if "366" in text else 0.0
+
+    engine = build_engine(settings(3), llm=ScriptedLLM(script))
+    for index in range(6):
+        decision = engine.decide(QUERY, checker=check)
+        engine.record_outcome(decision.id, "user", float(index % 2))
+    later = build_engine(settings(1000), llm=ScriptedLLM(script))  # saves no checkpoint
+    later.decide(QUERY, checker=check)  # outcomes after the newest checkpoint: a tail
+    engine.refresh()
+    restored = build_engine(settings(1000), llm=ScriptedLLM(script))
+    checkpoint_seq = restored._book._checkpoints._saved_seq
+    last_seq = restored.outcome_log()[-1].seq
+    assert 0 < checkpoint_seq < last_seq  # a checkpoint from SQLite, then a tail
+
+    def learned(engine):
+        return {(r.role, r.arm_id): (r.pulls, r.mean_reward, r.outcomes) for r in engine.arms()}
+
+    assert learned(restored) == learned(engine)  # engine learned it outcome by outcome

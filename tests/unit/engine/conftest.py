@@ -165,11 +165,12 @@ class World:
         cold_pulls: float = 2.0,
         tools: bool = False,
         policy_factory: Callable[[str, list[str], int], Any] | None = None,
+        store: Any | None = None,
     ) -> Engine:
         return Engine(
             llm=llm or self.llm(),
             searcher=self.searcher,
-            store=self.store,
+            store=store or self.store,
             templates=TEMPLATES,
             featurizer=featurize,
             family_of=family,

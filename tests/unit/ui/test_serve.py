@@ -1,6 +1,7 @@
 """`thinkpath serve`: refuses an open bind without a token; `--track` logs live decisions."""
 
 import argparse
+import socket
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,16 @@ def test_cors_origins_are_comma_separated(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("THINKPATH_CORS_ORIGINS", "http://a.test, http://b.test")
     settings = load_service_settings(serve_args())
     assert settings.cors_origins == ["http://a.test", "http://b.test"]
+
+
+def test_a_failure_while_loading_in_the_background_stops_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
+    monkeypatch.setenv("THINKPATH_STORE_URL", "memory")
+    monkeypatch.setenv("THINKPATH_INDEX_FOLDERS", str(tmp_path / "missing"))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert main(["serve", "--scripted-model", "--port", str(port)]) == 1
+    assert "could not start: cannot index" in capsys.readouterr().err

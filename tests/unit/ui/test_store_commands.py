@@ -8,7 +8,7 @@ from sqlalchemy import create_engine, text
 
 from engine.adapters.store.location import default_store_url
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import OutcomeRecord
+from engine.core.records import CheckpointRecord, OutcomeRecord
 from tests.factories import decision_record
 from ui.cli import main
 
@@ -52,6 +52,16 @@ def test_rebuild_says_whether_the_statistics_agreed(
     assert main(["store", "rebuild"]) == 1
     assert "2 statistics differed and were replaced" in capsys.readouterr().out
     assert main(["store", "rebuild"]) == 0
+
+
+def test_rebuild_drops_learner_checkpoints(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with SqlStore(default_store_url(home)) as store:
+        store.save_checkpoint(CheckpointRecord("default", "config", 3, {"last_seq": 3}))
+    assert main(["store", "rebuild"]) == 0
+    assert "dropped 1 learner checkpoints" in capsys.readouterr().out
+    with SqlStore(default_store_url(home)) as store:
+        assert store.latest_checkpoint("default", "config") is None
+        assert len(store.outcomes_since("default", 0)) == 3  # the log itself is untouched
 
 
 def test_export_then_import_into_another_store(

@@ -10,8 +10,11 @@ from sqlalchemy import Connection, text
 from engine.adapters.store import schema
 from engine.adapters.store.connection import default_store_url
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import OutcomeRecord
+from engine.core.records import CheckpointRecord, OutcomeRecord
 from engine.errors import SchemaVersionError, StoreError, StoreUnavailableError
+
+CURRENT = schema.SCHEMA_VERSION  # type: ignore[attr-defined]
+NEXT = CURRENT + 1  # a made-up next version, to test the migration machinery
 
 
 def url_of(path: Path) -> str:
@@ -81,10 +84,10 @@ def test_an_older_store_is_migrated_in_place(
     with SqlStore(url_of(path)) as store:
         store.save_decision(records.decision("d1"))
         store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(schema.MIGRATIONS, 1, add_note_column)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", NEXT)
+    monkeypatch.setitem(schema.MIGRATIONS, CURRENT, add_note_column)
     with SqlStore(url_of(path)) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == NEXT
         assert [o.reward for o in store.outcomes_since("default", 0)] == [1.0]
     with sqlite3.connect(path) as connection:
         columns = [row[1] for row in connection.execute("PRAGMA table_info(outcomes)")]
@@ -92,7 +95,23 @@ def test_an_older_store_is_migrated_in_place(
             "SELECT value FROM thinkpath_meta WHERE key = 'schema_version'"
         ).fetchone()
     assert "note" in columns
-    assert version == ("2",)
+    assert version == (str(NEXT),)
+
+
+def test_a_version_1_store_gains_the_checkpoints_table(tmp_path: Path, records: Any) -> None:
+    path = tmp_path / "store.sqlite3"
+    with SqlStore(url_of(path)) as store:
+        store.save_decision(records.decision("d1"))
+        store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
+    with sqlite3.connect(path) as connection:  # what version 1 looked like
+        connection.execute("DROP TABLE checkpoints")
+        connection.execute("UPDATE thinkpath_meta SET value = '1' WHERE key = 'schema_version'")
+    with SqlStore(url_of(path)) as store:
+        assert store.schema_version == 2
+        store.save_checkpoint(CheckpointRecord("default", "f" * 16, 1, {"policies": {}}))
+        latest = store.latest_checkpoint("default", "f" * 16)
+    assert latest is not None
+    assert latest.seq == 1
 
 
 def failing_migration(connection: Connection) -> None:
@@ -105,12 +124,12 @@ def test_a_failed_migration_leaves_the_store_as_it_was(
 ) -> None:
     path = tmp_path / "store.sqlite3"
     SqlStore(url_of(path)).close()
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(schema.MIGRATIONS, 1, failing_migration)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", NEXT)
+    monkeypatch.setitem(schema.MIGRATIONS, CURRENT, failing_migration)
     with pytest.raises(StoreError, match="broke half-way"):
         SqlStore(url_of(path))
-    monkeypatch.delitem(schema.MIGRATIONS, 1)
-    with pytest.raises(SchemaVersionError, match="no migration from schema version 1"):
+    monkeypatch.delitem(schema.MIGRATIONS, CURRENT)
+    with pytest.raises(SchemaVersionError, match=f"no migration from schema version {CURRENT}"):
         SqlStore(url_of(path))
     with sqlite3.connect(path) as connection:
         columns = [row[1] for row in connection.execute("PRAGMA table_info(outcomes)")]

@@ -1,0 +1,119 @@
+"""How long `thinkpath serve` takes until its health check answers, and until it is ready.
+
+    python -m experiments.benchmarks.serve_start [--scripted-model] [--repeats 3]
+        [--source DIR] [--json results.json]
+
+Each run starts `python -m ui.cli serve` on a free loopback port, in a fresh THINKPATH_HOME
+(so the first run also builds the search index; `--keep-home` reuses one home for all runs),
+and polls `/api/v1/health` every 50 ms. Two times are reported, from process start:
+`answers_s`, the first HTTP answer of any status (the service is up and says whether it is
+ready), and `ready_s`, the first 200 ("ok": the model, the index and the playground are loaded).
+`--source DIR` runs another checkout's code (say, the commit before a change) with this
+virtual environment, so before and after are measured side by side in one run.
+"""
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+POLL_S = 0.05
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_once(source: Path, home: Path, scripted: bool, limit_s: float) -> dict[str, Any]:
+    """Start one server, time its health check, stop it."""
+    port = free_port()
+    environment = {**os.environ, "THINKPATH_HOME": str(home), "PYTHONPATH": str(source)}
+    command = [sys.executable, "-m", "ui.cli", "serve", "--port", str(port)]
+    if scripted:
+        command.append("--scripted-model")
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        command,
+        cwd=source,
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    answers_s = ready_s = None
+    first_status: dict[str, Any] | None = None
+    try:
+        with httpx.Client(timeout=1.0) as client:
+            while time.perf_counter() - started < limit_s and ready_s is None:
+                if server.poll() is not None:
+                    error = server.stderr.read() if server.stderr else ""
+                    raise RuntimeError(f"the server exited: {error[-2000:]}")
+                try:
+                    reply = client.get(f"http://127.0.0.1:{port}/api/v1/health")
+                except httpx.TransportError:
+                    time.sleep(POLL_S)
+                    continue
+                now = time.perf_counter() - started
+                if answers_s is None:
+                    answers_s, first_status = now, {"code": reply.status_code, **reply.json()}
+                if reply.status_code == 200:
+                    ready_s = now
+                else:
+                    time.sleep(POLL_S)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        if server.stderr:
+            server.stderr.close()
+    return {"answers_s": answers_s, "ready_s": ready_s, "first_answer": first_status}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scripted-model", action="store_true", help="no language model")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--source", type=Path, default=Path.cwd(), help="checkout to run")
+    parser.add_argument("--keep-home", action="store_true", help="one home for every run")
+    parser.add_argument("--limit-s", type=float, default=180.0, help="give up after this long")
+    parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    args = parser.parse_args()
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="thinkpath-start-") as folder:
+        for index in range(args.repeats):
+            home = Path(folder) / ("home" if args.keep_home else f"home-{index}")
+            runs.append(start_once(args.source, home, args.scripted_model, args.limit_s))
+    results = {
+        "source": str(args.source),
+        "scripted_model": args.scripted_model,
+        "runs": runs,
+        "median_answers_s": _median([run["answers_s"] for run in runs]),
+        "median_ready_s": _median([run["ready_s"] for run in runs]),
+    }
+    print(json.dumps(results, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+
+
+def _median(values: list[float | None]) -> float | None:
+    measured = [value for value in values if value is not None]
+    return round(statistics.median(measured), 2) if measured else None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""Engine start-up on a long outcome log: a full replay against a checkpoint plus its tail.
+
+    python -m experiments.benchmarks.startup [--outcomes 1000000] [--tail 500] [--repeats 3]
+        [--postgres URL] [--json results.json]
+
+A store (a SQLite file, and with `--postgres` a fresh schema there) is filled through its bulk
+path with `--outcomes` decisions and one outcome each, spread over the built-in templates and
+several kinds of query. Then, side by side in one run:
+
+- `full_replay_s`: building the engine when no checkpoint may be used (every outcome replayed);
+- `checkpoint_s`: building it again once a checkpoint exists and `--tail` more outcomes came
+  after it (the checkpoint is loaded, the tail replayed).
+
+Both times are `Engine(...)` on an open store, the stand-in model and an in-memory searcher (the
+store, not the model, is what is measured); medians of `--repeats`. The two engines' statistics
+are compared arm for arm, and the run fails if they differ.
+"""
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.adapters.llm.scripted import ScriptedLLM, canned_script
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.sql import SqlStore
+from engine.compose import build_policy_factory
+from engine.core import features
+from engine.core.config import EngineConfig
+from engine.core.facade import Engine
+from engine.core.records import NO_TOOL, DecisionRecord, OutcomeRecord
+from engine.settings import Settings
+from templates import load_templates
+
+QUERIES = (
+    "What is 12 + 30?",
+    "What is the first letter of the word 'banana'?",
+    "Which is larger, 9 or 4?",
+    "Answer A, B or C: which is a fruit?",
+    "Is the sentiment of 'I loved it' positive?",
+)
+BATCH = 20_000
+NAMESPACE = "startup"
+
+
+def fill(store: SqlStore, count: int, first: int = 0, seed: int = 7) -> None:
+    """`count` decisions with one checker outcome each, through the bulk path."""
+    rng = np.random.default_rng(seed + first)
+    arms = [template.id for template in load_templates()]
+    contexts = [tuple(float(x) for x in features.query_features(query)) for query in QUERIES]
+    moment = datetime(2026, 12, 1, tzinfo=UTC)
+    for start in range(first, first + count, BATCH):
+        size = min(BATCH, first + count - start)
+        picks = rng.integers(len(arms), size=size)
+        kinds = rng.integers(len(QUERIES), size=size)
+        rewards = rng.random(size) < 0.3 + 0.5 * (picks % 3 == kinds % 3)
+        decisions = [
+            DecisionRecord(
+                decision_id=f"d{start + index}",
+                namespace=NAMESPACE,
+                created_at=moment,
+                query=QUERIES[kinds[index]],
+                context=contexts[kinds[index]],
+                choices={"path": arms[picks[index]], "tool": NO_TOOL},
+                propensities={"path": 1.0 / len(arms), "tool": 1.0},
+            )
+            for index in range(size)
+        ]
+        store.save_decisions(decisions)
+        store.record_outcomes(
+            [
+                OutcomeRecord(f"d{start + index}", "checker", float(rewards[index]))
+                for index in range(size)
+            ]
+        )
+
+
+def build(store: Any, every: int) -> tuple[Engine, float]:
+    """An engine on `store`, and the seconds its construction (load and replay) took."""
+    settings = Settings(namespace=NAMESPACE, store_url="memory", policy_seed=1)
+    started = time.perf_counter()
+    engine = Engine(
+        llm=ScriptedLLM(canned_script),
+        searcher=InMemorySearcher([]),
+        store=store,
+        templates=load_templates(),
+        featurizer=features.query_features,
+        family_of=features.family,
+        policy_factory=build_policy_factory(settings),
+        config=EngineConfig(namespace=NAMESPACE, checkpoint_every=every),
+    )
+    return engine, time.perf_counter() - started
+
+
+class WithoutCheckpoints:
+    """The store as one that has never heard of checkpoints: the engine replays everything."""
+
+    def __init__(self, store: SqlStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def latest_checkpoint(self, *_: object) -> None:
+        return None
+
+    def save_checkpoint(self, *_: object) -> None:
+        return None
+
+
+def arms_of(engine: Engine) -> dict[tuple[str, str], tuple[float, float | None, int]]:
+    return {
+        (row.role, row.arm_id): (row.pulls, row.mean_reward, row.outcomes) for row in engine.arms()
+    }
+
+
+def measure(store: SqlStore, outcomes: int, tail: int, repeats: int) -> dict[str, Any]:
+    """Fill the store, then time a full replay and a checkpoint start, side by side."""
+    started = time.perf_counter()
+    fill(store, outcomes)
+    fill_s = time.perf_counter() - started
+    # The first full replay also writes the checkpoint (every=1: due at once); then the tail.
+    build(store, every=1)
+    fill(store, tail, first=outcomes)
+    full, restored, checked = [], [], None
+    for _ in range(repeats):
+        replayed, seconds = build(WithoutCheckpoints(store), every=0)
+        full.append(seconds)
+        engine, seconds = build(store, every=0)
+        restored.append(seconds)
+        checked = arms_of(engine) == arms_of(replayed)
+        if not checked:
+            raise SystemExit("a checkpoint start differs from a full replay: a bug")
+    return {
+        "outcomes": outcomes + tail,
+        "tail": tail,
+        "fill_s": round(fill_s, 1),
+        "full_replay_s": round(statistics.median(full), 3),
+        "checkpoint_s": round(statistics.median(restored), 3),
+        "same_statistics": checked,
+    }
+
+
+@contextmanager
+def sqlite_store() -> Iterator[SqlStore]:
+    with (
+        tempfile.TemporaryDirectory(prefix="thinkpath-startup-") as folder,
+        SqlStore(f"sqlite:///{Path(folder) / 'store.sqlite3'}") as store,
+    ):
+        yield store
+
+
+@contextmanager
+def postgres_store(url: str) -> Iterator[SqlStore]:
+    from engine.adapters.store.sandbox import temporary_schema  # noqa: PLC0415 - only with --postgres
+
+    with (
+        temporary_schema(url, prefix="thinkpath_startup") as schema_url,
+        SqlStore(schema_url) as store,
+    ):
+        yield store
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--outcomes", type=int, default=1_000_000)
+    parser.add_argument("--tail", type=int, default=500, help="outcomes after the checkpoint")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--postgres", help="also measure this PostgreSQL URL (a fresh schema)")
+    parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    args = parser.parse_args()
+    results = {}
+    with sqlite_store() as store:
+        results["sqlite"] = measure(store, args.outcomes, args.tail, args.repeats)
+    print(json.dumps(results, indent=2), flush=True)
+    if args.postgres:
+        with postgres_store(args.postgres) as store:
+            results["postgresql"] = measure(store, args.outcomes, args.tail, args.repeats)
+    print(json.dumps(results, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""PostgreSQL records an outcome in one statement; a lost race or a first outcome falls back."""
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from engine.adapters.store import postgres_append
+from engine.adapters.store.sql import SqlStore
+from engine.core.records import OutcomeReceipt, OutcomeRecord
+from engine.errors import OutcomeConflictError, UnknownDecisionError
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def appends(monkeypatch: pytest.MonkeyPatch) -> list[postgres_append.Appended]:
+    """Every result of the one-statement path, in order."""
+    seen: list[postgres_append.Appended] = []
+    original = postgres_append.append
+
+    def spy(cursor: Any, parameters: dict[str, Any]) -> postgres_append.Appended:
+        seen.append(original(cursor, parameters))
+        return seen[-1]
+
+    monkeypatch.setattr(postgres_append, "append", spy)
+    return seen
+
+
+def test_after_a_namespace_s_first_outcome_one_statement_does_it_all(
+    postgres_store: SqlStore, records: Any, appends: list[postgres_append.Appended]
+) -> None:
+    for index in range(3):
+        postgres_store.save_decision(records.decision(f"d{index}"))
+    receipts = [
+        postgres_store.record_outcome(OutcomeRecord(f"d{index}", "checker", 0.5 * index))
+        for index in range(3)
+    ]
+    assert [r.seq for r in receipts] == [1, 2, 3]
+    # the first outcome found no counter row and took the portable path, which made it
+    assert [a.seq for a in appends] == [None, 2, 3]
+    again = postgres_store.record_outcome(OutcomeRecord("d1", "checker", 0.5))
+    assert again == OutcomeReceipt(seq=2, applied=False)
+    assert appends[-1].prior == (2, 0.5, 1.0)
+    with pytest.raises(OutcomeConflictError):
+        postgres_store.record_outcome(OutcomeRecord("d1", "checker", 0.0))
+    with pytest.raises(UnknownDecisionError):
+        postgres_store.record_outcome(OutcomeRecord("nope", "checker", 0.0))
+    stats = {(s.role, s.arm_id): s for s in postgres_store.arm_statistics("default")}
+    calculator = stats[("tool", "calculator")]
+    assert (calculator.pulls, calculator.reward_sum, calculator.outcome_count) == (3.0, 1.5, 3)
+    assert calculator.last_seq == 3
+    assert postgres_store.rebuild_statistics().agrees
+
+
+def test_a_writer_that_loses_the_race_in_one_statement_leaves_no_gap(
+    postgres_store: SqlStore, postgres_url: str, records: Any
+) -> None:
+    for name in ("d0", "d1", "d2"):
+        postgres_store.save_decision(records.decision(name))
+    postgres_store.record_outcome(OutcomeRecord("d0", "checker", 1.0))  # the counter row exists
+    other = create_engine(postgres_url)
+    result: list[OutcomeReceipt] = []
+    with other.connect() as rival:
+        # the rival holds the counter at seq 2 with (d1, checker) appended, not yet committed
+        rival.execute(text("UPDATE namespace_counters SET last_seq = 2"))
+        rival.execute(
+            text("INSERT INTO outcomes VALUES ('default', 2, 'd1', 'checker', 1.0, 1.0, now())")
+        )
+        racer = threading.Thread(
+            target=lambda: result.append(
+                postgres_store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
+            )
+        )
+        racer.start()
+        time.sleep(0.5)  # the racer's statement waits for the counter row's lock
+        assert racer.is_alive()
+        rival.commit()
+        racer.join(timeout=30)
+    other.dispose()
+    assert result == [OutcomeReceipt(seq=2, applied=False)]
+    assert postgres_store.record_outcome(OutcomeRecord("d2", "checker", 1.0)).seq == 3
+    assert [o.seq for o in postgres_store.outcomes_since("default", 0)] == [1, 2, 3]
