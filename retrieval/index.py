@@ -20,14 +20,9 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hints
 
-from retrieval.documents import (
-    MAX_FILE_BYTES,
-    SUPPORTED_SUFFIXES,
-    Document,
-    SkippedFile,
-    read_document,
-)
+from retrieval.documents import MAX_FILE_BYTES, Document, SkippedFile, document_files, read_document
 from retrieval.embedding import Embedder
 from retrieval.errors import EmbeddingError, EmbeddingMismatchError, IndexStoreError
 from retrieval.fusion import DEFAULT_ALPHA, hybrid_scores, top
@@ -36,7 +31,11 @@ from retrieval.query import fts_match_expression, validate_limit, validate_query
 
 SCHEMA_VERSION = "1"
 SearchMode = Literal["hybrid", "keyword", "vector"]
-EMBED_BATCH = 256
+# Passages embedded per transaction: large enough that length-sorting inside the embedder pays
+# and every core gets batches, small enough that an interrupted run keeps most of its work.
+EMBED_BATCH = 512
+# A progress bar (on a terminal) when at least this many passages wait to be embedded.
+PROGRESS_MIN_PASSAGES = 500
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -75,13 +74,17 @@ class LocalIndex:
         alpha: float = DEFAULT_ALPHA,
         on_model_change: Literal["reembed", "error"] = "reembed",
         candidates: int = 50,
+        progress: bool | None = None,
     ) -> None:
+        """`progress`: True always shows a bar while embedding, False never, None (default) on a
+        terminal when at least `PROGRESS_MIN_PASSAGES` passages wait to be embedded."""
         if not 0.0 <= alpha <= 1.0:
             raise ValueError(f"alpha must be in [0, 1], got {alpha}")
         self._path = path
         self._embedder = embedder
         self._alpha = alpha
         self._candidates = candidates
+        self._progress = progress
         self._lock = threading.RLock()
         self._ids: NDArray[np.int64] | None = None
         self._matrix: NDArray[np.float32] | None = None
@@ -106,6 +109,10 @@ class LocalIndex:
             if tables and "meta" not in tables:
                 raise IndexStoreError(f"{path} is a SQLite file but not a ThinkPath index")
             conn.execute("PRAGMA journal_mode = WAL")
+            # With WAL, NORMAL syncs at checkpoints rather than at every commit (one per file
+            # indexed): a power cut may lose the last files, never corrupt the index, and the
+            # next run re-reads whatever is missing.
+            conn.execute("PRAGMA synchronous = NORMAL")
             with conn:
                 conn.executescript(_SCHEMA)
                 conn.execute(
@@ -179,7 +186,7 @@ class LocalIndex:
         counts = {"added": 0, "updated": 0, "unchanged": 0}
         skipped: list[SkippedFile] = []
         seen: set[str] = set()
-        for file in sorted(_document_files(root)):
+        for file in sorted(document_files(root)):
             key = prefix + file.relative_to(root).as_posix()
             seen.add(key)
             outcome = self._index_file(file, key)
@@ -264,21 +271,33 @@ class LocalIndex:
         """Embed every passage that has no vector yet, in batches, one transaction per batch."""
         if self._embedder is None:
             return
-        while True:
-            with self._lock:
-                rows = self._conn.execute(
-                    "SELECT id, title, text FROM passages WHERE vector IS NULL ORDER BY id LIMIT ?",
-                    (EMBED_BATCH,),
-                ).fetchall()
-            if not rows:
-                return
-            vectors = self._embedder.embed([f"{title}: {text}" for _, title, text in rows])
-            with self._transaction() as conn:
-                conn.executemany(
-                    "UPDATE passages SET vector = ? WHERE id = ?",
-                    [(vector.tobytes(), row[0]) for vector, row in zip(vectors, rows, strict=True)],
-                )
-            self._ids = self._matrix = None
+        with self._lock:
+            missing = self._conn.execute(
+                "SELECT count(*) FROM passages WHERE vector IS NULL"
+            ).fetchone()[0]
+        if not missing:
+            return
+        # tqdm's disable=None means "only on a terminal"; small jobs never draw a bar.
+        auto = None if missing >= PROGRESS_MIN_PASSAGES else True
+        disable = {True: False, False: True, None: auto}[self._progress]
+        with tqdm(total=missing, unit="passage", desc="embedding", disable=disable) as bar:
+            while True:
+                with self._lock:
+                    rows = self._conn.execute(
+                        "SELECT id, title, text FROM passages WHERE vector IS NULL "
+                        "ORDER BY id LIMIT ?",
+                        (EMBED_BATCH,),
+                    ).fetchall()
+                if not rows:
+                    return
+                vectors = self._embedder.embed([f"{title}: {text}" for _, title, text in rows])
+                with self._transaction() as conn:
+                    conn.executemany(
+                        "UPDATE passages SET vector = ? WHERE id = ?",
+                        [(v.tobytes(), row[0]) for v, row in zip(vectors, rows, strict=True)],
+                    )
+                self._ids = self._matrix = None
+                bar.update(len(rows))
 
     # -- searching ----------------------------------------------------------------------------
 
@@ -376,13 +395,3 @@ class LocalIndex:
     def passage_count(self) -> int:
         with self._lock:
             return int(self._conn.execute("SELECT count(*) FROM passages").fetchone()[0])
-
-
-def _document_files(root: Path) -> Iterator[Path]:
-    """Files with a supported suffix under `root`, skipping hidden files and folders."""
-    for path in root.rglob("*"):
-        relative = path.relative_to(root).parts
-        if any(part.startswith(".") for part in relative):
-            continue
-        if path.suffix.lower() in SUPPORTED_SUFFIXES and path.is_file():
-            yield path

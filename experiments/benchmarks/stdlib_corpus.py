@@ -68,7 +68,7 @@ def _public(module: object) -> list[tuple[str, object]]:
     exported = getattr(module, "__all__", None)
     names = sorted(exported) if exported else sorted(dir(module))
     own = {module.__name__, "_" + module.__name__.rsplit(".", 1)[-1]}  # type: ignore[attr-defined]
-    members = []
+    members: list[tuple[str, object]] = []
     for name in names:
         if name.startswith("_"):
             continue

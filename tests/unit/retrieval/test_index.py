@@ -180,3 +180,40 @@ def test_a_file_grown_too_large_is_dropped_without_being_read(
     ]
     assert report.unchanged == 2
     assert index.search("kilometres", 3, mode="keyword") == []
+
+
+@pytest.mark.parametrize(("progress", "drawn"), [(True, True), (False, False), (None, False)])
+def test_progress_bar_is_drawn_on_request_and_never_for_small_jobs_off_a_terminal(
+    tmp_path: Path,
+    notes: Path,
+    capsys: pytest.CaptureFixture[str],
+    progress: bool | None,
+    drawn: bool,
+) -> None:
+    with LocalIndex(
+        tmp_path / "p.sqlite3", embedder=HashingEmbedder(32), progress=progress
+    ) as local:
+        local.index_folder(notes)
+        assert local.passage_count() == 4
+    err = capsys.readouterr().err
+    assert ("embedding" in err and "4/4" in err) is drawn
+
+
+def test_passages_are_embedded_in_several_batches_when_there_are_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("retrieval.index.EMBED_BATCH", 3)
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for number in range(4):
+        (folder / f"note{number}.md").write_text(f"# Note {number}\n\nword{number} text here\n")
+    embedder = HashingEmbedder(32)
+    calls: list[int] = []
+    original = embedder.embed
+    monkeypatch.setattr(
+        embedder, "embed", lambda texts: calls.append(len(texts)) or original(texts)
+    )
+    with LocalIndex(tmp_path / "b.sqlite3", embedder=embedder) as local:
+        local.index_folder(folder)
+        assert calls == [3, 1]
+        assert local.search("word2", 1, mode="vector")[0].source.endswith("note2.md#note-2")
