@@ -25,7 +25,7 @@ from tqdm import tqdm  # type: ignore[import-untyped]  # tqdm ships no type hint
 from retrieval.documents import MAX_FILE_BYTES, Document, SkippedFile, document_files, read_document
 from retrieval.embedding import Embedder
 from retrieval.errors import EmbeddingError, EmbeddingMismatchError, IndexStoreError
-from retrieval.fusion import DEFAULT_ALPHA, hybrid_scores, top
+from retrieval.fusion import DEFAULT_FUSION, Fusion, top
 from retrieval.port import Passage
 from retrieval.query import fts_match_expression, validate_limit, validate_query
 
@@ -71,18 +71,18 @@ class LocalIndex:
         path: Path,
         *,
         embedder: Embedder | None,
-        alpha: float = DEFAULT_ALPHA,
+        fusion: Fusion = DEFAULT_FUSION,
         on_model_change: Literal["reembed", "error"] = "reembed",
         candidates: int = 50,
         progress: bool | None = None,
     ) -> None:
         """`progress`: True always shows a bar while embedding, False never, None (default) on a
         terminal when at least `PROGRESS_MIN_PASSAGES` passages wait to be embedded."""
-        if not 0.0 <= alpha <= 1.0:
-            raise ValueError(f"alpha must be in [0, 1], got {alpha}")
+        if not isinstance(fusion, Fusion):
+            raise TypeError(f"fusion must be a retrieval.fusion.Fusion, got {fusion!r}")
         self._path = path
         self._embedder = embedder
-        self._alpha = alpha
+        self._fusion = fusion
         self._candidates = candidates
         self._progress = progress
         self._lock = threading.RLock()
@@ -321,7 +321,7 @@ class LocalIndex:
                 else {}
             )
             if mode == "hybrid" and vector:
-                scores = hybrid_scores(keyword, vector, alpha=self._alpha)
+                scores = self._fusion.combine(keyword, vector)
             else:
                 scores = vector if mode == "vector" else keyword
             return self._passages(top(scores, limit))
