@@ -11,7 +11,9 @@ from retrieval.errors import (
     IndexStoreError,
     QueryError,
 )
+from retrieval.fusion import DEFAULT_FUSION, top
 from retrieval.index import LocalIndex
+from retrieval.vectors import cosines, nearest
 
 
 def write_notes(folder: Path) -> None:
@@ -217,3 +219,35 @@ def test_passages_are_embedded_in_several_batches_when_there_are_many(
         local.index_folder(folder)
         assert calls == [3, 1]
         assert local.search("word2", 1, mode="vector")[0].source.endswith("note2.md#note-2")
+
+
+def test_hybrid_fuses_keyword_and_vector_candidates_computed_side_by_side(
+    index: LocalIndex,
+) -> None:
+    query = "weekday shift modulo seven"
+    keyword = index._keyword_scores(query, 50)
+    ids, matrix = index._vectors()
+    vector = nearest(ids, cosines(matrix, HashingEmbedder(128).embed([query])[0]), 50, also=keyword)
+    expected = [passage_id for passage_id, _ in top(DEFAULT_FUSION.combine(keyword, vector), 3)]
+    found = index.search(query, 3)
+    by_source = dict(index._conn.execute("SELECT source, id FROM passages").fetchall())
+    assert [by_source[p.source] for p in found] == expected
+    assert found[0].source.endswith("dates.md#weekdays")
+
+
+def test_a_failure_on_either_side_of_a_hybrid_search_is_raised_and_the_index_still_works(
+    index: LocalIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_keyword(text: str, pool: int) -> dict[int, float]:
+        raise IndexStoreError("disk gone")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "_keyword_scores", broken_keyword)
+        with pytest.raises(IndexStoreError, match="disk gone"):
+            index.search("leap year")
+    with monkeypatch.context() as patch:
+        patch.setattr(index._embedder, "embed", lambda texts: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            index.search("leap year")
+    assert index.search("leap year", 1)[0].source.endswith("dates.md#leap-years")
+    index.close()
