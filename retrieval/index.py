@@ -77,9 +77,12 @@ class LocalIndex:
         on_model_change: Literal["reembed", "error"] = "reembed",
         candidates: int = 50,
         progress: bool | None = None,
+        keyword_thread: bool = True,
     ) -> None:
         """`progress`: True always shows a bar while embedding, False never, None (default) on a
-        terminal when at least `PROGRESS_MIN_PASSAGES` passages wait to be embedded."""
+        terminal when at least `PROGRESS_MIN_PASSAGES` passages wait to be embedded.
+        `keyword_thread=False` runs a hybrid search's two halves one after the other (for one
+        core, where a second thread only adds a hand-over)."""
         if not isinstance(fusion, Fusion):
             raise TypeError(f"fusion must be a retrieval.fusion.Fusion, got {fusion!r}")
         self._path = path
@@ -87,6 +90,7 @@ class LocalIndex:
         self._fusion = fusion
         self._candidates = candidates
         self._progress = progress
+        self._keyword_thread_on = keyword_thread
         self._keyword_executor: futures.ThreadPoolExecutor | None = None
         self._lock = threading.RLock()
         self._ids: NDArray[np.int64] | None = None
@@ -328,12 +332,16 @@ class LocalIndex:
             if mode == "vector":
                 scores = nearest(ids, self._cosines(text, matrix), pool)
                 return self._passages(top(scores, limit))
-            pending = self._keyword_thread().submit(self._keyword_scores, text, pool)
-            try:
+            if self._keyword_thread_on:
+                pending = self._keyword_thread().submit(self._keyword_scores, text, pool)
+                try:
+                    query_cosines = self._cosines(text, matrix)
+                finally:
+                    futures.wait([pending])  # never leave the lock while SQLite is in use
+                keyword = pending.result()
+            else:
+                keyword = self._keyword_scores(text, pool)
                 query_cosines = self._cosines(text, matrix)
-            finally:
-                futures.wait([pending])  # never leave the lock while SQLite is in use
-            keyword = pending.result()
             vector = nearest(ids, query_cosines, pool, also=keyword)
             scores = self._fusion.combine(keyword, vector) if vector else keyword
             return self._passages(top(scores, limit))

@@ -251,3 +251,14 @@ def test_a_failure_on_either_side_of_a_hybrid_search_is_raised_and_the_index_sti
             index.search("leap year")
     assert index.search("leap year", 1)[0].source.endswith("dates.md#leap-years")
     index.close()
+
+
+def test_hybrid_in_turn_finds_what_hybrid_with_a_keyword_thread_finds(
+    tmp_path: Path, notes: Path
+) -> None:
+    path = tmp_path / "same.sqlite3"
+    with LocalIndex(path, embedder=HashingEmbedder(128)) as threaded:
+        threaded.index_folder(notes)
+        with LocalIndex(path, embedder=HashingEmbedder(128), keyword_thread=False) as in_turn:
+            for query in ("leap year", "miles to kilometres", "fahrenheit", "weekday modulo"):
+                assert in_turn.search(query, 4) == threaded.search(query, 4)
