@@ -34,7 +34,10 @@ MINILM_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MINILM_DIMENSION = 384
 # all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces; longer input is truncated.
 MAX_TOKENS = 256
-BATCH_SIZE = 32
+# Texts per encoder call. With length-sorted batches, 16 cost 11.8 ms of CPU per stdlib passage
+# against 12.7 ms for 32 and 15.9 ms for 64 (8: 11.1 ms); 16 keeps larger matrix products for
+# corpora of uniformly long passages, where sorting saves no padding.
+BATCH_SIZE = 16
 
 
 class Embedder(Protocol):

@@ -63,7 +63,7 @@ def test_batching_and_padding_do_not_change_a_vector() -> None:
 
 def test_workers_and_length_sorting_keep_each_vector_at_its_text() -> None:
     assert embedder is not None
-    # 80 texts of mixed lengths: three batches, sorted by length and run on three workers.
+    # 80 texts of mixed lengths: several batches, sorted by length and run on three workers.
     texts = [f"passage {i}: " + "words of filler " * (i * 7 % 40) for i in range(80)]
     one_by_one = np.vstack([embedder.embed([text]) for text in texts])
     together = MiniLMEmbedder(embedder._model_path, workers=3).embed(texts)
