@@ -144,8 +144,15 @@ class MiniLMEmbedder:
     """
 
     def __init__(
-        self, model_path: Path, *, intra_op_threads: int = 1, workers: int | None = None
+        self,
+        model_path: Path,
+        *,
+        intra_op_threads: int = 1,
+        workers: int | None = None,
+        batch_size: int = BATCH_SIZE,
     ) -> None:
+        if batch_size < 1:
+            raise EmbeddingError(f"batch_size must be >= 1, got {batch_size}")
         if intra_op_threads < 1:
             raise EmbeddingError(f"intra_op_threads must be >= 1, got {intra_op_threads}")
         if workers is not None and workers < 1:
@@ -154,6 +161,7 @@ class MiniLMEmbedder:
             raise EmbeddingError(f"no embedding model file at {model_path}")
         self._model_path = model_path
         self._threads = intra_op_threads
+        self._batch_size = batch_size
         self._workers = workers if workers is not None else available_cores()
         # The Rust tokenizer raises "Already borrowed" when two threads touch it while one holds
         # it mutably; tokenising under a lock rules that out for ~1% of the embedding time.
@@ -185,7 +193,8 @@ class MiniLMEmbedder:
             token_lists = _token_ids(texts)
         # Stable sort by length: batches of similar length, and a deterministic batch layout.
         order = sorted(range(len(token_lists)), key=lambda i: len(token_lists[i]))
-        batches = [order[start : start + BATCH_SIZE] for start in range(0, len(order), BATCH_SIZE)]
+        size = self._batch_size
+        batches = [order[start : start + size] for start in range(0, len(order), size)]
 
         def run(batch: list[int]) -> NDArray[np.float32]:
             return _embed_batch(session, [token_lists[i] for i in batch])
