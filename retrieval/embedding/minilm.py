@@ -179,6 +179,10 @@ class MiniLMEmbedder:
     def workers(self) -> int:
         return self._workers
 
+    @property
+    def model_path(self) -> Path:
+        return self._model_path
+
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """Embed `texts` (in length-sorted batches, on all workers); row i is texts[i]'s vector.
 
