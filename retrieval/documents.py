@@ -5,6 +5,7 @@ the whole folder: `read_document` returns a `SkippedFile` that says why, and ind
 """
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -118,6 +119,16 @@ def _decode(data: bytes) -> str | None:
     if text.count("\ufffd") > MAX_UNDECODABLE_SHARE * max(len(text), 1):
         return None
     return text
+
+
+def document_files(root: Path) -> Iterator[Path]:
+    """Files with a supported suffix under `root`, skipping hidden files and folders."""
+    for path in root.rglob("*"):
+        relative = path.relative_to(root).parts
+        if any(part.startswith(".") for part in relative):
+            continue
+        if path.suffix.lower() in SUPPORTED_SUFFIXES and path.is_file():
+            yield path
 
 
 def read_document(path: Path) -> Document | SkippedFile:

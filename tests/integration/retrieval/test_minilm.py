@@ -61,6 +61,18 @@ def test_batching_and_padding_do_not_change_a_vector() -> None:
     np.testing.assert_allclose(alone[0], padded[0], atol=1e-4)
 
 
+def test_workers_and_length_sorting_keep_each_vector_at_its_text() -> None:
+    assert embedder is not None
+    # 80 texts of mixed lengths: several batches, sorted by length and run on three workers.
+    texts = [f"passage {i}: " + "words of filler " * (i * 7 % 40) for i in range(80)]
+    one_by_one = np.vstack([embedder.embed([text]) for text in texts])
+    together = MiniLMEmbedder(embedder._model_path, workers=3, batch_size=8).embed(texts)
+    assert together.shape == (80, 384)
+    np.testing.assert_allclose(together, one_by_one, atol=1e-4)
+    # Each vector is its own text's: the texts differ, so a shuffled row would not match.
+    assert float(np.min(np.sum(together[:-1] * together[1:], axis=1))) < 0.999
+
+
 def test_session_is_built_once_per_process() -> None:
     assert embedder is not None
     embedder.embed(["one"])
@@ -79,6 +91,10 @@ def test_bad_input_is_refused() -> None:
         embedder.embed("not a list")
     with pytest.raises(EmbeddingError, match="intra_op_threads"):
         MiniLMEmbedder(embedder._model_path, intra_op_threads=0)
+    with pytest.raises(EmbeddingError, match="workers"):
+        MiniLMEmbedder(embedder._model_path, workers=0)
+    with pytest.raises(EmbeddingError, match="batch_size"):
+        MiniLMEmbedder(embedder._model_path, batch_size=0)
 
 
 def test_missing_or_broken_model_file_is_a_clear_error(tmp_path) -> None:

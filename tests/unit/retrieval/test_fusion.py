@@ -2,7 +2,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from retrieval.fusion import hybrid_scores, reciprocal_rank_fusion, top
+from retrieval.fusion import (
+    DEFAULT_FUSION,
+    Fusion,
+    hybrid_scores,
+    ranking,
+    reciprocal_rank_fusion,
+    top,
+)
 
 
 def test_alpha_zero_is_normalised_keyword_and_one_is_cosine() -> None:
@@ -43,3 +50,43 @@ def test_hybrid_scores_lie_in_unit_interval(
 def test_rrf_rewards_agreement() -> None:
     scores = reciprocal_rank_fusion([1, 2, 3], [3, 2, 1], [2])
     assert max(scores, key=lambda i: scores[i]) == 2
+
+
+def test_default_fusion_is_rrf_with_small_k_and_lets_a_clear_first_place_win() -> None:
+    # Passage 1 is first for vector search only; passage 2 is eighth in both lists.
+    keyword = {10 + rank: 10.0 - rank for rank in range(7)} | {2: 1.0}
+    vector = {1: 0.9} | {20 + rank: 0.8 - rank / 100 for rank in range(6)} | {2: 0.1}
+    assert Fusion("rrf", k=5.0) == DEFAULT_FUSION
+    assert ranking(DEFAULT_FUSION.combine(keyword, vector))[0] == 1
+    # With k = 60 the agreement on passage 2 outweighs passage 1's first place.
+    assert ranking(Fusion("rrf", k=60).combine(keyword, vector))[0] == 2
+
+
+def test_convex_fusion_is_the_normalised_weighted_sum() -> None:
+    fused = Fusion("convex", alpha=0.25).combine({1: 8.0, 2: 2.0}, {2: 0.8})
+    assert fused == hybrid_scores({1: 8.0, 2: 2.0}, {2: 0.8}, alpha=0.25)
+    assert Fusion("convex", alpha=0.25).describe() == "convex alpha=0.25"
+    assert DEFAULT_FUSION.describe() == "rrf k=5"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "max"}, "fusion method"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"k": 0}, "k must be > 0"),
+        ({"k": -3.0}, "k must be > 0"),
+    ],
+)
+def test_bad_fusion_settings_are_refused(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Fusion(**kwargs)  # type: ignore[arg-type]
+
+
+def test_rrf_refuses_a_non_positive_constant() -> None:
+    with pytest.raises(ValueError, match="k must be > 0"):
+        reciprocal_rank_fusion([1], k=0)
+
+
+def test_ranking_breaks_ties_by_id() -> None:
+    assert ranking({9: 1.0, 2: 1.0, 5: 3.0}) == [5, 2, 9]

@@ -11,7 +11,9 @@ from retrieval.errors import (
     IndexStoreError,
     QueryError,
 )
+from retrieval.fusion import DEFAULT_FUSION, top
 from retrieval.index import LocalIndex
+from retrieval.vectors import cosines, nearest
 
 
 def write_notes(folder: Path) -> None:
@@ -180,3 +182,86 @@ def test_a_file_grown_too_large_is_dropped_without_being_read(
     ]
     assert report.unchanged == 2
     assert index.search("kilometres", 3, mode="keyword") == []
+
+
+@pytest.mark.parametrize(("progress", "drawn"), [(True, True), (False, False), (None, False)])
+def test_progress_bar_is_drawn_on_request_and_never_for_small_jobs_off_a_terminal(
+    tmp_path: Path,
+    notes: Path,
+    capsys: pytest.CaptureFixture[str],
+    progress: bool | None,
+    drawn: bool,
+) -> None:
+    with LocalIndex(
+        tmp_path / "p.sqlite3", embedder=HashingEmbedder(32), progress=progress
+    ) as local:
+        local.index_folder(notes)
+        assert local.passage_count() == 4
+    err = capsys.readouterr().err
+    assert ("embedding" in err and "4/4" in err) is drawn
+
+
+def test_passages_are_embedded_in_several_batches_when_there_are_many(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("retrieval.index.EMBED_BATCH", 3)
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for number in range(4):
+        (folder / f"note{number}.md").write_text(f"# Note {number}\n\nword{number} text here\n")
+    embedder = HashingEmbedder(32)
+    calls: list[int] = []
+    original = embedder.embed
+
+    def counted(texts: list[str]) -> object:
+        calls.append(len(texts))
+        return original(texts)
+
+    monkeypatch.setattr(embedder, "embed", counted)
+    with LocalIndex(tmp_path / "b.sqlite3", embedder=embedder) as local:
+        local.index_folder(folder)
+        assert calls == [3, 1]
+        assert local.search("word2", 1, mode="vector")[0].source.endswith("note2.md#note-2")
+
+
+def test_hybrid_fuses_keyword_and_vector_candidates_computed_side_by_side(
+    index: LocalIndex,
+) -> None:
+    query = "weekday shift modulo seven"
+    keyword = index._keyword_scores(query, 50)
+    ids, matrix = index._vectors()
+    vector = nearest(ids, cosines(matrix, HashingEmbedder(128).embed([query])[0]), 50, also=keyword)
+    expected = [passage_id for passage_id, _ in top(DEFAULT_FUSION.combine(keyword, vector), 3)]
+    found = index.search(query, 3)
+    by_source = dict(index._conn.execute("SELECT source, id FROM passages").fetchall())
+    assert [by_source[p.source] for p in found] == expected
+    assert found[0].source.endswith("dates.md#weekdays")
+
+
+def test_a_failure_on_either_side_of_a_hybrid_search_is_raised_and_the_index_still_works(
+    index: LocalIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken_keyword(text: str, pool: int) -> dict[int, float]:
+        raise IndexStoreError("disk gone")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(index, "_keyword_scores", broken_keyword)
+        with pytest.raises(IndexStoreError, match="disk gone"):
+            index.search("leap year")
+    with monkeypatch.context() as patch:
+        patch.setattr(index._embedder, "embed", lambda texts: 1 / 0)
+        with pytest.raises(ZeroDivisionError):
+            index.search("leap year")
+    assert index.search("leap year", 1)[0].source.endswith("dates.md#leap-years")
+    index.close()
+
+
+def test_hybrid_in_turn_finds_what_hybrid_with_a_keyword_thread_finds(
+    tmp_path: Path, notes: Path
+) -> None:
+    path = tmp_path / "same.sqlite3"
+    with LocalIndex(path, embedder=HashingEmbedder(128)) as threaded:
+        threaded.index_folder(notes)
+        with LocalIndex(path, embedder=HashingEmbedder(128), keyword_thread=False) as in_turn:
+            for query in ("leap year", "miles to kilometres", "fahrenheit", "weekday modulo"):
+                assert in_turn.search(query, 4) == threaded.search(query, 4)
