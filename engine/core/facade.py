@@ -30,9 +30,10 @@ from engine.core.records import (
     PathDefinition,
     TemplateLike,
 )
-from engine.errors import InvalidQueryError, InvalidRewardError, TemplateError
+from engine.errors import InvalidQueryError, InvalidRewardError, TemplateError, UnknownArmError
 from engine.stages.candidates import paths_from_templates
 from engine.stages.detour import retirement_reason
+from templates.model import template_key
 
 MAX_QUERY_CHARS = 8000
 
@@ -164,8 +165,21 @@ class Engine:
         return self._store.outcomes_since(self.config.namespace, 0, limit)
 
     def get_decision(self, decision_id: str) -> Decision:
-        """A stored decision, as it was returned (outcomes recorded later are in the log)."""
-        return Decision.model_validate(self._store.get_decision(decision_id).payload)
+        """A stored decision, with every outcome recorded for it so far (by any process)."""
+        decision = Decision.model_validate(self._store.get_decision(decision_id).payload)
+        outcomes = [
+            OutcomeResult(
+                decision_id=decision_id,
+                source=outcome.source,
+                reward=outcome.reward,
+                weight=outcome.weight,
+                seq=outcome.seq,
+                applied=True,  # every stored outcome was applied once, when first posted
+                roles=list(roles_taught_by(outcome.source)),
+            )
+            for outcome in self._store.outcomes_of(decision_id)
+        ]
+        return decision.model_copy(update={"outcomes": outcomes})
 
     def arms(self, query: str | None = None) -> list[ArmStats]:
         """Every arm's statistics; with a query, also whether it is cold and P(best) for it."""
@@ -206,14 +220,29 @@ class Engine:
     def add_template(self, template: TemplateLike) -> PathDefinition:
         """Add a template as a new path arm, saved in the store so other processes adopt it too.
 
-        Raises `TemplateError` when a path with that id exists already (templates are not edited
-        in place: an arm's statistics belong to the prompt that earned them).
+        Raises `TemplateError` when a path with that id (or one differing only in '-' against
+        '_') exists already, retired ones included: templates are not edited in place, an arm's
+        statistics belong to the prompt that earned them. Also when the live templates reach
+        `config.max_templates`, which bounds the rating prompt and the catalogue.
         """
         path = PathDefinition.from_template(template)
         with self._lock:
             self._sync_catalog()
-            if path.arm_id in self._paths:
-                raise TemplateError(f"a path with the id {path.arm_id!r} exists already")
+            # Ids that differ only in '-' against '_' would read as one strategy to a person.
+            twin = next(
+                (a for a in self._paths if template_key(a) == template_key(path.arm_id)), None
+            )
+            if twin is not None:
+                raise TemplateError(
+                    f"a path with the id {twin!r} exists already"
+                    + ("" if twin == path.arm_id else f" (too close to {path.arm_id!r})")
+                )
+            live = self._live_templates()
+            if len(live) >= self.config.max_templates:
+                raise TemplateError(
+                    f"the namespace has {len(live)} live templates, the cap is "
+                    f"{self.config.max_templates} (THINKPATH_MAX_TEMPLATES); retire one first"
+                )
             self._store.save_arm(
                 ArmRecord(
                     self.config.namespace,
@@ -227,6 +256,50 @@ class Engine:
             self._paths[path.arm_id] = path
             self._learner.add_arm("path", path.arm_id)
         return path
+
+    def retire_template(self, arm_id: str, reason: str) -> ArmStats:
+        """Stop choosing a template's path arm, for good; its statistics and history stay.
+
+        Saved as retired in the store's arm catalogue, so every process sharing the store stops
+        choosing it at its next refresh. Retiring a retired template again changes nothing.
+        Raises `UnknownArmError` for an id that is no template, and `TemplateError` for an empty
+        reason or the last live template (the path policy needs an arm to choose).
+        """
+        reason = reason.strip() if isinstance(reason, str) else ""
+        if not reason or len(reason) > 200:
+            raise TemplateError("give a reason for retiring the template (1 to 200 characters)")
+        with self._lock:
+            self._sync_catalog()
+            path = self._paths.get(arm_id)
+            if path is None or path.origin != "template":
+                raise UnknownArmError(f"no template with the id {arm_id!r}")
+            if ("path", arm_id) not in self._learner.retired:
+                if self._live_templates() == [arm_id]:
+                    raise TemplateError(
+                        f"{arm_id!r} is the last live template; add another before retiring it"
+                    )
+                now = datetime.now(UTC)
+                self._store.save_arm(
+                    ArmRecord(
+                        self.config.namespace,
+                        "path",
+                        arm_id,
+                        "template",
+                        path.to_json(),
+                        now,
+                        now,
+                        reason,
+                    )
+                )
+                self._learner.retire("path", arm_id, reason)
+        return next(row for row in self.arms() if row.role == "path" and row.arm_id == arm_id)
+
+    def _live_templates(self) -> list[str]:
+        return [
+            arm
+            for arm in self._learner.policies["path"].arms
+            if self._paths[arm].origin == "template"
+        ]
 
     # -- persistence ----------------------------------------------------------------------------
 
@@ -295,9 +368,7 @@ class Engine:
                 continue
             if record.arm_id not in self._paths:
                 self._paths[record.arm_id] = _stored_path(record)
-            if record.origin == "template":
-                self._learner.add_arm("path", record.arm_id)
-                continue
+            # Templates and detours alike: a retirement saved by any process holds here too.
             if record.retired_at is not None:
                 if ("path", record.arm_id) not in self._learner.retired:
                     self._learner.retire("path", record.arm_id, record.retired_reason or "retired")
