@@ -191,7 +191,7 @@ def create_api(
     allow-list, the CORS policy, the token gate, the body size limit, strict JSON. `access`
     (built from `token` when not given) is shared with whatever else must check credentials.
     """
-    access = access or Access(token)
+    access = access if access is not None else Access(token)
     app = FastAPI(
         title="ThinkPath",
         version=metadata.version("thinkpath"),

@@ -19,15 +19,17 @@ def create_app(
     max_body_bytes: int = 64 * 1024,
     cors_origins: Sequence[str] = (),
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
+    access: Access | None = None,
 ) -> FastAPI:
     """API routes first, so that `/api/v1/...`, `/docs` and `/openapi.json` win over the mount.
 
     The guards of `create_api` wrap the mount too. With a token, a person logs in at `/login`
     (ThinkPath's page, which shows nothing of the API) and gets a session cookie; a program
     sends the bearer header, `gradio_client` included. Gradio's own password login is not used:
-    its cookie is `SameSite=None` and its login page embeds the API description.
+    its cookie is `SameSite=None` and its login page embeds the API description. `access`
+    (built from `token` when not given) lets a caller choose the back-off.
     """
-    access = Access(token)
+    access = access if access is not None else Access(token)
     app = create_api(
         engine,
         max_body_bytes=max_body_bytes,
@@ -42,6 +44,6 @@ def create_app(
         return access.user_of(request.headers)
 
     mounted: FastAPI = gr.mount_gradio_app(
-        app, build_playground(engine), path="", auth_dependency=user if token else None
+        app, build_playground(engine), path="", auth_dependency=user if access.required else None
     )
     return mounted

@@ -91,8 +91,8 @@ class Access:
     ) -> None:
         # Digests of equal length: the comparison time reveals neither content nor length.
         self._digest = _digest(token) if token else None
-        self.throttle = throttle or FailureThrottle()
-        self.sessions = sessions or SessionBook()
+        self.throttle = throttle if throttle is not None else FailureThrottle()
+        self.sessions = sessions if sessions is not None else SessionBook()
 
     @property
     def required(self) -> bool:
@@ -180,21 +180,32 @@ class AuthGate:
         return True
 
     async def _login(self, receive: Receive, send: Send, address: str, *, secure: bool) -> None:
+        """Trade the token for a session: the page's form field `token`, or Gradio's `password`.
+
+        `gradio_client.Client(url, auth=("thinkpath", token))` posts `username` and `password`
+        and wants a 200 with the cookie, so that form gets one; the page's form gets a redirect.
+        """
         body = await _read_body(receive, MAX_LOGIN_BODY)
+        fields = parse_qs(body.decode("utf-8", "replace")) if body else {}
+        programmatic = "password" in fields
+        given = (fields.get("token") or fields.get("password") or [""])[0]
         wait = self.throttle.retry_after(address)
         if wait > 0:
             message = f"Too many wrong tokens from this address: wait {int(wait) + 1} s."
-            await _send_page(
-                send, 429, _login_page(message), [(b"retry-after", b"%d" % (wait + 1))]
-            )
+            retry = [(b"retry-after", str(int(wait) + 1).encode())]
+            await _send_page(send, 429, _login_page(message), retry)
             return
-        given = parse_qs(body.decode("utf-8", "replace")).get("token", [""])[0] if body else ""
         if not self.access.matches(given):
             self.throttle.fail(address)
             await _send_page(send, 401, _login_page("Wrong token."))
             return
         self.throttle.succeed(address)
-        await _redirect(send, "/", session=self.sessions.open(), secure=secure)
+        session = self.sessions.open()
+        if programmatic:
+            cookie = (b"set-cookie", _session_cookie(session, secure=secure).encode())
+            await send_json(send, 200, "logged in", [cookie])
+        else:
+            await _redirect(send, "/", session=session, secure=secure)
 
     async def _unauthenticated(self, scope: Scope, send: Send, headers: Headers) -> None:
         if scope["type"] == "websocket":
@@ -249,12 +260,16 @@ async def _redirect(
 ) -> None:
     headers = [(b"location", location.encode()), (b"content-length", b"0")]
     if session is not None or clear_session:
-        value = session or ""
-        attributes = "; Path=/; HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
-        attributes += "; Max-Age=0" if clear_session else ""
-        headers.append((b"set-cookie", f"{SESSION_COOKIE}={value}{attributes}".encode()))
+        cookie = _session_cookie(session or "", secure=secure, clear=clear_session)
+        headers.append((b"set-cookie", cookie.encode()))
     await send({"type": "http.response.start", "status": 303, "headers": headers})
     await send({"type": "http.response.body", "body": b""})
+
+
+def _session_cookie(session: str, *, secure: bool, clear: bool = False) -> str:
+    # Strict: a request that a foreign page starts (link, form, fetch) carries no session.
+    attributes = "; Path=/; HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
+    return f"{SESSION_COOKIE}={session}{attributes}" + ("; Max-Age=0" if clear else "")
 
 
 async def _send_page(
