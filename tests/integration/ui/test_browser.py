@@ -12,6 +12,8 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
+from tests.integration.ui.conftest import GuardedService
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 # Flags that keep Chromium from reaching out to the network on its own (shared/OFFLINE.md).
 QUIET_FLAGS = [
@@ -77,3 +79,24 @@ def test_the_live_service_answers_bad_input_with_a_4xx(service_url: str, body: b
         timeout=30,
     )
     assert response.status_code == 422
+
+
+def test_log_in_with_the_token_then_ask(guarded_service: GuardedService) -> None:
+    """With a token, a person meets ThinkPath's login page, then the playground works as usual."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=QUIET_FLAGS)
+        page: Page = browser.new_page(viewport={"width": 1280, "height": 1200})
+        page.set_default_timeout(120_000)
+        page.goto(guarded_service.url)
+        expect(page).to_have_url(f"{guarded_service.url}/login")
+        page.locator("#token").fill("not-the-token-at-all")
+        page.locator("#login").click()
+        expect(page.get_by_role("alert")).to_contain_text("Wrong token")
+        page.locator("#token").fill(guarded_service.token)
+        page.locator("#login").click()
+        page.locator("#query textarea").fill("What is 12 + 30?")
+        page.locator("#ask").click()
+        expect(page.locator("#answer")).to_contain_text("Answer: 42")
+        page.screenshot(path=str(SCREENSHOTS / "playground-after-login.png"), full_page=True)
+        browser.close()
