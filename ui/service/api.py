@@ -161,7 +161,7 @@ def build_router(engine: Engine) -> APIRouter:
 def _template_routes(router: APIRouter, engine: Engine) -> None:
     @router.get("/templates", tags=["templates"])
     def list_templates() -> list[PathDefinition]:
-        """The reasoning-path templates the engine chooses among."""
+        """Every reasoning-path template, retired ones included (`/arms` shows which are)."""
         return engine.templates()
 
     @router.post("/templates", status_code=status.HTTP_201_CREATED, tags=["templates"])
