@@ -127,7 +127,12 @@ class AuthGate:
             return
         headers = Headers(scope=scope)
         address = scope["client"][0] if scope.get("client") else "unknown"
-        if scope["path"] in (LOGIN_PATH, LOGOUT_PATH):
+        if scope["type"] == "websocket":  # no page to show and no JSON to send: admit or close
+            if self.access.user_of(headers) is None:
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                await self.app(scope, receive, send)
+        elif scope["path"] in (LOGIN_PATH, LOGOUT_PATH):
             await self._own_page(scope, receive, send, headers, address)
         elif await self._admitted(scope, send, headers, address):
             await self.app(scope, receive, send)
@@ -208,9 +213,7 @@ class AuthGate:
             await _redirect(send, "/", session=session, secure=secure)
 
     async def _unauthenticated(self, scope: Scope, send: Send, headers: Headers) -> None:
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008})
-        elif scope.get("method") == "GET" and "text/html" in headers.get("accept", ""):
+        if scope.get("method") == "GET" and "text/html" in headers.get("accept", ""):
             await _redirect(send, LOGIN_PATH)  # a person in a browser: show the login page
         else:
             await send_json(

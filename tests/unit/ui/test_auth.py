@@ -194,3 +194,22 @@ def test_without_a_token_the_loopback_service_is_open_but_host_checked(
             "/api/v1/templates", content=b"{}", headers={**foreign, "content-type": "text/plain"}
         )
         assert blind.status_code == 403
+
+
+def test_a_websocket_needs_the_token_too() -> None:
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+
+    api = create_api(scripted_engine(Path("/nonexistent-home")), token=TOKEN)
+
+    @api.websocket("/ws")
+    async def echo(socket: WebSocket) -> None:
+        await socket.accept()
+        await socket.send_text("open")
+        await socket.close()
+
+    client = TestClient(api)
+    local = {"host": "localhost"}  # TestClient names "testserver" on websockets whatever the URL
+    with pytest.raises(WebSocketDisconnect), client.websocket_connect("/ws", headers=local):
+        pass
+    with client.websocket_connect("/ws", headers={**local, **BEARER}) as socket:
+        assert socket.receive_text() == "open"
