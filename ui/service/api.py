@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, FastAPI, Path, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from engine.core.checkers import check_answer
 from engine.core.facade import Engine
@@ -71,6 +71,15 @@ class OutcomeRequest(_Body):
     # strict: a JSON number only; "0.5" and true are refused rather than read as numbers.
     reward: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)
     weight: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False, strict=True)
+
+    @field_validator("reward", "weight", mode="before")
+    @classmethod
+    def _json_number(cls, value: object, info: ValidationInfo) -> object:
+        # bool is an int to Python; say plainly what was sent instead of pydantic's type error.
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            sent = {bool: "true/false", str: "a string"}.get(type(value), type(value).__name__)
+            raise ValueError(f"{info.field_name} must be a JSON number in [0, 1], not {sent}")
+        return value
 
 
 class RetireRequest(_Body):
