@@ -175,5 +175,7 @@ def run_serve(args: argparse.Namespace) -> int:
         f"ThinkPath serving on http://{service.host}:{service.port}/ (API: /api/v1, docs: /docs)",
         flush=True,
     )
+    if service.api_token is not None or service.api_token_file is not None:
+        print("Every request needs the token: 'Authorization: Bearer <token>', or log in at /login")
     uvicorn.run(app, host=service.host, port=service.port, log_level="info")  # type: ignore[arg-type]
     return 0
