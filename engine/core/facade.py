@@ -31,9 +31,8 @@ from engine.core.records import (
     TemplateLike,
 )
 from engine.errors import InvalidQueryError, InvalidRewardError, TemplateError, UnknownArmError
-from engine.stages.candidates import paths_from_templates
+from engine.stages.candidates import admit_template, paths_from_templates
 from engine.stages.detour import retirement_reason
-from templates.model import template_key
 
 MAX_QUERY_CHARS = 8000
 
@@ -228,21 +227,9 @@ class Engine:
         path = PathDefinition.from_template(template)
         with self._lock:
             self._sync_catalog()
-            # Ids that differ only in '-' against '_' would read as one strategy to a person.
-            twin = next(
-                (a for a in self._paths if template_key(a) == template_key(path.arm_id)), None
+            admit_template(
+                path, self._paths, len(self._live_templates()), self.config.max_templates
             )
-            if twin is not None:
-                raise TemplateError(
-                    f"a path with the id {twin!r} exists already"
-                    + ("" if twin == path.arm_id else f" (too close to {path.arm_id!r})")
-                )
-            live = self._live_templates()
-            if len(live) >= self.config.max_templates:
-                raise TemplateError(
-                    f"the namespace has {len(live)} live templates, the cap is "
-                    f"{self.config.max_templates} (THINKPATH_MAX_TEMPLATES); retire one first"
-                )
             self._store.save_arm(
                 ArmRecord(
                     self.config.namespace,
