@@ -12,6 +12,7 @@ until the back-off has passed (429 with `Retry-After`).
 """
 
 import hashlib
+import ipaddress
 import hmac
 import html
 import secrets
@@ -28,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ui.service.replies import send_json
 from ui.service.throttle import FailureThrottle
 
-__all__ = ["SESSION_COOKIE", "Access", "AuthGate", "SessionBook"]
+__all__ = ["SESSION_COOKIE", "Access", "AuthGate", "SessionBook", "client_key"]
 
 USER = "thinkpath"  # the one user: whoever holds the token
 SESSION_COOKIE = "thinkpath_session"
@@ -126,7 +127,7 @@ class AuthGate:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        address = scope["client"][0] if scope.get("client") else "unknown"
+        address = client_key(scope["client"][0] if scope.get("client") else "unknown")
         if scope["type"] == "websocket":  # no page to show and no JSON to send: admit or close
             if self.access.user_of(headers) is None:
                 await send({"type": "websocket.close", "code": 1008})
@@ -222,6 +223,24 @@ class AuthGate:
                 "missing API token: send 'Authorization: Bearer <token>' (or log in at /login)",
                 [(b"www-authenticate", b"Bearer")],
             )
+
+
+def client_key(address: str) -> str:
+    """Whom the back-off counts: the IPv4 address, or the /64 network of an IPv6 one.
+
+    One IPv6 subscriber usually holds a whole /64; counting each address apart would give a
+    guesser 2**64 fresh starts.
+
+    >>> client_key("2001:db8:1:2:aaaa::1"), client_key("10.0.0.7"), client_key("::1")
+    ('2001:db8:1:2::/64', '10.0.0.7', '::1')
+    """
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if parsed.version == 6 and not parsed.is_loopback:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return address
 
 
 def _digest(text: str) -> bytes:
