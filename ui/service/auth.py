@@ -12,9 +12,9 @@ until the back-off has passed (429 with `Retry-After`).
 """
 
 import hashlib
-import ipaddress
 import hmac
 import html
+import ipaddress
 import secrets
 import threading
 import time
