@@ -113,7 +113,12 @@ def test_the_422_handler_leaves_out_inputs_it_cannot_write() -> None:
             {"type": "z", "loc": ("body", "ok"), "msg": "bad", "input": "fine"},
         ]
     )
-    response = asyncio.run(validation_error(None, error))  # type: ignore[arg-type]
+    # A loop of its own, not asyncio.run: that would leave "no current loop" set for later tests.
+    loop = asyncio.new_event_loop()
+    try:
+        response = loop.run_until_complete(validation_error(None, error))  # type: ignore[arg-type]
+    finally:
+        loop.close()
     detail = json.loads(bytes(response.body))["detail"]
     assert response.status_code == 422
     assert ["input" in item for item in detail] == [False, False, True]
