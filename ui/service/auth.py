@@ -27,6 +27,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ui.service.replies import send_json
+from ui.service.security import check_token
 from ui.service.throttle import FailureThrottle
 
 __all__ = ["SESSION_COOKIE", "Access", "AuthGate", "SessionBook", "client_key"]
@@ -90,6 +91,8 @@ class Access:
         throttle: FailureThrottle | None = None,
         sessions: SessionBook | None = None,
     ) -> None:
+        if token is not None:
+            check_token(token)  # however the app is built, a guessable token is refused
         # Digests of equal length: the comparison time reveals neither content nor length.
         self._digest = _digest(token) if token else None
         self.throttle = throttle if throttle is not None else FailureThrottle()

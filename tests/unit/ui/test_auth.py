@@ -8,6 +8,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from engine.errors import ConfigError
 from tests.unit.ui.conftest import scripted_engine
 from ui.service.api import create_api
 from ui.service.app import create_app
@@ -213,3 +214,8 @@ def test_a_websocket_needs_the_token_too() -> None:
         pass
     with client.websocket_connect("/ws", headers={**local, **BEARER}) as socket:
         assert socket.receive_text() == "open"
+
+
+def test_a_short_token_cannot_even_be_built_into_an_app() -> None:
+    with pytest.raises(ConfigError, match="at least 16"):
+        Access("t0ken")
