@@ -73,6 +73,7 @@ class Settings(BaseSettings):
     web_search: bool = False
     index_folders: PathList = Field(default_factory=list)
     templates_dirs: PathList = Field(default_factory=list)
+    max_templates: int = Field(default=64, ge=1, le=1000, description="live templates at most")
     tools: NameList = Field(default_factory=lambda: ["calculator", "local_search"])
     tool_timeout_s: float = Field(default=_ENGINE.tool_timeout_s, gt=0, le=600)
     # outcomes and detours
@@ -121,6 +122,7 @@ class Settings(BaseSettings):
                 max_seconds=self.budget_seconds,
             ),
             llm_timeout_s=self.llm_timeout_s,
+            max_templates=self.max_templates,
             tool_timeout_s=self.tool_timeout_s,
             detour=DetourRules(
                 prob_best_floor=self.detour_prob_best_floor,

@@ -8,7 +8,7 @@ True
 
 from templates.errors import TemplateError
 from templates.loader import load_templates, parse_template, template_to_toml
-from templates.model import PLACEHOLDERS, Template
+from templates.model import PLACEHOLDERS, Template, template_key
 
 __all__ = [
     "PLACEHOLDERS",
@@ -16,5 +16,6 @@ __all__ = [
     "TemplateError",
     "load_templates",
     "parse_template",
+    "template_key",
     "template_to_toml",
 ]

@@ -28,7 +28,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from templates.errors import TemplateError
-from templates.model import Template
+from templates.model import Template, template_key
 
 __all__ = ["load_templates", "parse_template", "template_to_toml"]
 
@@ -136,15 +136,18 @@ def load_templates(extra_dirs: Sequence[Path] = ()) -> list[Template]:
         sources.extend((str(folder / entry.name), entry) for entry in _toml_files(folder.iterdir()))
 
     loaded: list[Template] = []
-    where: dict[str, str] = {}
+    where: dict[str, tuple[str, str]] = {}  # template_key -> (id, file)
     for source_name, entry in sources:
         template = parse_template(_read(entry, source_name), source_name)
-        if template.id in where:
+        key = template_key(template.id)
+        if key in where:
+            taken, taken_in = where[key]
+            close = "" if taken == template.id else f" (close to {taken!r}: '-' and '_' are one)"
             raise TemplateError(
                 f"{source_name}: field 'id': {template.id!r} is already used by "
-                f"{where[template.id]}; give this template its own id"
+                f"{taken_in}{close}; give this template its own id"
             )
-        where[template.id] = source_name
+        where[key] = (template.id, source_name)
         loaded.append(template)
     return loaded
 

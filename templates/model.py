@@ -24,7 +24,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-__all__ = ["PLACEHOLDERS", "Template"]
+__all__ = ["PLACEHOLDERS", "Template", "template_key"]
 
 PLACEHOLDERS = frozenset({"query", "seed"})
 
@@ -38,6 +38,18 @@ Tag = Annotated[str, StringConstraints(pattern=SLUG, min_length=1, max_length=32
 # C0 controls except tab and newline, and DEL: they cannot be typed, break TOML basic strings and
 # only confuse a model. Carriage returns are normalised to newlines before this check.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Bidirectional overrides and isolates reorder what a reader sees against what the model reads
+# (the "Trojan Source" trick); lone surrogates cannot be stored as UTF-8 at all.
+_HIDDEN_IN_PROMPT = re.compile(r"[\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def template_key(template_id: str) -> str:
+    """The id as people read it: '-' and '_' are one separator, so near-duplicates collide.
+
+    >>> template_key("first-principles") == template_key("first_principles")
+    True
+    """
+    return template_id.replace("-", "_")
 
 
 def _placeholders(prompt: str) -> frozenset[str]:
@@ -72,6 +84,14 @@ class Template(BaseModel):
     prompt: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROMPT_CHARS)]
     tags: tuple[Tag, ...] = Field(default=(), max_length=MAX_TAGS)
 
+    @field_validator("id", mode="before")
+    @classmethod
+    def _normalise_id(cls, value: object) -> object:
+        # "First_Principles " means first_principles: take the id as the slug it names.
+        if isinstance(value, str):
+            return value.strip().lower()
+        return value
+
     @field_validator("name", "description", "prompt", mode="before")
     @classmethod
     def _normalise_newlines(cls, value: object) -> object:
@@ -93,6 +113,29 @@ class Template(BaseModel):
         found = _CONTROL.search(value)
         if found:
             raise ValueError(f"contains the control character U+{ord(found.group()):04X}")
+        return value
+
+    @field_validator("name", "description")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        # Names and descriptions are shown to people: zero-width, bidi, format and private-use
+        # characters (not printable to Python) would let two templates look alike.
+        for char in value:
+            if char not in "\n\t" and not char.isprintable():
+                raise ValueError(
+                    f"contains the unprintable character U+{ord(char):04X}; use printable text"
+                )
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _no_hidden_characters(cls, value: str) -> str:
+        found = _HIDDEN_IN_PROMPT.search(value)
+        if found:
+            raise ValueError(
+                f"contains U+{ord(found.group()):04X} (a bidirectional control or a lone "
+                "surrogate), which hides or cannot store text"
+            )
         return value
 
     @field_validator("prompt")

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from importlib import metadata
 
 from engine.errors import ThinkPathError
-from ui import ask_commands, experiment_commands, serve, store_commands
+from ui import ask_commands, experiment_commands, serve, store_commands, template_commands
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.register(commands)
     store_commands.register(commands)
     experiment_commands.register(commands)
+    template_commands.register(commands)
     return parser
 
 

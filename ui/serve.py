@@ -1,10 +1,13 @@
 """`thinkpath serve`: one process on the embedded defaults, serving the API and the playground.
 
 thinkpath serve                          # http://127.0.0.1:8765/ (playground) and /api/v1
+thinkpath serve --host 10.0.0.5 --token-file ~/.thinkpath/token
+THINKPATH_API_TOKEN=... THINKPATH_ALLOWED_HOSTS=thinkpath.lan thinkpath serve --host 0.0.0.0
 
 It listens at once and loads the model, the index and the playground in the background: until
 they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`).
-THINKPATH_API_TOKEN=... thinkpath serve --host 0.0.0.0
+The token comes from THINKPATH_API_TOKEN or a file (THINKPATH_API_TOKEN_FILE, --token-file), never
+from the command line, where every user of the machine can read it in `ps`.
 """
 
 import argparse
@@ -12,6 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -36,10 +40,13 @@ class ServiceSettings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=1, le=65535)
     api_token: SecretStr | None = None
+    api_token_file: Path | None = None
     cors_origins: NameList = Field(default_factory=list)  # comma-separated in the environment
+    # Host names the service answers to; empty means loopback names plus a named --host.
+    allowed_hosts: NameList = Field(default_factory=list)
     max_body_bytes: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
 
-    @field_validator("cors_origins", mode="before")
+    @field_validator("cors_origins", "allowed_hosts", mode="before")
     @classmethod
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
@@ -57,8 +64,13 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     serve.add_argument("--host", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default 8765)")
     serve.add_argument(
-        "--token", help="API token; required to bind beyond loopback (or THINKPATH_API_TOKEN)"
+        "--token-file",
+        type=Path,
+        help="file holding the API token, required to bind beyond loopback "
+        "(or THINKPATH_API_TOKEN_FILE, or THINKPATH_API_TOKEN)",
     )
+    # Kept only to refuse it with a pointer: a token in argv shows in `ps` to every local user.
+    serve.add_argument("--token", help=argparse.SUPPRESS)
     serve.add_argument(
         "--scripted-model",
         action="store_true",
@@ -80,11 +92,14 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
 
 
 def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
-    overrides = {
-        key: value
-        for key, value in {"host": args.host, "port": args.port, "api_token": args.token}.items()
-        if value is not None
-    }
+    if getattr(args, "token", None) is not None:
+        raise ConfigError(
+            "--token is refused: a token on the command line shows in `ps` to every user of "
+            "this machine; put it in a file and pass --token-file FILE, or set "
+            "THINKPATH_API_TOKEN_FILE or THINKPATH_API_TOKEN"
+        )
+    given = {"host": args.host, "port": args.port, "api_token_file": args.token_file}
+    overrides = {key: value for key, value in given.items() if value is not None}
     try:
         return ServiceSettings(**overrides)
     except ValidationError as error:
@@ -93,6 +108,35 @@ def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
             for e in error.errors()
         )
         raise ConfigError(problems) from None
+
+
+def service_token(service: ServiceSettings) -> str | None:
+    """The API token from the environment or the token file (not both), checked for strength."""
+    from ui.service.security import check_token, read_token_file  # noqa: PLC0415
+
+    if service.api_token is not None and service.api_token_file is not None:
+        raise ConfigError(
+            "set THINKPATH_API_TOKEN or a token file (THINKPATH_API_TOKEN_FILE, --token-file), "
+            "not both"
+        )
+    if service.api_token_file is not None:
+        return read_token_file(service.api_token_file)
+    if service.api_token is None:
+        return None
+    token = service.api_token.get_secret_value()
+    check_token(token)
+    return token
+
+
+def allowed_hosts(service: ServiceSettings) -> list[str]:
+    """The Host names to answer: as configured, else loopback's and the bound address's."""
+    from ui.service.guards import DEFAULT_ALLOWED_HOSTS  # noqa: PLC0415
+    from ui.service.security import WILDCARD_HOSTS  # noqa: PLC0415
+
+    if service.allowed_hosts:
+        return list(service.allowed_hosts)
+    bound = [] if service.host in WILDCARD_HOSTS else [service.host]
+    return list(dict.fromkeys([*DEFAULT_ALLOWED_HOSTS, *bound]))
 
 
 def build_engine_for(
@@ -108,7 +152,7 @@ def build_engine_for(
     from ui.service.security import check_bind  # noqa: PLC0415
 
     service = load_service_settings(args)
-    check_bind(service.host, _token(service))
+    check_bind(service.host, service_token(service), service.allowed_hosts)
     settings = load_settings()
     report("the language model")
     llm: LLM
@@ -148,15 +192,12 @@ def build_app(
 
     app = create_app(
         engine,
-        token=_token(service),
+        token=service_token(service),
         max_body_bytes=service.max_body_bytes,
         cors_origins=service.cors_origins,
+        allowed_hosts=allowed_hosts(service),
     )
     return app, service
-
-
-def _token(service: ServiceSettings) -> str | None:
-    return service.api_token.get_secret_value() if service.api_token else None
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -175,7 +216,7 @@ def run_serve(args: argparse.Namespace) -> int:
     from ui.service.starting import StartingApp  # noqa: PLC0415
 
     service = load_service_settings(args)
-    check_bind(service.host, _token(service))
+    check_bind(service.host, service_token(service), service.allowed_hosts)
     load_settings()  # a bad THINKPATH_ setting is an error now, not in the background
     failures: list[BaseException] = []
     server: uvicorn.Server | None = None
@@ -199,6 +240,8 @@ def run_serve(args: argparse.Namespace) -> int:
         "docs: /docs, OpenAI-compatible: /v1); loading the model and the index in the background",
         flush=True,
     )
+    if service.api_token is not None or service.api_token_file is not None:
+        print("Every request needs the token: 'Authorization: Bearer <token>', or log in at /login")
     app.start()
     server.run()
     return 1 if failures else 0

@@ -21,11 +21,14 @@ from engine.core.learner import ROLES, ArmTally, Learner, PolicyFactory
 from engine.core.models import ArmStats, TraceStep
 from engine.core.ports import Store
 from engine.core.records import NO_TOOL, ArmRecord, PathDefinition
-from engine.errors import TemplateError
+from engine.errors import TemplateError, UnknownArmError
 from engine.stages import selection
+from engine.stages.candidates import admit_template
 from engine.stages.detour import DetourRules, retirement_reason
 
 __all__ = ["ArmBook", "PolicyView"]
+
+MAX_REASON_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -245,32 +248,53 @@ class ArmBook:
                 for role, arm, reason in report.retired:
                     self._save_retirement(role, arm, reason)
 
-    def add_template(self, path: PathDefinition) -> None:
-        """Add a template path as a new arm, saved in the catalogue for every process."""
+    def add_template(self, path: PathDefinition, *, max_templates: int) -> None:
+        """Add a template path as a new arm, saved in the catalogue for every process.
+
+        Refused (`TemplateError`) for an id taken or too close to a taken one, retired ones
+        included, and when the live templates reached `max_templates` (see `admit_template`).
+        """
         with self._lock:
             self._sync_catalog()
-            if path.arm_id in self._paths:
-                raise TemplateError(f"a path with the id {path.arm_id!r} exists already")
+            admit_template(path, self._paths, len(self._live_templates()), max_templates)
             self._save(path, "template")
             self._paths[path.arm_id] = path
             self._learner.add_arm("path", path.arm_id)
 
     def retire_path(self, arm_id: str, reason: str) -> None:
-        """Retire a path arm (template or detour) for good; its statistics stay for the record."""
+        """Retire a path arm (template or detour) for good; its statistics stay for the record.
+
+        Retiring a retired path again changes nothing. Raises `UnknownArmError` for an id that
+        is no path, `TemplateError` for a missing reason (1 to 200 characters) or the last live
+        template.
+        """
         why = reason.strip() if isinstance(reason, str) else ""
-        if not why:
-            raise TemplateError("say why the path is retired (the reason is empty)")
+        if not why or len(why) > MAX_REASON_CHARS:
+            raise TemplateError(
+                f"give a reason for retiring the path (1 to {MAX_REASON_CHARS} characters)"
+            )
         with self._lock:
             self._sync_catalog()
-            live = self._learner.policies["path"].arms
-            if arm_id not in self._paths:
-                raise TemplateError(f"there is no path with the id {arm_id!r}")
-            if arm_id not in live:
-                raise TemplateError(f"the path {arm_id!r} is retired already")
-            if len(live) == 1:
-                raise TemplateError(f"{arm_id!r} is the last live path; add another first")
+            path = self._paths.get(arm_id)
+            if path is None:
+                raise UnknownArmError(
+                    f"no path with the id {arm_id!r}: no template or detour has it"
+                )
+            if ("path", arm_id) in self._learner.retired:
+                return
+            if path.origin == "template" and self._live_templates() == [arm_id]:
+                raise TemplateError(
+                    f"{arm_id!r} is the last live template; add another before retiring it"
+                )
             self._learner.retire("path", arm_id, why)
-            self._save_retirement("path", arm_id, why)
+            self._save_retirement("path", arm_id, why, trace=False)
+
+    def _live_templates(self) -> list[str]:
+        return [
+            arm
+            for arm in self._learner.policies["path"].arms
+            if self._paths[arm].origin == "template"
+        ]
 
     def add_detours(self, fresh: list[PathDefinition], reason: str) -> None:
         """Adopt the paths an aha detour generated: saved with why, and live arms from now on."""
@@ -321,7 +345,7 @@ class ArmBook:
             else:
                 self._learner.add_arm("path", record.arm_id)
 
-    def _save_retirement(self, role: str, arm: str, reason: str) -> None:
+    def _save_retirement(self, role: str, arm: str, reason: str, *, trace: bool = True) -> None:
         now = datetime.now(UTC)
         # Keep what the stored record holds beyond the path (a detour's "created_because").
         stored = {a.arm_id: a for a in self._store.list_arms(self._namespace)}.get(arm)
@@ -329,6 +353,8 @@ class ArmBook:
             self._namespace, role, arm, "detour", self._paths[arm].to_json(), now
         )
         self._store.save_arm(replace(record, retired_at=now, retired_reason=reason))
+        if not trace:  # asked for by a caller, who hears of it directly
+            return
         # Shown in the trace of the next decision this process makes: the retirement happened
         # between decisions, while replaying outcomes.
         self._pending.append(

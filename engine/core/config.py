@@ -23,6 +23,9 @@ class EngineConfig:
     answer_max_tokens: int = 320
     llm_timeout_s: float = 60.0
     tool_timeout_s: float = 10.0
+    # Live templates at most: each one is a candidate in the rating prompt, so the cap bounds
+    # that prompt's length as well as what one caller can add.
+    max_templates: int = 64
     min_rating_to_explore: int = 2  # cold arms rated below this are not explored on the LLM's word
     detour: DetourRules = field(default_factory=DetourRules)
     source_weights: dict[str, float] = field(

@@ -172,8 +172,21 @@ class Engine:
         return self._store.outcomes_since(self.config.namespace, 0, limit)
 
     def get_decision(self, decision_id: str) -> Decision:
-        """A stored decision, as it was returned (outcomes recorded later are in the log)."""
-        return Decision.model_validate(self._store.get_decision(decision_id).payload)
+        """A stored decision, with every outcome recorded for it so far (by any process)."""
+        decision = Decision.model_validate(self._store.get_decision(decision_id).payload)
+        outcomes = [
+            OutcomeResult(
+                decision_id=decision_id,
+                source=outcome.source,
+                reward=outcome.reward,
+                weight=outcome.weight,
+                seq=outcome.seq,
+                applied=True,  # every stored outcome was applied once, when first posted
+                roles=list(roles_taught_by(outcome.source)),
+            )
+            for outcome in self._store.outcomes_of(decision_id)
+        ]
+        return decision.model_copy(update={"outcomes": outcomes})
 
     def arms(self, query: str | None = None) -> list[ArmStats]:
         """Every arm's statistics; with a query, also whether it is cold and P(best) for it."""
@@ -186,20 +199,26 @@ class Engine:
     def add_template(self, template: TemplateLike) -> PathDefinition:
         """Add a template as a new path arm, saved in the store so other processes adopt it too.
 
-        Raises `TemplateError` when a path with that id exists already (templates are not edited
-        in place: an arm's statistics belong to the prompt that earned them).
+        Raises `TemplateError` when a path with that id (or one differing only in '-' against
+        '_') exists already, retired ones included: templates are not edited in place, an arm's
+        statistics belong to the prompt that earned them. Also when the live templates reach
+        `config.max_templates`, which bounds the rating prompt and the catalogue.
         """
         path = PathDefinition.from_template(template)
-        self._book.add_template(path)
+        self._book.add_template(path, max_templates=self.config.max_templates)
         return path
 
-    def retire_template(self, arm_id: str, reason: str) -> None:
-        """Retire a path arm for good (a template or a detour); other processes adopt it too.
+    def retire_template(self, arm_id: str, reason: str) -> ArmStats:
+        """Stop choosing a path arm (a template or a detour), for good; its statistics and
+        history stay, and its id stays taken.
 
-        Its statistics stay for the record. Raises `TemplateError` for an unknown or already
-        retired path, an empty reason, or the last live path (a decision needs one to choose).
+        Saved as retired in the store's arm catalogue, so every process sharing the store stops
+        choosing it at its next refresh. Retiring a retired path again changes nothing. Raises
+        `UnknownArmError` for an id that is no path, and `TemplateError` for an empty reason or
+        the last live template (the path policy needs an arm to choose).
         """
         self._book.retire_path(arm_id, reason)
+        return next(row for row in self.arms() if row.role == "path" and row.arm_id == arm_id)
 
     def path_records(self) -> list[ArmRecord]:
         """The stored path arms (templates and detours), with why each detour was created."""

@@ -87,6 +87,10 @@ class OutcomeLog(Protocol):
         """
         ...
 
+    def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
+        """Every outcome recorded for one decision, in seq order (none is an empty list)."""
+        ...
+
 
 class ArmCatalog(Protocol):
     def save_arm(self, arm: ArmRecord) -> None:

@@ -3,7 +3,8 @@
 from collections.abc import Mapping, Sequence
 
 from engine.core.records import PathDefinition, TemplateLike
-from engine.errors import ConfigError
+from engine.errors import ConfigError, TemplateError
+from templates.model import template_key
 
 
 def paths_from_templates(templates: Sequence[TemplateLike]) -> list[PathDefinition]:
@@ -25,3 +26,23 @@ def live_candidates(
 ) -> list[PathDefinition]:
     """The paths the policy can choose now (retired detour arms are gone from `arm_ids`)."""
     return [definitions[arm] for arm in arm_ids if arm in definitions]
+
+
+def admit_template(
+    path: PathDefinition, paths: Mapping[str, PathDefinition], live_templates: int, cap: int
+) -> None:
+    """Raise `TemplateError` unless `path` may join `paths` as a new template arm.
+
+    Its id must be new, also as people read it ('-' and '_' are one separator), and retired ids
+    stay taken: an arm's statistics belong to the prompt that earned them. The live templates
+    must stay within `cap`: each one is a candidate in the rating prompt.
+    """
+    twin = next((arm for arm in paths if template_key(arm) == template_key(path.arm_id)), None)
+    if twin is not None:
+        close = "" if twin == path.arm_id else f" (too close to {path.arm_id!r})"
+        raise TemplateError(f"a path with the id {twin!r} exists already{close}")
+    if live_templates >= cap:
+        raise TemplateError(
+            f"the namespace has {live_templates} live templates, the cap is {cap} "
+            "(THINKPATH_MAX_TEMPLATES); retire one first"
+        )

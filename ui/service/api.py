@@ -10,10 +10,10 @@ from datetime import date
 from importlib import metadata
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, status
-from fastapi.middleware.cors import CORSMiddleware
+from fastapi import APIRouter, FastAPI, Path, Query, Request, status
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from engine.core.checkers import check_answer
 from engine.core.facade import Engine
@@ -26,13 +26,18 @@ from engine.errors import (
     StoreUnavailableError,
     TemplateError,
     ThinkPathError,
+    UnknownArmError,
     UnknownDecisionError,
 )
 from templates import Template
+from ui.service.auth import Access, AuthGate
+from ui.service.guards import DEFAULT_ALLOWED_HOSTS, CorsPolicy, HostGuard
 from ui.service.openai_compat import OPENAI_PREFIX, create_openai_app
-from ui.service.security import BodySizeLimit, token_guard
+from ui.service.security import BodySizeLimit
+from ui.service.strict_json import StrictJson, validation_error
 
 API_PREFIX = "/api/v1"
+# Decision and arm ids alike: short, and nothing that needs escaping in a path.
 DecisionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
 
 
@@ -64,8 +69,24 @@ class OutcomeRequest(_Body):
     """A reward for a decision from one source; the weight defaults to the source's."""
 
     source: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
-    reward: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-    weight: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False)
+    # strict: a JSON number only; "0.5" and true are refused rather than read as numbers.
+    reward: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)
+    weight: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False, strict=True)
+
+    @field_validator("reward", "weight", mode="before")
+    @classmethod
+    def _json_number(cls, value: object, info: ValidationInfo) -> object:
+        # bool is an int to Python; say plainly what was sent instead of pydantic's type error.
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            sent = {bool: "true/false", str: "a string"}.get(type(value), type(value).__name__)
+            raise ValueError(f"{info.field_name} must be a JSON number in [0, 1], not {sent}")
+        return value
+
+
+class RetireRequest(_Body):
+    """Why a template is retired: kept with its record, shown with its statistics."""
+
+    reason: str = Field(min_length=1, max_length=200)
 
 
 class Health(BaseModel):
@@ -83,6 +104,7 @@ def _expected(request: DecideRequest) -> str | date:
 # Each engine error becomes the 4xx (or 503) that says what the caller can do about it.
 _STATUS_OF_ERROR: Sequence[tuple[type[ThinkPathError], int]] = (
     (UnknownDecisionError, status.HTTP_404_NOT_FOUND),
+    (UnknownArmError, status.HTTP_404_NOT_FOUND),
     (OutcomeConflictError, status.HTTP_409_CONFLICT),
     (PolicyError, status.HTTP_422_UNPROCESSABLE_CONTENT),
     (TemplateError, status.HTTP_422_UNPROCESSABLE_CONTENT),
@@ -115,7 +137,7 @@ def build_router(engine: Engine) -> APIRouter:
 
     @router.get("/decisions/{decision_id}", tags=["decisions"])
     def read_decision(decision_id: DecisionId) -> Decision:
-        """A decision with its trace, candidates, choices and cost."""
+        """A decision with its trace, candidates, choices, cost, and every outcome so far."""
         return engine.get_decision(decision_id)
 
     @router.post(
@@ -132,15 +154,7 @@ def build_router(engine: Engine) -> APIRouter:
         """Every arm's statistics; with `query`, also cold/confident and P(best) for that query."""
         return engine.arms(query)
 
-    @router.get("/templates", tags=["templates"])
-    def list_templates() -> list[PathDefinition]:
-        """The reasoning-path templates the engine chooses among."""
-        return engine.templates()
-
-    @router.post("/templates", status_code=status.HTTP_201_CREATED, tags=["templates"])
-    def add_template(template: Template) -> PathDefinition:
-        """Add a template: it becomes a new path arm, saved in the store."""
-        return engine.add_template(template)
+    _template_routes(router, engine)
 
     @router.get("/health", tags=["service"])
     def health() -> Health:
@@ -154,29 +168,55 @@ def build_router(engine: Engine) -> APIRouter:
     return router
 
 
+def _template_routes(router: APIRouter, engine: Engine) -> None:
+    @router.get("/templates", tags=["templates"])
+    def list_templates() -> list[PathDefinition]:
+        """Every reasoning-path template, retired ones included (`/arms` shows which are)."""
+        return engine.templates()
+
+    @router.post("/templates", status_code=status.HTTP_201_CREATED, tags=["templates"])
+    def add_template(template: Template) -> PathDefinition:
+        """Add a template: it becomes a new path arm, saved in the store."""
+        return engine.add_template(template)
+
+    @router.post("/templates/{arm_id}/retire", tags=["templates"])
+    def retire_template(arm_id: DecisionId, request: RetireRequest) -> ArmStats:
+        """Stop choosing a template, for good; its statistics and history stay (see `/arms`)."""
+        return engine.retire_template(arm_id, request.reason)
+
+
 def create_api(
     engine: Engine,
     *,
     token: str | None = None,
     max_body_bytes: int = 64 * 1024,
     cors_origins: Sequence[str] = (),
+    allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
+    access: Access | None = None,
 ) -> FastAPI:
-    """The FastAPI app: the API under `/api/v1`, guarded by `token` when one is set."""
+    """The FastAPI app: the API under `/api/v1`, every route behind the guards below.
+
+    The guards are ASGI middleware over the whole app, so a route or mount added later (the
+    playground, another API) is covered without doing anything. From the outside in: the Host
+    allow-list, the CORS policy, the token gate, the body size limit, strict JSON. `access`
+    (built from `token` when not given) is shared with whatever else must check credentials.
+    """
+    access = access if access is not None else Access(token)
     app = FastAPI(
         title="ThinkPath",
         version=metadata.version("thinkpath"),
         summary="Learns which reasoning path and tools work for which task.",
     )
-    app.include_router(build_router(engine), dependencies=[Depends(token_guard(token))])
+    app.include_router(build_router(engine))
     # The OpenAI-compatible endpoint beside /api/v1: a sub-application, for its own error shape.
-    app.mount(OPENAI_PREFIX, create_openai_app(engine, token=token))
+    app.mount(OPENAI_PREFIX, create_openai_app(engine))
     app.add_exception_handler(ThinkPathError, _engine_error)
-    if cors_origins:  # closed unless origins are named: no wildcard by default
-        app.add_middleware(
-            CORSMiddleware,
-            allow_origins=list(cors_origins),
-            allow_methods=["GET", "POST"],
-            allow_headers=["Authorization", "Content-Type"],
-        )
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.state.access = access
+    # add_middleware puts each one outside the ones added before it.
+    app.add_middleware(StrictJson)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
+    app.add_middleware(AuthGate, access=access)
+    app.add_middleware(CorsPolicy, origins=cors_origins)
+    app.add_middleware(HostGuard, allowed_hosts=allowed_hosts)
     return app

@@ -1,15 +1,15 @@
-"""The whole service: the API, with the Gradio playground mounted at `/`."""
+"""The whole service: the API and the playground at `/`, behind one set of guards."""
 
 from collections.abc import Sequence
 
 import gradio as gr
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 
 from engine.core.facade import Engine
 from ui.playground import build_playground
 from ui.service.api import create_api
-
-PLAYGROUND_USER = "thinkpath"
+from ui.service.auth import Access
+from ui.service.guards import DEFAULT_ALLOWED_HOSTS
 
 
 def create_app(
@@ -18,13 +18,32 @@ def create_app(
     token: str | None = None,
     max_body_bytes: int = 64 * 1024,
     cors_origins: Sequence[str] = (),
+    allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
+    access: Access | None = None,
 ) -> FastAPI:
     """API routes first, so that `/api/v1/...`, `/docs` and `/openapi.json` win over the mount.
 
-    With a token, the playground asks for it at a login page (user `thinkpath`): a browser cannot
-    send a bearer header, and the page drives the same engine as the API.
+    The guards of `create_api` wrap the mount too. With a token, a person logs in at `/login`
+    (ThinkPath's page, which shows nothing of the API) and gets a session cookie; a program
+    sends the bearer header, `gradio_client` included. Gradio's own password login is not used:
+    its cookie is `SameSite=None` and its login page embeds the API description. `access`
+    (built from `token` when not given) lets a caller choose the back-off.
     """
-    app = create_api(engine, token=token, max_body_bytes=max_body_bytes, cors_origins=cors_origins)
-    auth = (PLAYGROUND_USER, token) if token else None
-    mounted: FastAPI = gr.mount_gradio_app(app, build_playground(engine), path="", auth=auth)
+    access = access if access is not None else Access(token)
+    app = create_api(
+        engine,
+        max_body_bytes=max_body_bytes,
+        cors_origins=cors_origins,
+        allowed_hosts=allowed_hosts,
+        access=access,
+    )
+
+    def user(request: Request) -> str | None:
+        # The gate has already checked; asking again costs little and keeps Gradio closed even
+        # if it were ever mounted without the gate.
+        return access.user_of(request.headers)
+
+    mounted: FastAPI = gr.mount_gradio_app(
+        app, build_playground(engine), path="", auth_dependency=user if access.required else None
+    )
     return mounted

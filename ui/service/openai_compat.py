@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import anyio
-from fastapi import Depends, FastAPI, Request, status
+from fastapi import FastAPI, Request, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -53,7 +53,6 @@ from ui.service.openai_schema import (
     unanswered,
     usage,
 )
-from ui.service.security import token_guard
 
 OPENAI_PREFIX = "/v1"
 DECIDE_MS_HEADER = "x-thinkpath-decide-ms"  # milliseconds the engine took inside a request
@@ -72,25 +71,25 @@ _HTTP_ERROR_TYPES = {
 }
 
 
-def create_openai_app(engine: Engine, *, token: str | None = None) -> FastAPI:
-    """The `/v1` sub-application, guarded by the API's bearer token when one is set."""
+def create_openai_app(engine: Engine) -> FastAPI:
+    """The `/v1` sub-application. The service's guards (Host, CORS, token, body size, strict
+    JSON) wrap the whole app, this mount included; their refusals carry OpenAI's `error` too."""
     app = FastAPI(
         title="ThinkPath (OpenAI-compatible)", docs_url=None, redoc_url=None, openapi_url=None
     )
-    guarded = [Depends(token_guard(token))]
     running: set[asyncio.Task[Decision]] = set()  # decisions outlive a client that went away
 
-    @app.get("/models", dependencies=guarded)
+    @app.get("/models")
     def list_models() -> dict[str, Any]:
         return model_list(_template_ids(engine))
 
-    @app.get("/models/{model_id:path}", dependencies=guarded)
+    @app.get("/models/{model_id:path}")
     def read_model(model_id: str) -> dict[str, Any]:
         if model_id not in model_names(_template_ids(engine)):
             forced_path(model_id, ())  # raises the 404 with its explanation
         return model_card(model_id)
 
-    @app.post("/chat/completions", dependencies=guarded, response_model=None)
+    @app.post("/chat/completions", response_model=None)
     async def chat_completions(body: ChatCompletionRequest) -> JSONResponse | StreamingResponse:
         body.refuse_unsupported()
         force = forced_path(body.model, _template_ids(engine))

@@ -1,19 +1,21 @@
-"""The service's guards: loopback by default, a bearer token otherwise, bounded request bodies.
+"""The service's start-up checks (bind address, token strength) and its bounded request bodies.
 
 Why these defaults: the service runs a model and writes learning state, so an open port on a
 shared network would let anyone spend compute and poison what was learned. Binding beyond
-loopback is therefore refused until a token is configured, and then every API call must carry it.
+loopback is therefore refused until a token is configured, and then every request must carry it
+(`ui.service.auth`). A token is at least 16 characters: a short one is guessed quickly even with
+back-off, and the error says how to generate a good one.
 """
 
 import ipaddress
-import json
-import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Sequence
+from pathlib import Path
 
-from fastapi import HTTPException, Request, status
+from fastapi import status
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.errors import ConfigError
+from ui.service.replies import error_body
 
 LOCAL_HOST_NAMES = frozenset({"localhost", "localhost.localdomain"})
 
@@ -28,33 +30,47 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def check_bind(host: str, token: str | None) -> None:
-    """Refuse to serve beyond loopback without a token."""
-    if not is_loopback(host) and not token:
+MIN_TOKEN_CHARS = 16
+TOKEN_HOWTO = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
+
+
+def check_token(token: str) -> None:
+    """Refuse a token short enough to guess; say how to make a good one."""
+    if len(token) < MIN_TOKEN_CHARS or token.strip() != token or not token.isprintable():
         raise ConfigError(
-            f"refusing to listen on {host!r} without an API token: set THINKPATH_API_TOKEN "
-            "(or pass --token) so that every API call must carry it, or bind to 127.0.0.1"
+            f"the API token must be at least {MIN_TOKEN_CHARS} printable characters without "
+            f"surrounding spaces; generate one with: {TOKEN_HOWTO}"
         )
 
 
-def token_guard(expected: str | None) -> Callable[[Request], Awaitable[None]]:
-    """A FastAPI dependency that demands `Authorization: Bearer <expected>` when a token is set."""
+def read_token_file(path: Path) -> str:
+    """The token in `path` (one line; a trailing newline is dropped), checked like any token."""
+    try:
+        text = path.expanduser().read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read the API token file {str(path)!r}: {error}") from None
+    token = text.removesuffix("\n").removesuffix("\r")
+    if "\n" in token:
+        raise ConfigError(f"the API token file {str(path)!r} must hold the token on one line")
+    check_token(token)
+    return token
 
-    async def guard(request: Request) -> None:
-        if not expected:
-            return
-        scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        # compare_digest: the time taken must not reveal how much of the token matched
-        if scheme.lower() != "bearer" or not secrets.compare_digest(
-            given.encode(), expected.encode()
-        ):
-            raise HTTPException(
-                status_code=status.HTTP_401_UNAUTHORIZED,
-                detail="missing or wrong API token: send 'Authorization: Bearer <token>'",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
 
-    return guard
+def check_bind(host: str, token: str | None, allowed_hosts: Sequence[str] = ()) -> None:
+    """Refuse to serve beyond loopback without a token, or on every address without host names."""
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"refusing to listen on {host!r} without an API token: set THINKPATH_API_TOKEN or "
+            "THINKPATH_API_TOKEN_FILE (or pass --token-file) so that every request must carry "
+            "it, or bind to 127.0.0.1"
+        )
+    if host in WILDCARD_HOSTS and not allowed_hosts:
+        raise ConfigError(
+            f"listening on {host!r} serves every name this machine has: set "
+            "THINKPATH_ALLOWED_HOSTS to the names clients use (e.g. 'thinkpath.lan,10.0.0.5'), "
+            "or to '*' to accept any Host header"
+        )
 
 
 class BodySizeLimit:
@@ -99,19 +115,7 @@ class BodySizeLimit:
         await self.app(scope, replay, send)
 
     async def _reject(self, send: Send) -> None:
-        message = f"request body larger than {self.max_bytes} bytes"
-        # `detail` for the REST API's clients, `error` in OpenAI's shape for the /v1 endpoint's.
-        body = json.dumps(
-            {
-                "detail": message,
-                "error": {
-                    "message": message,
-                    "type": "invalid_request_error",
-                    "param": None,
-                    "code": "request_too_large",
-                },
-            }
-        ).encode()
+        body = error_body(413, f"request body larger than {self.max_bytes} bytes")
         await send(
             {
                 "type": "http.response.start",

@@ -82,6 +82,14 @@ class InMemoryStore:
             learned = self._learned.get(namespace, [])
             return learned[max(after_seq, 0) : max(after_seq, 0) + limit]
 
+    def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
+        with self._lock:
+            decision = self._decisions.get(decision_id)
+            if decision is None:
+                return []
+            learned = self._learned.get(decision.namespace, [])
+            return [outcome for outcome in learned if outcome.decision_id == decision_id]
+
     def save_arm(self, arm: ArmRecord) -> None:
         check_arm(arm)
         with self._lock:

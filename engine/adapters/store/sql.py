@@ -301,6 +301,38 @@ class SqlStore:
             )
         return learned
 
+    def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
+        """Every outcome of one decision, in seq order (the (decision, source) index serves it)."""
+        query = (
+            select(
+                OUTCOMES.c.seq,
+                OUTCOMES.c.source,
+                OUTCOMES.c.reward,
+                OUTCOMES.c.weight,
+                DECISIONS.c.namespace,
+                DECISIONS.c.choices,
+                DECISIONS.c.context,
+            )
+            .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+            .where(OUTCOMES.c.decision_id == decision_id)
+            .order_by(OUTCOMES.c.seq)
+        )
+        with self._guard("read a decision's outcomes"), self._engines.reader.begin() as connection:
+            rows = connection.execute(query).all()
+        return [
+            LearnedOutcome(
+                seq=seq,
+                decision_id=decision_id,
+                namespace=namespace,
+                choices=statistics.choices_of(choices),
+                context=context_from_json(context),
+                source=source,
+                reward=reward,
+                weight=weight,
+            )
+            for seq, source, reward, weight, namespace, choices, context in rows
+        ]
+
     # -- ArmCatalog ----------------------------------------------------------------------------
 
     def save_arm(self, arm: ArmRecord) -> None:

@@ -1,4 +1,9 @@
-"""A real `thinkpath serve` process on loopback, with the scripted stand-in model, and a browser."""
+"""Real `thinkpath serve` processes on loopback, with the scripted stand-in model, and a browser.
+
+`service_url` is the tokenless loopback service (`slow_service_url` the same with a slowed
+stand-in model, to watch a decision run); `guarded_service` reads its token from a file and lets
+exactly one other origin (`GuardedService.allowed_origin`) read its answers.
+"""
 
 import os
 import shutil
@@ -6,8 +11,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -42,36 +48,59 @@ def free_port() -> int:
         return port
 
 
+@dataclass(frozen=True)
+class GuardedService:
+    url: str
+    token: str
+    allowed_origin: str  # the one origin THINKPATH_CORS_ORIGINS names
+    foreign_origin: str  # another loopback origin, listed nowhere
+
+    @property
+    def bearer(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
 @contextmanager
 def serving(
     home: Path,
     *,
     host: str = "127.0.0.1",
-    environment: dict[str, str] | None = None,
+    arguments: list[str] | None = None,
+    environment: Mapping[str, str] | None = None,
     delay_s: float = 0.0,
+    headers: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
-    """`thinkpath serve --scripted-model` on a free port; yields its loopback URL."""
+    """`thinkpath serve --scripted-model` on a free port; yields its loopback URL.
+
+    The service reads its token only from `environment` or `arguments`, never from the
+    environment the tests run in.
+    """
     port = free_port()
-    environment = {
+    full_environment = {
         **os.environ,
         "THINKPATH_HOME": str(home),
         "THINKPATH_POLICY_SEED": "5",
         "GRADIO_ANALYTICS_ENABLED": "False",
-        **(environment or {}),
     }
+    full_environment.pop("THINKPATH_API_TOKEN", None)
+    full_environment.update(environment or {})
+    token = full_environment.get("THINKPATH_API_TOKEN")
+    if headers is None and token:
+        headers = {"Authorization": f"Bearer {token}"}
     log = (home / "serve.log").open("w")
     process = subprocess.Popen(
         [
             *[sys.executable, "-m", "ui.cli", "serve", "--scripted-model"],
             *["--host", host, "--port", str(port), "--scripted-delay", str(delay_s)],
+            *(arguments or []),
         ],
-        env=environment,
+        env=full_environment,
         stdout=log,
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_healthy(url, process, home / "serve.log", environment)
+        _wait_until_healthy(url, process, home / "serve.log", headers or {})
         yield url
     finally:
         process.terminate()
@@ -91,6 +120,23 @@ def slow_service_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A stand-in model that takes `SCRIPTED_DELAY_S` a call: for watching a decision run."""
     with serving(tmp_path_factory.mktemp("slow-service-home"), delay_s=SCRIPTED_DELAY_S) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def guarded_service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GuardedService]:
+    home = tmp_path_factory.mktemp("guarded-home")
+    token = "integration-token-" + "x" * 16
+    token_file = home / "token"
+    token_file.write_text(token + "\n")
+    token_file.chmod(0o600)
+    allowed, foreign = f"http://127.0.0.1:{free_port()}", f"http://127.0.0.1:{free_port()}"
+    with serving(
+        home,
+        arguments=["--token-file", str(token_file)],
+        environment={"THINKPATH_CORS_ORIGINS": allowed},
+        headers={"Authorization": f"Bearer {token}"},
+    ) as url:
+        yield GuardedService(url, token, allowed, foreign)
 
 
 @pytest.fixture
@@ -117,11 +163,9 @@ def screenshots(tmp_path: Path) -> Path:
 
 
 def _wait_until_healthy(
-    url: str, process: subprocess.Popen[bytes], log: Path, environment: dict[str, str]
+    url: str, process: subprocess.Popen[bytes], log: Path, headers: Mapping[str, str]
 ) -> None:
     deadline = time.monotonic() + STARTUP_LIMIT_S
-    token = environment.get("THINKPATH_API_TOKEN")
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"thinkpath serve exited with {process.returncode}:\n{log.read_text()}")

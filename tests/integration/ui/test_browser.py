@@ -13,6 +13,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.integration.ui.conftest import GuardedService
+
 
 def path_outcomes(url: str, arm: str) -> int:
     arms = httpx.get(f"{url}/api/v1/arms", timeout=30).json()
@@ -137,3 +139,21 @@ def test_the_live_service_answers_bad_input_with_a_4xx(service_url: str, body: b
         timeout=30,
     )
     assert response.status_code == 422
+
+
+def test_log_in_with_the_token_then_ask(
+    guarded_service: GuardedService, browser: Browser, screenshots: Path
+) -> None:
+    """With a token, a person meets ThinkPath's login page, then the playground works as usual."""
+    page = browser.new_page(viewport={"width": 1280, "height": 1200})
+    page.set_default_timeout(120_000)
+    page.goto(guarded_service.url)
+    expect(page).to_have_url(f"{guarded_service.url}/login")
+    page.locator("#token").fill("not-the-token-at-all")
+    page.locator("#login").click()
+    expect(page.get_by_role("alert")).to_contain_text("Wrong token")
+    page.locator("#token").fill(guarded_service.token)
+    page.locator("#login").click()
+    ask(page, "What is 12 + 30?")
+    expect(page.locator("#card")).to_contain_text("Answer: 42")
+    page.screenshot(path=str(screenshots / "playground-after-login.png"), full_page=True)

@@ -166,7 +166,8 @@ def test_beyond_loopback_the_token_is_required_and_checked(tmp_path: Path) -> No
     assert "THINKPATH_API_TOKEN" in refused.stdout + refused.stderr
 
     secret = "integration-secret"
-    with serving(tmp_path, host="0.0.0.0", environment={"THINKPATH_API_TOKEN": secret}) as url:
+    environment = {"THINKPATH_API_TOKEN": secret, "THINKPATH_ALLOWED_HOSTS": "127.0.0.1"}
+    with serving(tmp_path, host="0.0.0.0", environment=environment) as url:
         with (
             OpenAI(base_url=f"{url}/v1", api_key="wrong", max_retries=0) as anonymous,
             pytest.raises(openai.AuthenticationError),

@@ -64,7 +64,8 @@ def test_a_missing_folder_is_an_error(tmp_path: Path) -> None:
         ('id = "x\nname = "y"', r"bad.toml: not valid TOML: .*line 1"),
         (VALID.replace('name = "Mine"\n', ""), r"bad.toml: field 'name': missing"),
         (VALID + 'promt = "x"\n', r"bad.toml: field 'promt': unknown field"),
-        (VALID.replace('"mine"', '"My Id"'), r"bad.toml: field 'id': 'My Id' is not a slug"),
+        # the id is lower-cased before the slug check, and the message shows what was checked
+        (VALID.replace('"mine"', '"My Id"'), r"bad.toml: field 'id': 'my id' is not a slug"),
         (VALID.replace("{query}", "{answer}"), r"bad.toml: field 'prompt': .*\{answer\}"),
         (VALID.replace('["custom"]', '["ok", 3]'), r"bad.toml: field 'tags\[1\]': .*string"),
         (VALID.replace('"Mine"', "42"), r"bad.toml: field 'name': .*string"),
@@ -78,7 +79,7 @@ def test_invalid_file_names_file_and_field(tmp_path: Path, text: str, message: s
 
 def test_every_problem_in_a_file_is_reported(tmp_path: Path) -> None:
     with pytest.raises(TemplateError) as caught:
-        parse_template('id = "X"\nname = ""', "two.toml")
+        parse_template('id = "X Y"\nname = ""', "two.toml")
     lines = str(caught.value).splitlines()
     assert [line.split(":")[1].strip() for line in lines] == [
         "field 'id'",
@@ -112,9 +113,14 @@ def test_saving_a_template_gives_a_file_the_loader_reads(tmp_path: Path) -> None
     assert load_templates([tmp_path])[-1] == renamed
 
 
-# Text that a template field may hold: printable, no stray braces in the prompt.
+# Text that a template field may hold: printable (no control, format, private-use, unassigned
+# or separator character but the space), no stray braces in the prompt.
 text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="{}\r"),
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Cc", "Cf", "Co", "Cn", "Zl", "Zp", "Zs"),
+        blacklist_characters="{}\r",
+        whitelist_characters=" ",
+    ),
     min_size=1,
     max_size=60,
 ).filter(lambda s: s.strip() == s and s != "")
@@ -145,3 +151,15 @@ def test_toml_escapes_survive_control_characters() -> None:
     )
     assert "\\u007F" in toml
     assert set(string.printable) >= set(toml.replace("\\u007F", ""))
+
+
+def test_ids_differing_only_in_separators_collide(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text(VALID.replace('"mine"', '"first-principles"'))
+    with pytest.raises(TemplateError, match="close to 'first_principles'"):
+        load_templates([tmp_path])
+
+
+def test_a_name_must_be_printable(tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text(VALID.replace('name = "', 'name = "\\u200b'))
+    with pytest.raises(TemplateError, match="U\\+200B"):
+        load_templates([tmp_path])

@@ -3,9 +3,6 @@
 import pytest
 from fastapi.testclient import TestClient
 
-from engine.core.facade import Engine
-from ui.service.api import create_api
-
 NEW_TEMPLATE = {
     "id": "count-on-fingers",
     "name": "Count on fingers",
@@ -114,10 +111,94 @@ def test_health_and_openapi(client: TestClient) -> None:
     assert "/api/v1/decisions/{decision_id}/outcomes" in paths
 
 
-def test_token_guards_every_api_call(engine: Engine) -> None:
-    client = TestClient(create_api(engine, token="t0ken"))
-    assert client.get("/api/v1/health").status_code == 401
-    assert client.post("/api/v1/decisions", json={"query": "hi"}).status_code == 401
-    ok = client.get("/api/v1/health", headers={"Authorization": "Bearer t0ken"})
-    assert ok.status_code == 200
-    assert "t0ken" not in ok.text
+def decide(client: TestClient, query: str = "What is 6 * 7?") -> str:
+    created = client.post("/api/v1/decisions", json={"query": query})
+    assert created.status_code == 201, created.text
+    decision_id: str = created.json()["id"]
+    return decision_id
+
+
+def test_a_decision_read_back_shows_outcomes_recorded_later(client: TestClient) -> None:
+    created = client.post("/api/v1/decisions", json={"query": "What is 6 * 7?"}).json()
+    at_creation = [(o["source"], o["reward"]) for o in created["outcomes"]]  # the referee's
+    assert [source for source, _ in at_creation] == ["referee"]
+    posted = client.post(
+        f"/api/v1/decisions/{created['id']}/outcomes", json={"source": "user", "reward": 1}
+    )
+    assert posted.status_code == 201
+    outcomes = client.get(f"/api/v1/decisions/{created['id']}").json()["outcomes"]
+    assert [(o["source"], o["reward"]) for o in outcomes] == [*at_creation, ("user", 1.0)]
+    assert outcomes[0]["seq"] < outcomes[1]["seq"]
+    assert outcomes[0]["weight"] == 0.5  # the referee's default weight, as stored
+
+
+def path_arm(client: TestClient, arm_id: str) -> dict[str, object]:
+    arms = client.get("/api/v1/arms").json()
+    found: dict[str, object] = next(
+        a for a in arms if a["role"] == "path" and a["arm_id"] == arm_id
+    )
+    return found
+
+
+def test_a_retired_template_is_no_longer_chosen_and_keeps_its_record(
+    client: TestClient,
+) -> None:
+    decision_id = decide(client)
+    chosen = client.get(f"/api/v1/decisions/{decision_id}").json()["path"]["arm_id"]
+    client.post(f"/api/v1/decisions/{decision_id}/outcomes", json={"source": "user", "reward": 1})
+    before = path_arm(client, chosen)
+    retired = client.post(f"/api/v1/templates/{chosen}/retire", json={"reason": "too wordy"})
+    assert retired.status_code == 200, retired.text
+    assert retired.json()["retired"] is True
+    assert retired.json()["retired_reason"] == "too wordy"
+    after = path_arm(client, chosen)
+    assert after["outcomes"] == before["outcomes"] == 2  # referee and user: the record stays
+    assert after["pulls"] == before["pulls"]
+    for n in range(6):
+        later = client.get(f"/api/v1/decisions/{decide(client, f'What is {n} + 4?')}").json()
+        assert later["path"]["arm_id"] != chosen
+        assert chosen not in {c["arm_id"] for c in later["candidates"]}
+    # the old decision and its outcome still read back
+    old = client.get(f"/api/v1/decisions/{decision_id}").json()["outcomes"]
+    assert [o["source"] for o in old] == ["referee", "user"]
+    again = client.post(f"/api/v1/templates/{chosen}/retire", json={"reason": "again"})
+    assert again.status_code == 200
+    assert again.json()["retired_reason"] == "too wordy"  # retiring twice changes nothing
+
+
+@pytest.mark.parametrize(
+    ("arm_id", "body", "status", "fragment"),
+    [
+        ("no-such-template", {"reason": "x"}, 404, "no template"),
+        ("first_principles", {"reason": ""}, 422, "reason"),
+        ("first_principles", {}, 422, "reason"),
+        ("bad id!", {"reason": "x"}, 422, "arm_id"),
+    ],
+)
+def test_retiring_needs_a_known_template_and_a_reason(
+    client: TestClient, arm_id: str, body: object, status: int, fragment: str
+) -> None:
+    response = client.post(f"/api/v1/templates/{arm_id}/retire", json=body)
+    assert response.status_code == status, response.text
+    assert fragment in response.text
+
+
+@pytest.mark.parametrize(
+    ("change", "fragment"),
+    [
+        ({"id": "count_on_fingers"}, "too close to"),  # '-' and '_' read alike
+        ({"id": " Count-On-Fingers "}, "exists already"),  # case and spaces are normalised
+        ({"id": "first-principles"}, "first_principles"),  # a near-duplicate of a built-in
+        ({"id": "other", "name": "Count\u200bon fingers"}, "U+200B"),  # zero-width space
+        ({"id": "other", "name": "\u202eCount on fingers"}, "U+202E"),  # bidi override
+        ({"id": "other", "description": "a\u2066b"}, "U+2066"),
+        ({"id": "other", "prompt": "{query}\u202e"}, "U+202E"),
+    ],
+)
+def test_near_duplicate_ids_and_hidden_characters_are_refused(
+    client: TestClient, change: dict[str, str], fragment: str
+) -> None:
+    assert client.post("/api/v1/templates", json=NEW_TEMPLATE).status_code == 201
+    response = client.post("/api/v1/templates", json={**NEW_TEMPLATE, **change})
+    assert response.status_code == 422, response.text
+    assert fragment in response.text

@@ -51,13 +51,13 @@ def recorded(tmp_path: Path) -> Recorded:
 
 @pytest.fixture
 def http(recorded: Recorded) -> Iterator[TestClient]:
-    with TestClient(create_api(recorded.engine)) as client:
+    with TestClient(create_api(recorded.engine), base_url="http://localhost") as client:
         yield client
 
 
 @pytest.fixture
 def client(http: TestClient) -> OpenAI:
-    return OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=http)
+    return OpenAI(base_url="http://localhost/v1", api_key="unused", http_client=http)
 
 
 def test_models_list_the_learning_model_and_one_forced_model_per_template(
@@ -259,8 +259,10 @@ def test_unknown_model_is_404_and_malformed_body_is_422(client: OpenAI, http: Te
 
 
 def test_the_api_token_is_the_client_api_key(recorded: Recorded) -> None:
-    with TestClient(create_api(recorded.engine, token="s3cret")) as http:
-        anonymous = OpenAI(base_url="http://testserver/v1", api_key="wrong", http_client=http)
+    with TestClient(
+        create_api(recorded.engine, token="a-s3cret-of-20-chars"), base_url="http://localhost"
+    ) as http:
+        anonymous = OpenAI(base_url="http://localhost/v1", api_key="wrong", http_client=http)
         with pytest.raises(openai.AuthenticationError) as caught:
             anonymous.models.list()
         assert caught.value.code == "invalid_api_key"
@@ -269,13 +271,17 @@ def test_the_api_token_is_the_client_api_key(recorded: Recorded) -> None:
         bare = http.post("/v1/chat/completions", json={"model": "thinkpath", "messages": QUESTION})
         assert bare.status_code == 401
         assert bare.json()["error"]["type"] == "authentication_error"
-        keyed = OpenAI(base_url="http://testserver/v1", api_key="s3cret", http_client=http)
+        keyed = OpenAI(
+            base_url="http://localhost/v1", api_key="a-s3cret-of-20-chars", http_client=http
+        )
         assert keyed.chat.completions.create(model="thinkpath", messages=QUESTION).id
 
 
 def test_a_body_over_the_limit_is_413_in_both_shapes(recorded: Recorded) -> None:
-    with TestClient(create_api(recorded.engine, max_body_bytes=2048)) as http:
-        client = OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=http)
+    with TestClient(
+        create_api(recorded.engine, max_body_bytes=2048), base_url="http://localhost"
+    ) as http:
+        client = OpenAI(base_url="http://localhost/v1", api_key="unused", http_client=http)
         huge = [{"role": "user", "content": "x" * 4096}]
         with pytest.raises(openai.APIStatusError) as caught:
             client.chat.completions.create(model="thinkpath", messages=huge)  # type: ignore[arg-type]
@@ -290,8 +296,8 @@ def test_a_model_that_fails_to_answer_is_a_500_naming_the_decision(tmp_path: Pat
         return canned_script(request)
 
     recorded = Recorded(tmp_path, ScriptedLLM(no_answers))
-    with TestClient(create_api(recorded.engine)) as http:
-        client = OpenAI(base_url="http://testserver/v1", api_key="x", http_client=http)
+    with TestClient(create_api(recorded.engine), base_url="http://localhost") as http:
+        client = OpenAI(base_url="http://localhost/v1", api_key="x", http_client=http)
         with pytest.raises(openai.InternalServerError, match="the model is down"):
             client.with_options(max_retries=0).chat.completions.create(
                 model="thinkpath",
@@ -309,8 +315,8 @@ def test_a_model_that_fails_to_answer_is_a_500_naming_the_decision(tmp_path: Pat
 
 def test_an_answer_the_budget_cannot_pay_for_is_a_429(tmp_path: Path) -> None:
     recorded = Recorded(tmp_path, budget_tokens=64)
-    with TestClient(create_api(recorded.engine)) as http:
-        client = OpenAI(base_url="http://testserver/v1", api_key="x", http_client=http)
+    with TestClient(create_api(recorded.engine), base_url="http://localhost") as http:
+        client = OpenAI(base_url="http://localhost/v1", api_key="x", http_client=http)
         with pytest.raises(openai.RateLimitError, match="produced no answer"):
             client.with_options(max_retries=0).chat.completions.create(
                 model="thinkpath",
@@ -328,9 +334,9 @@ def test_unknown_routes_under_v1_answer_in_openai_shape(http: TestClient) -> Non
 def test_the_async_client_gets_whole_and_streamed_answers(recorded: Recorded) -> None:
     async def ask() -> tuple[str, str, str, str]:
         transport = httpx.ASGITransport(app=create_api(recorded.engine))
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
             client = openai.AsyncOpenAI(
-                base_url="http://testserver/v1",
+                base_url="http://localhost/v1",
                 api_key="x",
                 http_client=http,  # type: ignore[arg-type]
             )

@@ -12,7 +12,7 @@ from engine.compose import build_engine
 from engine.core.facade import Engine
 from engine.core.models import Cost, Decision, Seed, SeedSource, TraceStep
 from engine.core.records import ArmRecord
-from engine.errors import TemplateError
+from engine.errors import UnknownArmError
 from engine.settings import Settings
 from templates import parse_template
 from ui.playground import ARM_COLUMNS, Actions
@@ -163,7 +163,8 @@ def test_retire_a_template_and_list_it_with_why(engine: Engine) -> None:
     assert "analogy" not in actions.live_path_ids()
     assert "analogy" not in [row[0] for row in actions.templates()]
     assert ["analogy", "template", "a template", "retired: never helps"] in actions.other_paths()
-    assert actions.retire("analogy", "again").startswith("**Not retired:**")
+    assert actions.retire("analogy", "again").startswith("Retired")  # again: nothing changes
+    assert ["analogy", "template", "a template", "retired: never helps"] in actions.other_paths()
     assert actions.retire("direct_answer", " ").startswith("**Not retired:**")
     assert actions.retire(None, "why") == "Pick a path to retire."
 
@@ -175,7 +176,7 @@ def test_a_retired_template_stays_retired_after_a_refresh(engine: Engine) -> Non
     engine.refresh()  # re-reads the catalogue, where the template's record is now retired
     assert "t1" not in Actions(engine).live_path_ids()
     assert next(s for s in engine.arms() if s.arm_id == "t1").retired_reason == "test"
-    with pytest.raises(TemplateError, match="no path"):
+    with pytest.raises(UnknownArmError, match="no path"):
         engine.retire_template("nope", "x")
 
 

@@ -1,4 +1,4 @@
-"""`thinkpath serve`: refuses an open bind without a token; `--track` logs live decisions."""
+"""`thinkpath serve`: where the token may come from, bind checks, `--track` logs decisions."""
 
 import argparse
 import socket
@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from engine.errors import ConfigError
 from ui.cli import main
-from ui.serve import build_engine_for
+from ui.serve import build_engine_for, load_service_settings
 from ui.service.api import create_api
 
 
@@ -17,6 +18,7 @@ def serve_args(**overrides: object) -> argparse.Namespace:
         "host": None,
         "port": None,
         "token": None,
+        "token_file": None,
         "scripted_model": True,
         "scripted_delay": 0.0,
         "track": False,
@@ -50,7 +52,7 @@ def test_track_logs_live_decisions_to_mlflow(
     monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
     monkeypatch.setenv("THINKPATH_STORE_URL", "memory")
     engine, _ = build_engine_for(serve_args(track=True))
-    with TestClient(create_api(engine)) as api:
+    with TestClient(create_api(engine), base_url="http://localhost") as api:
         decided = api.post("/api/v1/decisions", json={"query": "What is 2 + 3?"})
         assert decided.status_code == 201
     from mlflow.tracking import MlflowClient
@@ -64,8 +66,6 @@ def test_track_logs_live_decisions_to_mlflow(
 
 
 def test_cors_origins_are_comma_separated(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui.serve import load_service_settings
-
     monkeypatch.setenv("THINKPATH_CORS_ORIGINS", "http://a.test, http://b.test")
     settings = load_service_settings(serve_args())
     assert settings.cors_origins == ["http://a.test", "http://b.test"]
@@ -82,3 +82,62 @@ def test_a_failure_while_loading_in_the_background_stops_the_server(
         port = probe.getsockname()[1]
     assert main(["serve", "--scripted-model", "--port", str(port)]) == 1
     assert "could not start: cannot index" in capsys.readouterr().err
+
+
+GOOD_TOKEN = "a-token-of-24-characters"
+
+
+def test_a_token_on_the_command_line_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--token", GOOD_TOKEN, "--scripted-model"]) == 1
+    error = capsys.readouterr().err
+    assert "--token-file" in error
+    assert GOOD_TOKEN not in error
+
+
+def test_token_from_a_file_or_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ui.serve import service_token
+
+    monkeypatch.delenv("THINKPATH_API_TOKEN", raising=False)
+    token_file = tmp_path / "token"
+    token_file.write_text(GOOD_TOKEN + "\n")
+    settings = load_service_settings(serve_args(token_file=token_file))
+    assert service_token(settings) == GOOD_TOKEN
+    monkeypatch.setenv("THINKPATH_API_TOKEN", "x" * 16)
+    assert service_token(load_service_settings(serve_args())) == "x" * 16
+    with pytest.raises(ConfigError, match="not both"):
+        service_token(load_service_settings(serve_args(token_file=token_file)))
+
+
+def test_a_short_token_is_refused_with_how_to_make_one(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("THINKPATH_API_TOKEN", "t")
+    monkeypatch.setenv("THINKPATH_ALLOWED_HOSTS", "thinkpath.lan")
+    assert main(["serve", "--host", "0.0.0.0", "--scripted-model"]) == 1
+    error = capsys.readouterr().err
+    assert "at least 16" in error
+    assert "secrets.token_urlsafe" in error
+
+
+def test_every_address_needs_named_hosts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("THINKPATH_API_TOKEN", GOOD_TOKEN)
+    monkeypatch.delenv("THINKPATH_ALLOWED_HOSTS", raising=False)
+    assert main(["serve", "--host", "0.0.0.0", "--scripted-model"]) == 1
+    assert "THINKPATH_ALLOWED_HOSTS" in capsys.readouterr().err
+
+
+def test_allowed_hosts_default_to_loopback_and_the_bound_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ui.serve import allowed_hosts
+
+    monkeypatch.delenv("THINKPATH_ALLOWED_HOSTS", raising=False)
+    assert allowed_hosts(load_service_settings(serve_args())) == ["localhost", "127.0.0.1", "::1"]
+    named = allowed_hosts(load_service_settings(serve_args(host="10.0.0.5")))
+    assert named[-1] == "10.0.0.5"
+    monkeypatch.setenv("THINKPATH_ALLOWED_HOSTS", "a.lan, b.lan")
+    assert allowed_hosts(load_service_settings(serve_args())) == ["a.lan", "b.lan"]

@@ -96,6 +96,18 @@ def test_outcomes_get_seqs_in_order_and_a_retry_is_applied_once(store: Store, re
     assert store.outcomes_since("default", 3) == []
 
 
+def test_a_decisions_outcomes_are_read_by_its_id(store: Store, records: Any) -> None:
+    for name in ("d1", "d2"):
+        store.save_decision(records.decision(name))
+    store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
+    store.record_outcome(OutcomeRecord("d2", "user", 0.25, weight=0.5))
+    store.record_outcome(OutcomeRecord("d1", "user", 0.0))
+    mine = store.outcomes_of("d1")
+    assert mine == [o for o in store.outcomes_since("default", 0) if o.decision_id == "d1"]
+    assert [(o.seq, o.source) for o in mine] == [(1, "checker"), (3, "user")]
+    assert store.outcomes_of("nobody") == []
+
+
 def test_each_namespace_has_its_own_sequence(store: Store, records: Any) -> None:
     store.save_decision(records.decision("a1", namespace="a"))
     store.save_decision(records.decision("b1", namespace="b"))

@@ -1,0 +1,329 @@
+"""The token gate over the whole app: a bearer header, or a session from the login page.
+
+With a token configured, every request needs one of the two, whatever its route: the API, the
+OpenAPI description (`/docs`, `/openapi.json`), the playground and its API description, and any
+route added later. Only `/login` and `/logout` are open. Browsers cannot send a bearer header
+while navigating, so the login page trades the token for a session cookie (`HttpOnly`,
+`SameSite=Strict`: a foreign page's requests do not carry it).
+
+Every wrong bearer token and every wrong login counts against the client's address in a
+`FailureThrottle`; once it locks the address out, credentials from there are not even checked
+until the back-off has passed (429 with `Retry-After`).
+"""
+
+import hashlib
+import hmac
+import html
+import ipaddress
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from http.cookies import CookieError, SimpleCookie
+from urllib.parse import parse_qs
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ui.service.replies import send_json
+from ui.service.security import check_token
+from ui.service.throttle import FailureThrottle
+
+__all__ = ["SESSION_COOKIE", "Access", "AuthGate", "SessionBook", "client_key"]
+
+USER = "thinkpath"  # the one user: whoever holds the token
+SESSION_COOKIE = "thinkpath_session"
+LOGIN_PATH = "/login"
+LOGOUT_PATH = "/logout"
+MAX_LOGIN_BODY = 4096
+
+
+class SessionBook:
+    """Session ids handed out by the login page, each valid for `ttl_s`, at most `max_sessions`."""
+
+    def __init__(
+        self,
+        *,
+        ttl_s: float = 12 * 3600,
+        max_sessions: int = 1000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ttl_s = ttl_s
+        self.max_sessions = max_sessions
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._expiry: OrderedDict[str, float] = OrderedDict()
+
+    def open(self) -> str:
+        """A new session id (256 random bits); the oldest session goes when the book is full."""
+        session = secrets.token_urlsafe(32)
+        with self._lock:
+            self._expiry[session] = self._clock() + self.ttl_s
+            while len(self._expiry) > self.max_sessions:
+                self._expiry.popitem(last=False)
+        return session
+
+    def is_open(self, session: str | None) -> bool:
+        if not session:
+            return False
+        with self._lock:
+            expiry = self._expiry.get(session)
+            if expiry is None:
+                return False
+            if expiry < self._clock():
+                del self._expiry[session]
+                return False
+            return True
+
+    def close(self, session: str | None) -> None:
+        with self._lock:
+            self._expiry.pop(session or "", None)
+
+
+class Access:
+    """Who may in: the token (as a digest), the sessions opened with it, the failure back-off."""
+
+    def __init__(
+        self,
+        token: str | None,
+        *,
+        throttle: FailureThrottle | None = None,
+        sessions: SessionBook | None = None,
+    ) -> None:
+        if token is not None:
+            check_token(token)  # however the app is built, a guessable token is refused
+        # Digests of equal length: the comparison time reveals neither content nor length.
+        self._digest = _digest(token) if token else None
+        self.throttle = throttle if throttle is not None else FailureThrottle()
+        self.sessions = sessions if sessions is not None else SessionBook()
+
+    @property
+    def required(self) -> bool:
+        return self._digest is not None
+
+    def matches(self, given: str) -> bool:
+        """Whether `given` is the token, compared in constant time."""
+        return self._digest is not None and hmac.compare_digest(_digest(given), self._digest)
+
+    def user_of(self, headers: Headers) -> str | None:
+        """'thinkpath' for a request with a valid bearer token or session (or no token set)."""
+        if self._digest is None:
+            return USER
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and self.matches(given):
+            return USER
+        return USER if self.sessions.is_open(_session_of(headers)) else None
+
+
+class AuthGate:
+    """ASGI middleware: with a token set, nothing but `/login` passes without a credential."""
+
+    def __init__(self, app: ASGIApp, access: Access) -> None:
+        self.app = app
+        self.access = access
+        self.throttle = access.throttle
+        self.sessions = access.sessions
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or not self.access.required:
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        address = client_key(scope["client"][0] if scope.get("client") else "unknown")
+        if scope["type"] == "websocket":  # no page to show and no JSON to send: admit or close
+            if self.access.user_of(headers) is None:
+                await send({"type": "websocket.close", "code": 1008})
+            else:
+                await self.app(scope, receive, send)
+        elif scope["path"] in (LOGIN_PATH, LOGOUT_PATH):
+            await self._own_page(scope, receive, send, headers, address)
+        elif await self._admitted(scope, send, headers, address):
+            await self.app(scope, receive, send)
+
+    async def _own_page(
+        self, scope: Scope, receive: Receive, send: Send, headers: Headers, address: str
+    ) -> None:
+        if scope["path"] == LOGOUT_PATH:
+            self.sessions.close(_session_of(headers))
+            await _redirect(send, LOGIN_PATH, clear_session=True)
+        elif scope.get("method") == "POST":
+            await self._login(receive, send, address, secure=scope.get("scheme") == "https")
+        else:
+            await _send_page(send, 200, _login_page(""))
+
+    async def _admitted(self, scope: Scope, send: Send, headers: Headers, address: str) -> bool:
+        """Whether the request may pass; if not, the refusal has been sent."""
+        authorization = headers.get("authorization")
+        if authorization is None:
+            if self.sessions.is_open(_session_of(headers)):
+                return True
+            await self._unauthenticated(scope, send, headers)
+            return False
+        if await self._refused_while_locked(send, address):
+            return False
+        scheme, _, given = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not self.access.matches(given):
+            self.throttle.fail(address)
+            await send_json(
+                send,
+                401,
+                "wrong API token: send 'Authorization: Bearer <token>'",
+                [(b"www-authenticate", b"Bearer")],
+            )
+            return False
+        self.throttle.succeed(address)
+        return True
+
+    async def _refused_while_locked(self, send: Send, address: str) -> bool:
+        wait = self.throttle.retry_after(address)
+        if wait <= 0:
+            return False
+        seconds = str(int(wait) + 1)
+        await send_json(
+            send,
+            429,
+            f"too many wrong tokens from this address: wait {seconds} s",
+            [(b"retry-after", seconds.encode())],
+        )
+        return True
+
+    async def _login(self, receive: Receive, send: Send, address: str, *, secure: bool) -> None:
+        """Trade the token for a session: the page's form field `token`, or Gradio's `password`.
+
+        `gradio_client.Client(url, auth=("thinkpath", token))` posts `username` and `password`
+        and wants a 200 with the cookie, so that form gets one; the page's form gets a redirect.
+        """
+        body = await _read_body(receive, MAX_LOGIN_BODY)
+        fields = parse_qs(body.decode("utf-8", "replace")) if body else {}
+        programmatic = "password" in fields
+        given = (fields.get("token") or fields.get("password") or [""])[0]
+        wait = self.throttle.retry_after(address)
+        if wait > 0:
+            message = f"Too many wrong tokens from this address: wait {int(wait) + 1} s."
+            retry = [(b"retry-after", str(int(wait) + 1).encode())]
+            await _send_page(send, 429, _login_page(message), retry)
+            return
+        if not self.access.matches(given):
+            self.throttle.fail(address)
+            await _send_page(send, 401, _login_page("Wrong token."))
+            return
+        self.throttle.succeed(address)
+        session = self.sessions.open()
+        if programmatic:
+            cookie = (b"set-cookie", _session_cookie(session, secure=secure).encode())
+            await send_json(send, 200, "logged in", [cookie])
+        else:
+            await _redirect(send, "/", session=session, secure=secure)
+
+    async def _unauthenticated(self, scope: Scope, send: Send, headers: Headers) -> None:
+        if scope.get("method") == "GET" and "text/html" in headers.get("accept", ""):
+            await _redirect(send, LOGIN_PATH)  # a person in a browser: show the login page
+        else:
+            await send_json(
+                send,
+                401,
+                "missing API token: send 'Authorization: Bearer <token>' (or log in at /login)",
+                [(b"www-authenticate", b"Bearer")],
+            )
+
+
+def client_key(address: str) -> str:
+    """Whom the back-off counts: the IPv4 address, or the /64 network of an IPv6 one.
+
+    One IPv6 subscriber usually holds a whole /64; counting each address apart would give a
+    guesser 2**64 fresh starts.
+
+    >>> client_key("2001:db8:1:2:aaaa::1"), client_key("10.0.0.7"), client_key("::1")
+    ('2001:db8:1:2::/64', '10.0.0.7', '::1')
+    """
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if parsed.version == 6 and not parsed.is_loopback:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return address
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def _session_of(headers: Headers) -> str | None:
+    cookie = SimpleCookie()
+    try:
+        cookie.load(headers.get("cookie", ""))
+    except CookieError:  # a malformed cookie header is just no session
+        return None
+    morsel = cookie.get(SESSION_COOKIE)
+    return morsel.value if morsel else None
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b""
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return b""  # no token is that long: treat as a wrong one
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def _redirect(
+    send: Send,
+    location: str,
+    *,
+    session: str | None = None,
+    secure: bool = False,
+    clear_session: bool = False,
+) -> None:
+    headers = [(b"location", location.encode()), (b"content-length", b"0")]
+    if session is not None or clear_session:
+        cookie = _session_cookie(session or "", secure=secure, clear=clear_session)
+        headers.append((b"set-cookie", cookie.encode()))
+    await send({"type": "http.response.start", "status": 303, "headers": headers})
+    await send({"type": "http.response.body", "body": b""})
+
+
+def _session_cookie(session: str, *, secure: bool, clear: bool = False) -> str:
+    # Strict: a request that a foreign page starts (link, form, fetch) carries no session.
+    attributes = "; Path=/; HttpOnly; SameSite=Strict" + ("; Secure" if secure else "")
+    return f"{SESSION_COOKIE}={session}{attributes}" + ("; Max-Age=0" if clear else "")
+
+
+async def _send_page(
+    send: Send, status: int, page: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = page.encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"text/html; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _login_page(message: str) -> str:
+    # Deliberately bare: nothing about the API is shown before the token is given.
+    notice = f'<p role="alert">{html.escape(message)}</p>' if message else ""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>ThinkPath: log in'
+        "</title></head><body><h1>ThinkPath</h1>"
+        f'{notice}<form method="post" action="{LOGIN_PATH}">'
+        '<label>API token <input id="token" name="token" type="password" '
+        'autocomplete="current-password" required></label> '
+        '<button id="login" type="submit">Log in</button></form></body></html>'
+    )
