@@ -119,11 +119,13 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
             }
 
     outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw]
-    for trigger in (ask.click, query.submit):
+    # The Ask button's run is the page's API for programs (`gradio_client`: api_name "/ask");
+    # pressing Enter runs the same, unnamed.
+    for trigger, api_name in ((ask.click, "ask"), (query.submit, False)):
         cleared = [*controls, decision_id, score_status, card, cost, progress]
-        trigger(lock, None, cleared, queue=False).then(run, [query, expected, kind], outputs).then(
-            unlock, decision_id, controls, queue=False
-        )
+        trigger(lock, None, cleared, queue=False, api_name=False).then(
+            run, [query, expected, kind], outputs, api_name=api_name
+        ).then(unlock, decision_id, controls, queue=False, api_name=False)
     scored = [
         good.click(lambda current: actions.score(current, 1.0), decision_id, score_status),
         bad.click(lambda current: actions.score(current, 0.0), decision_id, score_status),

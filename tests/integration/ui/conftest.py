@@ -104,7 +104,11 @@ def serving(
         yield url
     finally:
         process.terminate()
-        process.wait(timeout=30)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a client's open stream can hold the shutdown up
+            process.kill()
+            process.wait(timeout=30)
         log.close()
 
 

@@ -156,7 +156,11 @@ def test_twenty_concurrent_streams_lose_nothing_and_never_interleave(service_url
 def test_beyond_loopback_the_token_is_required_and_checked(tmp_path: Path) -> None:
     refused = subprocess.run(
         [*SERVE, "--host", "0.0.0.0", "--port", str(free_port())],
-        env={**os.environ, "THINKPATH_HOME": str(tmp_path), "THINKPATH_API_TOKEN": ""},
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith("THINKPATH_API_TOKEN")},
+            "THINKPATH_HOME": str(tmp_path),
+            "THINKPATH_ALLOWED_HOSTS": "127.0.0.1",
+        },
         capture_output=True,
         text=True,
         timeout=300,

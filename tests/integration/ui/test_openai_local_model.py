@@ -19,8 +19,8 @@ def test_a_stream_from_the_local_model_is_token_by_token(tmp_path: Path) -> None
     settings = Settings(home=tmp_path, store_url="memory", policy_seed=1)
     searcher = InMemorySearcher([Passage("Paris is the capital of France.", "notes/fr.md", "FR")])
     engine = build_engine(settings, searcher=searcher)
-    with TestClient(create_api(engine)) as http:
-        client = OpenAI(base_url="http://testserver/v1", api_key="unused", http_client=http)
+    with TestClient(create_api(engine), base_url="http://localhost") as http:
+        client = OpenAI(base_url="http://localhost/v1", api_key="unused", http_client=http)
         chunks = list(
             client.chat.completions.create(
                 model="thinkpath:direct_answer",
