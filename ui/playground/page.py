@@ -5,7 +5,7 @@ the decision on screen is cleared, so a score can only ever go to the decision b
 """
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Literal
 
 import gradio as gr
 
@@ -120,12 +120,13 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
 
     outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw]
     # The Ask button's run is the page's API for programs (`gradio_client`: api_name "/ask");
-    # pressing Enter runs the same, unnamed.
-    for trigger, api_name in ((ask.click, "ask"), (query.submit, False)):
+    # pressing Enter runs the same, privately, and the lock and unlock steps are no API at all.
+    for trigger, name in ((ask.click, "ask"), (query.submit, None)):
         cleared = [*controls, decision_id, score_status, card, cost, progress]
-        trigger(lock, None, cleared, queue=False, api_name=False).then(
-            run, [query, expected, kind], outputs, api_name=api_name
-        ).then(unlock, decision_id, controls, queue=False, api_name=False)
+        visibility: Literal["public", "private"] = "public" if name else "private"
+        trigger(lock, None, cleared, queue=False, api_visibility="private").then(
+            run, [query, expected, kind], outputs, api_name=name, api_visibility=visibility
+        ).then(unlock, decision_id, controls, queue=False, api_visibility="private")
     scored = [
         good.click(lambda current: actions.score(current, 1.0), decision_id, score_status),
         bad.click(lambda current: actions.score(current, 0.0), decision_id, score_status),
