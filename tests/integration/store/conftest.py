@@ -4,7 +4,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ import pytest
 
 from engine.adapters.store.sandbox import temporary_schema
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import DecisionRecord
+from tests.factories import decision_record
 
 WORKER = Path(__file__).with_name("worker.py")
 POSTGRES_URL = os.environ.get(
@@ -38,13 +37,12 @@ def seed(url: str, workers: int, count: int) -> None:
     with SqlStore(url) as store:
         store.save_decisions(
             [
-                DecisionRecord(
-                    decision_id=f"w{worker}-{index}",
-                    namespace="default",
-                    created_at=datetime(2026, 11, 30, tzinfo=UTC),
+                decision_record(
+                    f"w{worker}-{index}",
+                    path=PATHS[index % 4],
+                    tool=TOOLS[(index // 4) % 2],
                     query=f"question {index}",
                     context=(float(worker), float(index % 3)),
-                    choices={"path": PATHS[index % 4], "tool": TOOLS[(index // 4) % 2]},
                     propensities={"path": 0.25, "tool": 0.5},
                 )
                 for worker in range(workers)

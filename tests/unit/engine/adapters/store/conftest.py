@@ -6,7 +6,6 @@ fail, they do not skip (a skipped test is not a passing test).
 
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +15,15 @@ from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.store.sandbox import temporary_schema
 from engine.adapters.store.sql import SqlStore
 from engine.core.records import ArmRecord, DecisionRecord
+from tests.factories import arm_record, decision_record
 
 POSTGRES_URL = os.environ.get(
     "THINKPATH_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
 
-MOMENT = datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)
-
 
 class Records:
-    """Decisions and arms with sensible defaults; a test names only what it cares about."""
+    """The shared record factories (`tests.factories`), with this suite's richer defaults."""
 
     @staticmethod
     def decision(
@@ -35,30 +33,14 @@ class Records:
         tool: str | None = "calculator",
         **changes: Any,
     ) -> DecisionRecord:
-        choices = {"path": path} | ({"tool": tool} if tool else {})
-        fields: dict[str, Any] = {
-            "decision_id": decision_id,
-            "namespace": namespace,
-            "created_at": MOMENT,
-            "query": "What is 2 + 2?",
-            "context": (1.0, 0.0, 0.25),
-            "choices": choices,
-            "propensities": {role: 0.5 for role in choices},
-            "payload": {"candidates": [{"arm": path, "score": 0.7}], "cost": {"calls": 3}},
-        }
-        return DecisionRecord(**(fields | changes))
+        payload = {"candidates": [{"arm": path, "score": 0.7}], "cost": {"calls": 3}}
+        fields: dict[str, Any] = {"context": (1.0, 0.0, 0.25), "payload": payload}
+        return decision_record(decision_id, namespace, path, tool, **(fields | changes))
 
     @staticmethod
     def arm(arm_id: str, namespace: str = "default", **changes: Any) -> ArmRecord:
-        fields: dict[str, Any] = {
-            "namespace": namespace,
-            "role": "path",
-            "arm_id": arm_id,
-            "origin": "template",
-            "definition": {"steps": ["restate", "solve"]},
-            "created_at": MOMENT,
-        }
-        return ArmRecord(**(fields | changes))
+        fields: dict[str, Any] = {"definition": {"steps": ["restate", "solve"]}}
+        return arm_record(arm_id, namespace, **(fields | changes))
 
 
 @pytest.fixture

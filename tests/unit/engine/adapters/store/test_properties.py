@@ -1,7 +1,6 @@
 """Properties over random streams of outcomes: the stores agree, and a batch equals one by one."""
 
 import tempfile
-from datetime import UTC, datetime
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -9,18 +8,13 @@ from hypothesis import strategies as st
 
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import DecisionRecord, OutcomeReceipt, OutcomeRecord
+from engine.core.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import OutcomeConflictError
+from tests.factories import decision_record
 
 DECISIONS = [
-    DecisionRecord(
-        decision_id=f"d{index}",
-        namespace="ab"[index % 2],
-        created_at=datetime(2026, 11, 30, tzinfo=UTC),
-        query="q",
-        context=(float(index),),
-        choices={"path": f"p{index % 3}", "tool": f"t{index % 2}"},
-        propensities={"path": 0.5, "tool": 0.5},
+    decision_record(
+        f"d{index}", "ab"[index % 2], f"p{index % 3}", f"t{index % 2}", context=(float(index),)
     )
     for index in range(6)
 ]
