@@ -29,18 +29,7 @@ class ContextualPolicy(Policy):
         return int(self.params["context_dim"] or 0)
 
     def _check_context(self, context: Any) -> FloatArray | None:
-        dim = self.context_dim
-        if context is None:
-            raise ContextError(f"policy {self.name!r} needs a context of shape ({dim},)")
-        try:
-            vector = np.asarray(context, dtype=np.float64)
-        except (TypeError, ValueError) as error:
-            raise ContextError(f"context is not a numeric vector: {error}") from error
-        if vector.shape != (dim,):
-            raise ContextError(f"context must have shape ({dim},), got {vector.shape}")
-        if not np.isfinite(vector).all():
-            raise ContextError("context holds NaN or infinite values")
-        return vector
+        return context_vector(context, self.context_dim, self.name)
 
     @staticmethod
     def _vector(context: FloatArray | None) -> FloatArray:
@@ -48,3 +37,22 @@ class ContextualPolicy(Policy):
         if context is None:  # unreachable after _check_context; kept for the type checker
             raise ContextError("a context is required")
         return context
+
+
+def context_vector(context: Any, dim: int, policy: str) -> FloatArray:
+    """`context` as a finite float vector of shape (dim,), or `ContextError` saying what is off.
+
+    >>> context_vector([1, 0], 2, "lints").tolist()
+    [1.0, 0.0]
+    """
+    if context is None:
+        raise ContextError(f"policy {policy!r} needs a context of shape ({dim},)")
+    try:
+        vector = np.asarray(context, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ContextError(f"context is not a numeric vector: {error}") from error
+    if vector.shape != (dim,):
+        raise ContextError(f"context must have shape ({dim},), got {vector.shape}")
+    if not np.isfinite(vector).all():
+        raise ContextError("context holds NaN or infinite values")
+    return vector

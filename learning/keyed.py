@@ -22,7 +22,6 @@ creates exactly the sub-policies the original would have: the same future, conte
 
 from __future__ import annotations
 
-import math
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -30,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from learning.base import Explanation, Policy, check_reward, make_bits
+from learning.contextual import context_vector
 from learning.errors import ContextError, PolicyError, StateError, UnknownArmError
 from learning.params import Param, ParamValue
 
@@ -99,20 +99,8 @@ class KeyedPolicy:
         return self._class(self.arms, seed=self._sub_seed(key), **self._base_params)
 
     def _key(self, context: Any) -> Key:
-        if context is None:
-            raise ContextError(f"policy {self.name!r} runs per context: it needs a context")
-        try:
-            vector = np.asarray(context, dtype=np.float64)
-        except (TypeError, ValueError) as error:
-            raise ContextError(f"context is not a numeric vector: {error}") from error
-        if vector.shape != (self._context_dim,):
-            raise ContextError(
-                f"context must have shape ({self._context_dim},), got {vector.shape}"
-            )
-        key: Key = tuple(vector.tolist())  # on every call: tolist is the cheap way to a tuple
-        if not all(map(math.isfinite, key)):
-            raise ContextError("context holds NaN or infinite values")
-        return key
+        vector = context_vector(context, self._context_dim, self.name)
+        return tuple(vector.tolist())  # on every call: tolist is the cheap way to a tuple
 
     def initial_rng(self, context: Any) -> dict[str, Any]:
         """The generator state a new sub-policy for `context` starts from (what a replay keeps:

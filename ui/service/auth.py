@@ -26,7 +26,7 @@ from urllib.parse import parse_qs
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ui.service.replies import send_json
+from ui.service.replies import send_json, send_response
 from ui.service.security import check_token
 from ui.service.throttle import FailureThrottle
 
@@ -300,20 +300,8 @@ def _session_cookie(session: str, *, secure: bool, clear: bool = False) -> str:
 async def _send_page(
     send: Send, status: int, page: str, headers: list[tuple[bytes, bytes]] | None = None
 ) -> None:
-    body = page.encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"text/html; charset=utf-8"),
-                (b"content-length", str(len(body)).encode()),
-                (b"cache-control", b"no-store"),
-                *(headers or []),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    extra = [(b"cache-control", b"no-store"), *(headers or [])]
+    await send_response(send, status, page.encode(), b"text/html; charset=utf-8", extra)
 
 
 def _login_page(message: str) -> str:

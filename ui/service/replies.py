@@ -1,10 +1,10 @@
-"""The one way the service's ASGI guards answer on their own: a small JSON error body."""
+"""How the service's ASGI guards answer on their own (a JSON error, a page) and hand a body on."""
 
 import json
 
-from starlette.types import Send
+from starlette.types import Message, Receive, Send
 
-__all__ = ["send_json"]
+__all__ = ["error_body", "replaying", "send_json", "send_response"]
 
 
 # The OpenAI error type (and code) of each status a guard answers with: the `/v1` endpoint's
@@ -47,16 +47,40 @@ async def send_json(
     send: Send, status: int, detail: object, headers: list[tuple[bytes, bytes]] | None = None
 ) -> None:
     """Send `error_body(status, detail)`; the guards answer before the app sees the request."""
-    body = error_body(status, detail)
+    await send_response(send, status, error_body(status, detail), b"application/json", headers)
+
+
+async def send_response(
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: bytes,
+    headers: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    """A whole response in the two ASGI messages, with its length and content type."""
     await send(
         {
             "type": "http.response.start",
             "status": status,
             "headers": [
-                (b"content-type", b"application/json"),
+                (b"content-type", content_type),
                 (b"content-length", str(len(body)).encode()),
                 *(headers or []),
             ],
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A `receive` that gives the app the body a guard already read, then the real messages."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if replayed:
+            return await receive()
+        replayed = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay

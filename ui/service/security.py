@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fastapi import status
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engine.errors import ConfigError
-from ui.service.replies import error_body
+from ui.service.replies import replaying, send_json
 
 LOCAL_HOST_NAMES = frozenset({"localhost", "localhost.localdomain"})
 
@@ -103,27 +103,8 @@ class BodySizeLimit:
                 return
             if not message.get("more_body", False):
                 break
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
     async def _reject(self, send: Send) -> None:
-        body = error_body(413, f"request body larger than {self.max_bytes} bytes")
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status.HTTP_413_CONTENT_TOO_LARGE,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        message = f"request body larger than {self.max_bytes} bytes"
+        await send_json(send, status.HTTP_413_CONTENT_TOO_LARGE, message)

@@ -16,9 +16,9 @@ from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ui.service.replies import send_json
+from ui.service.replies import replaying, send_json
 
 __all__ = ["InvalidJsonError", "StrictJson", "check_json", "validation_error"]
 
@@ -128,16 +128,7 @@ class StrictJson:
                 detail = [{"type": "json_invalid", "loc": ["body"], "msg": str(error)}]
                 await send_json(send, 422, detail)
                 return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if replayed:
-                return await receive()
-            replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(body, receive), send)
 
 
 async def validation_error(_: Request, error: Exception) -> JSONResponse:
