@@ -204,7 +204,10 @@ def close_litellm_event_loop() -> Iterator[None]:
     policy = asyncio.get_event_loop_policy()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        loop = policy.get_event_loop()
+        try:
+            loop = policy.get_event_loop()
+        except RuntimeError:  # an earlier test left no current loop, and none was made: done
+            return
     loop.close()
     policy.set_event_loop(None)
 
