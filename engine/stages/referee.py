@@ -19,24 +19,32 @@ REFEREE_SYSTEM = (
 )
 
 
+# The verdict must fit its token budget whatever the model writes: the grammar enforces the
+# reason's maxLength, and a token is at least one character, so the JSON's punctuation and keys
+# (~16 tokens) plus REASON_CHARS tokens stay under VERDICT_TOKENS. With a 300-character reason and
+# 80 tokens, 8 of 30 verdicts were cut off inside the reason and failed validation.
+REASON_CHARS = 60
+VERDICT_TOKENS = 96
+
+
 class Verdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
     score: Literal[0, 1, 2, 3, 4]  # an enum in the schema, which small models respect
-    reason: str = Field(default="", max_length=300)
+    reason: str = Field(default="", max_length=REASON_CHARS)
 
 
 def judge(llm: LLM, query: str, answer: str, *, retries: int, timeout_s: float) -> Verdict:
     """One structured call grading the answer; raises `LLMError` (the pipeline degrades)."""
     user = (
         f"Question: {neutralise(query, 1000)}\n\n{fence('answer', answer, limit=2000)}\n\n"
-        "Reply with JSON: score and a one-sentence reason."
+        "Reply with JSON: score, then a reason of a few words."
     )
     return ask_structured(
         llm,
         (ChatMessage("system", REFEREE_SYSTEM), ChatMessage("user", user)),
         Verdict,
         purpose="referee",
-        max_tokens=80,
+        max_tokens=VERDICT_TOKENS,
         timeout_s=timeout_s,
         retries=retries,
     )
