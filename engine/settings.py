@@ -67,7 +67,10 @@ class Settings(BaseSettings):
     tools: NameList = Field(default_factory=lambda: ["calculator", "local_search"])
     tool_timeout_s: float = Field(default=10.0, gt=0, le=600)
     # outcomes and detours
+    # The referee's weight before it is measured (the prior), and the share of checked
+    # decisions whose answer it also judges, to measure it against the checker.
     referee_weight: float = Field(default=0.5, gt=0, le=1)
+    referee_audit: float = Field(default=0.1, ge=0, le=1)
     detour_prob_best_floor: float = Field(default=0.2, ge=0, le=1)
     detour_failure_streak: int = Field(default=3, ge=1)
     detour_retire_min_pulls: float = Field(default=3.0, gt=0)
@@ -126,6 +129,7 @@ class Settings(BaseSettings):
                 "tool": 1.0,
             },
             seed=self.policy_seed,
+            referee_audit=self.referee_audit,
         )
 
 

@@ -27,6 +27,11 @@ class EngineConfig:
         default_factory=lambda: {"checker": 1.0, "user": 1.0, "referee": 0.5, "tool": 1.0}
     )
     seed: int | None = None  # for the engine's own tie-breaking randomness
+    # Share of checked decisions whose answer the referee also judges, to measure the referee
+    # (`engine.stages.referee.RefereeCalibration`); its weight shrinks to the prior with this
+    # many pseudo-pairs.
+    referee_audit: float = 0.0
+    referee_prior_pairs: float = 10.0
 
     def weight_for(self, source: str) -> float:
         """The default weight of an outcome source (1.0 for a source not listed)."""

@@ -255,7 +255,8 @@ class Engine:
         if self._tracker is not None:
             self._tracker.log_decision(record)
         results = [
-            self.record_outcome(decision.id, source, reward) for source, reward in draft.outcomes
+            self.record_outcome(decision.id, source, reward, draft.weights.get(source))
+            for source, reward in draft.outcomes
         ]
         return decision.model_copy(update={"outcomes": results})
 

@@ -45,6 +45,7 @@ class Draft:
     outcomes: list[tuple[str, float]] = field(default_factory=list)  # (source, reward)
     new_paths: list[PathDefinition] = field(default_factory=list)
     detour_reason: str | None = None
+    weights: dict[str, float] = field(default_factory=dict)  # source -> measured weight
 
 
 class Pipeline:
@@ -71,6 +72,10 @@ class Pipeline:
         self._paths = paths
         self._config = config
         self._seeder = Seeder(searcher, config)
+        self._calibration = referee.RefereeCalibration(
+            prior=config.weight_for("referee"), prior_pairs=config.referee_prior_pairs
+        )
+        self._audit_rng = np.random.default_rng(config.seed)
         self._chooser = Chooser(
             learner=learner, paths=paths, toolbox=toolbox, config=config, lock=lock
         )
@@ -94,8 +99,9 @@ class Pipeline:
         outcomes: list[tuple[str, float]] = []
         if tool_run is not None and not tool_run.ok:
             outcomes.append(("tool", 0.0))  # a tool's failure is an outcome for that tool
+        weights: dict[str, float] = {}  # source -> weight, where it is not the configured one
         if answer_text is not None:
-            outcomes.extend(self._score(run, answer_text, checker))
+            outcomes.extend(self._score(run, answer_text, checker, weights))
         decision = Decision(
             id=uuid.uuid4().hex,
             namespace=self._config.namespace,
@@ -124,7 +130,7 @@ class Pipeline:
             degraded=bool(run.trace.degraded_reasons),
             degraded_reasons=run.trace.degraded_reasons,
         )
-        return Draft(decision, outcomes, choices.new_paths, choices.detour_reason)
+        return Draft(decision, outcomes, choices.new_paths, choices.detour_reason, weights)
 
     def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
         if tool == NO_TOOL or self._toolbox is None:
@@ -166,14 +172,46 @@ class Pipeline:
         run.trace.add("answer", "done", started, inputs={"path": arm}, outputs={"answer": text})
         return text
 
-    def _score(self, run: RunState, text: str, checker: Checker | None) -> list[tuple[str, float]]:
-        """The checker's reward when there is a checker, else the referee's (one call)."""
+    def _score(
+        self, run: RunState, text: str, checker: Checker | None, weights: dict[str, float]
+    ) -> list[tuple[str, float]]:
+        """The checker's reward when there is a checker, else the referee's (one call), weighted
+        by the referee's measured reliability for this kind of query (`referee.RefereeCalibration`).
+
+        A checked answer is also judged by the referee in a share `referee_audit` of decisions,
+        when a call is left: the pair measures the referee, and teaches the policies nothing.
+        """
         started = run.trace.start()
+        family = self._family_of(run.query) if self._family_of else "all"
         if checker is not None:
-            return self._check(run, text, checker, started)
+            checked = self._check(run, text, checker, started)
+            audit = bool(checked) and self._audit_rng.random() < self._config.referee_audit
+            if audit and run.calls_left >= 1:
+                reward = self._judge(run, text, run.trace.start(), audit=True)
+                if reward is not None:
+                    self._calibration.observe(family, reward, checked[0][1])
+            else:
+                why = "a checker scored the answer"
+                run.trace.add("referee", "skipped", run.trace.start(), outputs={"why": why})
+            return checked
         if run.calls_left < 1:
             run.trace.budget_stop("referee", started, "no call left for the referee")
             return []
+        reliability = self._calibration.reliability(family)
+        weights["referee"] = reliability.weight
+        reward = self._judge(run, text, started, reliability=reliability.as_trace())
+        return [] if reward is None else [("referee", reward)]
+
+    def _judge(
+        self,
+        run: RunState,
+        text: str,
+        started: float,
+        *,
+        audit: bool = False,
+        reliability: dict[str, object] | None = None,
+    ) -> float | None:
+        """One referee call; its reward, or None after a traced fault."""
         try:
             verdict = referee.judge(
                 run.meter,
@@ -183,16 +221,20 @@ class Pipeline:
                 timeout_s=self._config.llm_timeout_s,
             )
         except LLM_FAULTS as error:
-            run.trace.fault("referee", error, started)
-            return []
+            run.trace.fault("referee", error, started, degrades=not audit)
+            return None
         reward = referee.reward_of(verdict)
-        run.trace.add(
-            "referee",
-            "done",
-            started,
-            outputs={"score": verdict.score, "reason": verdict.reason, "reward": reward},
-        )
-        return [("referee", reward)]
+        outputs: dict[str, object] = {
+            "score": verdict.score,
+            "reason": verdict.reason,
+            "reward": reward,
+        }
+        if audit:
+            outputs["audit"] = "judged beside the checker, to measure the referee"
+        if reliability is not None:
+            outputs["reliability"] = reliability
+        run.trace.add("referee", "done", started, outputs=outputs)
+        return reward
 
     @staticmethod
     def _check(
@@ -206,9 +248,6 @@ class Pipeline:
             run.trace.fault("checker", error, started)
             return []
         run.trace.add("checker", "done", started, outputs={"reward": reward})
-        run.trace.add(
-            "referee", "skipped", run.trace.start(), outputs={"why": "a checker scored the answer"}
-        )
         return [("checker", reward)]
 
 
