@@ -71,6 +71,8 @@ class Settings(BaseSettings):
     # decisions whose answer it also judges, to measure it against the checker.
     referee_weight: float = Field(default=0.5, gt=0, le=1)
     referee_audit: float = Field(default=0.1, ge=0, le=1)
+    # Learn per query family whether a seed brief helps (False: always build one).
+    seed_gate: bool = True
     detour_prob_best_floor: float = Field(default=0.2, ge=0, le=1)
     detour_failure_streak: int = Field(default=3, ge=1)
     detour_retire_min_pulls: float = Field(default=3.0, gt=0)
@@ -130,6 +132,7 @@ class Settings(BaseSettings):
             },
             seed=self.policy_seed,
             referee_audit=self.referee_audit,
+            seed_gate=self.seed_gate,
         )
 
 

@@ -32,6 +32,9 @@ class EngineConfig:
     # many pseudo-pairs.
     referee_audit: float = 0.0
     referee_prior_pairs: float = 10.0
+    # Learn per query family whether to build the seed (`engine.stages.seed_gate`); False
+    # builds it for every decision. The settings turn it on (`THINKPATH_SEED_GATE`).
+    seed_gate: bool = False
 
     def weight_for(self, source: str) -> float:
         """The default weight of an outcome source (1.0 for a source not listed)."""

@@ -25,13 +25,14 @@ from engine.adapters.llm.guarded import GuardedLLM
 from engine.core.choosing import Chooser
 from engine.core.config import EngineConfig
 from engine.core.learner import Learner
-from engine.core.models import Choice, Cost, Decision, ToolRun
+from engine.core.models import Choice, Cost, Decision, Seed, ToolRun
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.core.records import NO_TOOL, PathDefinition
 from engine.core.run_state import RunState
 from engine.core.trace import LLM_FAULTS, TraceRecorder
 from engine.errors import ThinkPathError
 from engine.stages import answer, referee, tools
+from engine.stages.seed_gate import SeedGate
 from engine.stages.seeding import Seeder
 
 Checker = Callable[[str], float]
@@ -76,6 +77,7 @@ class Pipeline:
             prior=config.weight_for("referee"), prior_pairs=config.referee_prior_pairs
         )
         self._audit_rng = np.random.default_rng(config.seed)
+        self._seed_gate = SeedGate(config.seed)
         self._chooser = Chooser(
             learner=learner, paths=paths, toolbox=toolbox, config=config, lock=lock
         )
@@ -92,7 +94,8 @@ class Pipeline:
         meter = MeteredLLM(self._llm, budget or self._config.budget)  # one meter per decision
         features = np.asarray(self._featurizer(query), dtype=float)
         run = RunState(query, meter, TraceRecorder(listener), [float(x) for x in features])
-        seed_model = self._seeder.build(run)
+        family = self._family_of(query) if self._family_of else "all"
+        seed_model = self._seed(run, family)
         choices = self._chooser.choose(run, referee_calls=1 if checker is None else 0)
         tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
         answer_text = self._answer(run, choices.path.arm, tool_run)
@@ -101,7 +104,13 @@ class Pipeline:
             outcomes.append(("tool", 0.0))  # a tool's failure is an outcome for that tool
         weights: dict[str, float] = {}  # source -> weight, where it is not the configured one
         if answer_text is not None:
-            outcomes.extend(self._score(run, answer_text, checker, weights))
+            scored = self._score(run, answer_text, checker, weights)
+            outcomes.extend(scored)
+            for source, reward in scored:  # the seed gate learns from the answer's own score
+                weight = weights.get(source, self._config.weight_for(source))
+                self._seed_gate.learn(
+                    family, saw_brief=run.brief is not None, reward=reward, weight=weight
+                )
         decision = Decision(
             id=uuid.uuid4().hex,
             namespace=self._config.namespace,
@@ -131,6 +140,25 @@ class Pipeline:
             degraded_reasons=run.trace.degraded_reasons,
         )
         return Draft(decision, outcomes, choices.new_paths, choices.detour_reason, weights)
+
+    def _seed(self, run: RunState, family: str) -> Seed:
+        """The seed, when the seed gate (learnt per family, `stages.seed_gate`) wants one."""
+        if not self._config.seed_gate:
+            return self._seeder.build(run)
+        choice = self._seed_gate.choose(family)
+        if choice.use:
+            return self._seeder.build(run)
+        run.trace.add(
+            "seed",
+            "skipped",
+            run.trace.start(),
+            outputs={
+                "why": f"the seed gate chose no seed for {family!r} queries",
+                "p_seed": choice.probability,
+                "pulls": choice.pulls,
+            },
+        )
+        return Seed()
 
     def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
         if tool == NO_TOOL or self._toolbox is None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.core.records import Passage
+from engine.core.records import LLMRequest, Passage
 from engine.stages.seed_check import degeneracy, inform_only
 from engine.stages.tools import prior_tool
 
@@ -87,3 +87,24 @@ def test_the_prior_leads_the_cold_start_over_the_models_pick(world) -> None:  # 
     assert (decision.tool.arm_id, decision.tool.reason) == ("calculator", "cold_start")
     spelling = engine.decide("What is the first letter of apple?")
     assert spelling.tool.arm_id != "calculator" or spelling.tool.reason != "cold_start"
+
+
+@pytest.mark.parametrize("brief_helps", [False, True])
+def test_the_seed_gate_learns_per_family_whether_a_seed_helps(world, brief_helps: bool) -> None:  # type: ignore[no-untyped-def]
+    from engine.core.config import EngineConfig
+    from engine.stages.detour import DetourRules
+
+    def answer(request: LLMRequest) -> str:
+        briefed = "<seed>" in request.messages[-1].content
+        return "Answer: 7" if briefed == brief_helps else "Answer: unsure"
+
+    world.overrides["answer"] = answer
+    config = EngineConfig(seed=2, detour=DetourRules(prob_best_floor=0.0), seed_gate=True)
+    engine = world.engine(config=config)
+    query = "What is the sum 3 + 4?"
+    skipped = [
+        engine.decide(query, checker=world.checker_for(query)).step("seed").reason == "skipped"
+        for _ in range(40)
+    ]
+    late = sum(skipped[-10:])
+    assert late <= 2 if brief_helps else late >= 8
