@@ -52,6 +52,7 @@ class Step:
     seeded: bool = False  # did the answer see a seed brief?
     referee_score: float | None = None  # the referee's reward, when it judged
     referee_valid: bool | None = None  # did its verdict validate (None: it was not asked)
+    warm: bool = False  # an engine decision that needed neither the rating nor a detour call
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,9 @@ def _referee_of(decision: Decision) -> tuple[float | None, bool | None]:
 def _engine_step(decision: Decision, task: Task, records: Sequence[CallRecord]) -> Step:
     calls, tokens, seconds = _cost(records)
     score, valid = _referee_of(decision)
+    cold = any(
+        step.stage in ("rating", "detour") and step.reason != "skipped" for step in decision.trace
+    )
     return Step(
         task,
         check_task(decision.answer or "", task),
@@ -134,6 +138,7 @@ def _engine_step(decision: Decision, task: Task, records: Sequence[CallRecord]) 
         seeded=decision.seed.brief is not None,
         referee_score=score,
         referee_valid=valid,
+        warm=not cold,
     )
 
 

@@ -27,6 +27,9 @@ class Summary:
     median_tokens: float  # completion tokens per decision
     median_seconds: float  # model seconds per decision
     seeded: float  # share of decisions whose answer saw a seed brief
+    warm: int  # decisions that needed neither the rating nor a detour call
+    warm_calls: float  # their mean LLM calls (NaN without warm decisions)
+    warm_median_seconds: float  # their median model seconds
 
 
 def window_start(length: int, final_window: float) -> int:
@@ -47,6 +50,7 @@ def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -
     else:
         half = float("nan")
     every = [step for steps in runs for step in steps]
+    warm = [step for step in every if step.warm]
     return Summary(
         label=label,
         final_mean=mean,
@@ -58,6 +62,9 @@ def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -
         median_tokens=float(np.median([step.completion_tokens for step in every])),
         median_seconds=float(np.median([step.seconds for step in every])),
         seeded=float(np.mean([step.seeded for step in every])),
+        warm=len(warm),
+        warm_calls=float(np.mean([s.calls for s in warm])) if warm else float("nan"),
+        warm_median_seconds=float(np.median([s.seconds for s in warm])) if warm else float("nan"),
     )
 
 
@@ -65,14 +72,16 @@ def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
     """A Markdown table, one row per contender."""
     lines = [
         f"| contender | final-window accuracy (last {final_window:.0%}), 95% CI | overall | "
-        "decisions | LLM calls / decision | median completion tokens | median model s | seeded |",
-        "|---|---|---|---|---|---|---|---|",
+        "decisions | LLM calls / decision | median completion tokens | median model s | seeded | "
+        "warm decisions: n, calls, median s |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
         lines.append(
             f"| {s.label} | {100 * s.final_mean:.1f}% [{100 * s.final_low:.1f}, "
             f"{100 * s.final_high:.1f}] | {100 * s.overall:.1f}% | {s.decisions} | {s.calls:.2f} | "
-            f"{s.median_tokens:.0f} | {s.median_seconds:.2f} | {100 * s.seeded:.0f}% |"
+            f"{s.median_tokens:.0f} | {s.median_seconds:.2f} | {100 * s.seeded:.0f}% | "
+            f"{s.warm}, {s.warm_calls:.2f}, {s.warm_median_seconds:.2f} |"
         )
     return "\n".join(lines) + "\n"
 

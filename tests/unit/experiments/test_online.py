@@ -65,6 +65,7 @@ def test_every_contender_is_reported_with_its_figures(result_and_llm: tuple) -> 
     assert curve["oracle"].final["accuracy"] == pytest.approx(1.0)
     assert curve["bare"].final["accuracy"] == pytest.approx(0.0)
     assert curve["engine:checker"].series["accuracy"].shape[0] == 2  # one row per order
+    assert "warm decisions: n, calls, median s" in summary
 
 
 def test_forced_answers_are_shared_by_orders_and_a_rerun_is_all_hits(
