@@ -7,7 +7,7 @@ experiment or a test can replace one piece (say, the store) and keep the rest:
     engine = build_engine(settings, llm=ScriptedLLM(script), store=InMemoryStore())
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -22,6 +22,7 @@ from engine.core import features
 from engine.core.facade import Engine
 from engine.core.learner import PolicyFactory
 from engine.core.ports import LLM, Searcher, Store, ToolBox, Tracker
+from engine.core.records import TemplateLike
 from engine.errors import ConfigError
 from engine.settings import Settings, load_settings
 from learning import PolicyLike, make_policy
@@ -123,10 +124,12 @@ def build_engine(
     toolbox: ToolBox | None = None,
     tracker: Tracker | None = None,
     featurizer: Callable[[str], np.ndarray] | None = None,
+    templates: Sequence[TemplateLike] | None = None,
 ) -> Engine:
     """Build the engine from settings (read from the environment when None).
 
-    Any collaborator passed in is used as is; the rest are built from the settings.
+    Any collaborator passed in is used as is; the rest are built from the settings. `templates`
+    replaces the loaded ones (an evaluation that studies a chosen set of paths).
     """
     settings = settings or load_settings()
     searcher = searcher or build_searcher(settings)
@@ -134,7 +137,9 @@ def build_engine(
         llm=llm or build_llm(settings),
         searcher=searcher,
         store=store or build_store(settings),
-        templates=load_templates(settings.templates_dirs),
+        templates=list(templates)
+        if templates is not None
+        else load_templates(settings.templates_dirs),
         featurizer=featurizer or features.query_features,
         family_of=features.family,
         label_context=features.describe_context,

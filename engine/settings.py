@@ -19,7 +19,14 @@ from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from engine.adapters.llm.budget import Budget
-from engine.core.config import BUDGET_CALLS, BUDGET_SECONDS, BUDGET_TOKENS, EngineConfig
+from engine.core.config import (
+    BUDGET_CALLS,
+    BUDGET_SECONDS,
+    BUDGET_TOKENS,
+    PRODUCT_REFEREE_AUDIT,
+    PRODUCT_SEED_GATE,
+    EngineConfig,
+)
 from engine.errors import ConfigError
 from engine.stages.detour import DetourRules
 from learning import available_policies
@@ -77,7 +84,12 @@ class Settings(BaseSettings):
     tools: NameList = Field(default_factory=lambda: ["calculator", "local_search"])
     tool_timeout_s: float = Field(default=_ENGINE.tool_timeout_s, gt=0, le=600)
     # outcomes and detours
+    # The referee's weight before it is measured (the prior), and the share of checked
+    # decisions whose answer it also judges, to measure it against the checker.
     referee_weight: float = Field(default=_ENGINE.weight_for("referee"), gt=0, le=1)
+    referee_audit: float = Field(default=PRODUCT_REFEREE_AUDIT, ge=0, le=1)
+    # Learn per query family whether a seed brief helps (False: always build one).
+    seed_gate: bool = PRODUCT_SEED_GATE
     detour_prob_best_floor: float = Field(default=_DETOUR.prob_best_floor, ge=0, le=1)
     detour_failure_streak: int = Field(default=_DETOUR.failure_streak, ge=1)
     detour_retire_min_pulls: float = Field(default=_DETOUR.retire_min_pulls, gt=0)
@@ -133,6 +145,8 @@ class Settings(BaseSettings):
             source_weights={**_ENGINE.source_weights, "referee": self.referee_weight},
             seed=self.policy_seed,
             checkpoint_every=self.checkpoint_every,
+            referee_audit=self.referee_audit,
+            seed_gate=self.seed_gate,
         )
 
 

@@ -15,11 +15,12 @@ __all__ = ["available_experiments", "get_experiment", "resolve_params"]
 
 def available_experiments() -> dict[str, Experiment]:
     """Every experiment, by name, in a stable order."""
+    from experiments.online_experiment import online_experiment  # noqa: PLC0415
     from experiments.ope_experiment import ope_experiment  # noqa: PLC0415 - a cycle otherwise
     from experiments.replay_experiment import replay_experiment  # noqa: PLC0415
 
     experiments = dict(bandit_experiments())
-    for experiment in (replay_experiment(), ope_experiment()):
+    for experiment in (replay_experiment(), ope_experiment(), online_experiment()):
         experiments[experiment.name] = experiment
     return experiments
 

@@ -22,8 +22,9 @@ import numpy as np
 
 from engine.core.checkers import check_answer
 from engine.core.ports import LLM
-from engine.core.records import ChatMessage, LLMRequest
+from engine.core.records import LLMRequest, PathDefinition
 from engine.errors import ConfigError, LLMError, LLMUnavailableError
+from engine.stages.answer import answer_messages
 from experiments.tasks import Task, TaskSuite
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "check_task",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: prompts rendered by the engine's `answer_messages`
 
 
 class Strategy(Protocol):
@@ -47,9 +48,13 @@ class Strategy(Protocol):
     def id(self) -> str: ...
 
     @property
-    def prompt(self) -> str: ...
+    def name(self) -> str: ...
 
-    def render(self, query: str, seed: str = "") -> str: ...
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def prompt(self) -> str: ...
 
 
 Scorer = Callable[[str, Task], float]
@@ -183,8 +188,11 @@ def _load_checkpoint(path: Path) -> dict[str, list[Cell]]:
 
 
 def _answer(llm: LLM, strategy: Strategy, task: Task, max_tokens: int, scorer: Scorer) -> Cell:
+    # The engine's own renderer, with no seed and no tool output: what replay measures is what
+    # the engine sends for that path (a test holds the two byte-identical).
+    path = PathDefinition.from_template(strategy)
     request = LLMRequest(
-        messages=(ChatMessage("user", strategy.render(task.query)),),
+        messages=answer_messages(path, task.query, None, None),
         max_tokens=max_tokens,
         temperature=0.0,
         purpose="answer",

@@ -32,7 +32,7 @@ __all__ = [
 STAGE_TITLES = {
     "retirement": "Retired a path",
     "search": "Searched for background",
-    "seed": "Wrote the thinking seed",
+    "seed": "Thinking seed",
     "seed_check": "Checked the seed",
     "rating": "Rated the reasoning paths",
     "detour": "Considered a new path (detour)",
@@ -87,9 +87,11 @@ def _seed_check(outputs: dict[str, Any], step: TraceStep) -> str:
 
 
 def _seed(outputs: dict[str, Any], step: TraceStep) -> str:
+    if step.reason == "skipped":
+        return f": skipped ({outputs.get('why', 'not needed')})"
     if step.reason == "weak_seed":
         return f": not used ({step.error or 'it did not fit the question'})"
-    return ": a short brief for the answer" if outputs.get("brief") else ""
+    return ": written, a short brief for the answer" if outputs.get("brief") else ": none"
 
 
 def _rating(outputs: dict[str, Any], step: TraceStep) -> str:

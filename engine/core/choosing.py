@@ -16,7 +16,7 @@ from engine.core.ports import ToolBox
 from engine.core.records import NO_TOOL, PathDefinition
 from engine.core.run_state import RunState
 from engine.core.trace import LLM_FAULTS
-from engine.stages import detour, rating, selection
+from engine.stages import detour, rating, selection, tools
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,11 @@ class Chooser:
     ) -> selection.Pick:
         started = run.trace.start()
         explores = view.tool_draw.arm in view.cold_tools
-        if explores and suggestion is not None and suggestion.tool in view.cold_tools:
+        # Exploring: the kind of query names its tool first (`tools.prior_tool`), then the model.
+        prior = tools.prior_tool(run.query, view.cold_tools) if explores else None
+        if prior is not None:
+            pick = selection.Pick(prior, view.cold_tool_mass, "cold_start")
+        elif explores and suggestion is not None and suggestion.tool in view.cold_tools:
             pick = selection.Pick(suggestion.tool, view.cold_tool_mass, "cold_start")
         else:
             pick = view.tool_draw

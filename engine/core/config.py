@@ -8,6 +8,9 @@ from engine.stages.detour import DetourRules
 # Six calls is the worst case the pipeline can reach, so the default never cuts a decision short
 # on calls; tokens and seconds are generous for the embedded model.
 BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = 6, 8192, 120.0
+# What `thinkpath` runs with (the settings' defaults). A bare `EngineConfig` (tests, simulated
+# experiments) leaves both off, so that its call counts stay exactly what its test expects.
+PRODUCT_REFEREE_AUDIT, PRODUCT_SEED_GATE = 0.1, True
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,14 @@ class EngineConfig:
     # Save the learner's state every this many outcomes (0: never), so that a start replays at
     # most this many; each save serialises every policy, a few milliseconds.
     checkpoint_every: int = 1000
+    # Share of checked decisions whose answer the referee also judges, to measure the referee
+    # (`engine.stages.referee.RefereeCalibration`); its weight shrinks to the prior with this
+    # many pseudo-pairs.
+    referee_audit: float = 0.0
+    referee_prior_pairs: float = 10.0
+    # Learn per query family whether to build the seed (`engine.stages.seed_gate`); False
+    # builds it for every decision.
+    seed_gate: bool = False
 
     def weight_for(self, source: str) -> float:
         """The default weight of an outcome source (1.0 for a source not listed)."""

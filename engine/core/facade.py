@@ -245,7 +245,8 @@ class Engine:
         if self._tracker is not None:
             self._tracker.log_decision(record)
         results = [
-            self._record(decision.id, source, reward, None) for source, reward in draft.outcomes
+            self._record(decision.id, score.source, score.reward, score.weight)
+            for score in draft.outcomes
         ]
         # The catalogue was read when this decision began, and its own new arms are in already.
         self._book.refresh(catalog=False)

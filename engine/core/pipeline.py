@@ -23,16 +23,18 @@ from engine.adapters.llm.guarded import GuardedLLM
 from engine.core.arm_book import ArmBook
 from engine.core.choosing import Chooser
 from engine.core.config import EngineConfig
-from engine.core.models import Choice, Decision, ToolRun
+from engine.core.models import Choice, Decision, Seed, ToolRun
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.core.records import NO_TOOL, ChatOptions, PathDefinition
 from engine.core.run_state import RunState
+from engine.core.scoring import Checker, Score, Scorer
 from engine.core.trace import LLM_FAULTS, TraceRecorder
 from engine.errors import ThinkPathError
-from engine.stages import answer, referee, tools
+from engine.stages import answer, tools
+from engine.stages.seed_gate import SeedGate
 from engine.stages.seeding import Seeder
 
-Checker = Callable[[str], float]
+__all__ = ["Checker", "Draft", "Pipeline"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ class Draft:
     """A finished decision plus the outcomes the facade must record for it."""
 
     decision: Decision
-    outcomes: list[tuple[str, float]] = field(default_factory=list)  # (source, reward)
+    outcomes: list[Score] = field(default_factory=list)
 
 
 class Pipeline:
@@ -64,6 +66,8 @@ class Pipeline:
         self._family_of = family_of
         self._config = config
         self._seeder = Seeder(searcher, config)
+        self._seed_gate = SeedGate(config.seed)
+        self._scorer = Scorer(config)
         self._chooser = Chooser(book=book, toolbox=toolbox, config=config)
 
     def run(
@@ -85,7 +89,8 @@ class Pipeline:
         meter = MeteredLLM(self._llm, budget or self._config.budget)  # one meter per decision
         features = np.asarray(self._featurizer(query), dtype=float)
         run = RunState(query, meter, TraceRecorder(listener), [float(x) for x in features])
-        seed_model = self._seeder.build(run)
+        family = self._family_of(query) if self._family_of else "all"
+        seed_model = self._seed(run, family)
         choices = self._chooser.choose(
             run, referee_calls=1 if checker is None else 0, force_path=force_path
         )
@@ -98,17 +103,30 @@ class Pipeline:
             listener=listener,
             chat=chat,
         )
-        outcomes: list[tuple[str, float]] = []
+        outcomes: list[Score] = []
         if tool_run is not None and not tool_run.ok:
-            outcomes.append(("tool", 0.0))  # a tool's failure is an outcome for that tool
+            outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
         if answer_text is not None:
-            outcomes.extend(self._score(run, answer_text, checker, warm=not choices.explored))
+            scored = self._scorer.score(
+                run, answer_text, checker, family=family, warm=not choices.explored
+            )
+            outcomes.extend(scored)
+            for score in scored:  # the seed gate learns from the answer's own score
+                weight = (
+                    self._config.weight_for(score.source) if score.weight is None else score.weight
+                )
+                self._seed_gate.learn(
+                    family,
+                    saw_brief=seed_model.brief is not None,
+                    reward=score.reward,
+                    weight=weight,
+                )
         decision = Decision(
             id=decision_id or uuid.uuid4().hex,
             namespace=self._config.namespace,
             created_at=datetime.now(UTC),
             query=query,
-            family=self._family_of(query) if self._family_of else None,
+            family=family if self._family_of else None,
             context=run.context,
             seed=seed_model,
             candidates=choices.candidates,
@@ -132,6 +150,25 @@ class Pipeline:
             degraded_reasons=run.trace.degraded_reasons,
         )
         return Draft(decision, outcomes)
+
+    def _seed(self, run: RunState, family: str) -> Seed:
+        """The seed, when the seed gate (learnt per family, `stages.seed_gate`) wants one."""
+        if not self._config.seed_gate:
+            return self._seeder.build(run)
+        choice = self._seed_gate.choose(family)
+        if choice.use:
+            return self._seeder.build(run)
+        run.trace.add(
+            "seed",
+            "skipped",
+            run.trace.start(),
+            outputs={
+                "why": f"the seed gate chose no seed for {family!r} queries",
+                "p_seed": choice.probability,
+                "pulls": choice.pulls,
+            },
+        )
+        return Seed()
 
     def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
         if tool == NO_TOOL or self._toolbox is None:
@@ -188,50 +225,3 @@ class Pipeline:
             return None
         run.trace.add("answer", "done", started, inputs=inputs, outputs={"answer": text})
         return text
-
-    def _score(
-        self, run: RunState, text: str, checker: Checker | None, *, warm: bool
-    ) -> list[tuple[str, float]]:
-        """The checker's reward when there is a checker, else the referee's (one call)."""
-        started = run.trace.start()
-        if checker is not None:
-            return self._check(run, text, checker, started)
-        if run.calls_left < 1:
-            run.trace.budget_stop("referee", started, "no call left for the referee")
-            return []
-        try:
-            verdict = referee.judge(
-                run.meter,
-                run.query,
-                text,
-                retries=run.retries(0, warm=warm),
-                timeout_s=self._config.llm_timeout_s,
-            )
-        except LLM_FAULTS as error:
-            run.trace.fault("referee", error, started)
-            return []
-        reward = referee.reward_of(verdict)
-        run.trace.add(
-            "referee",
-            "done",
-            started,
-            outputs={"score": verdict.score, "reason": verdict.reason, "reward": reward},
-        )
-        return [("referee", reward)]
-
-    @staticmethod
-    def _check(
-        run: RunState, text: str, checker: Checker, started: float
-    ) -> list[tuple[str, float]]:
-        try:
-            reward = float(checker(text))
-            if not 0.0 <= reward <= 1.0:  # NaN fails this comparison too
-                raise ValueError(f"the checker returned {reward!r}, not a reward in [0, 1]")
-        except Exception as error:  # a caller's checker may fail in any way: record, go on
-            run.trace.fault("checker", error, started)
-            return []
-        run.trace.add("checker", "done", started, outputs={"reward": reward})
-        run.trace.add(
-            "referee", "skipped", run.trace.start(), outputs={"why": "a checker scored the answer"}
-        )
-        return [("checker", reward)]

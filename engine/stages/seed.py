@@ -6,8 +6,8 @@ from engine.stages.prompting import DATA_RULE, fence
 
 SEED_SYSTEM = (
     "You write a short brief (at most 4 sentences) of background facts that help answer a "
-    "question. Cite passages by their source in square brackets. Do not answer the question. "
-    + DATA_RULE
+    "question: facts and methods from the passages. Cite passages by their source in square "
+    "brackets. Never answer the question, and never compute or state its result. " + DATA_RULE
 )
 
 

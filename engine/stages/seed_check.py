@@ -2,8 +2,10 @@
 three calls. A weak seed is rebuilt once by the pipeline, then flagged, and never used silently.
 """
 
+import re
 from dataclasses import dataclass, field
 
+from engine.adapters.llm.stopping import repetition_start
 from engine.core.records import Passage
 from retrieval.query import content_words
 
@@ -78,4 +80,63 @@ def check_brief(query: str, brief: str, passages: list[Passage]) -> list[str]:
     brief_terms = content_words(brief, limit=None)
     if brief_terms and not grounding.intersection(brief_terms):
         problems.append("the brief shares no terms with the query or the passages")
+    return problems
+
+
+# A brief informs; it never answers. The small model's briefs often stated a (wrong) result and
+# the answer copied it, so a sentence that states an answer is dropped: one that says "the answer
+# is" or holds an "Answer:" label, and one that holds a number found neither in the query nor in
+# the passages (a computed result, since the brief may only carry what the passages say).
+_ANSWER_TALK = re.compile(
+    r"\b(?:the (?:final |correct )?answer (?:is|would be|will be)|answer\s*:|so the result is|"
+    r"which (?:gives|makes|equals)|the result is)\b",
+    re.IGNORECASE,
+)
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SCAFFOLD = re.compile(r"\b(?:write the brief|passages:|question:)", re.IGNORECASE)
+
+
+def _numbers(text: str) -> set[str]:
+    return {number.replace(",", "") for number in _NUMBER.findall(text)}
+
+
+def inform_only(query: str, brief: str, passages: list[Passage]) -> tuple[str, list[str]]:
+    """The brief without sentences that answer the query; and why each dropped one was dropped.
+
+    >>> passages = [Passage("Addition combines two numbers into their sum.", "add.md")]
+    >>> kept, dropped = inform_only("What is 3 + 4?", "Sums add [add.md]. So 3 + 4 = 7.", passages)
+    >>> kept, dropped[0][-19:]
+    ('Sums add [add.md].', 'nor the passages: 7')
+    """
+    known = _numbers(query)
+    for passage in passages:
+        known |= _numbers(passage.text) | _numbers(passage.source)
+    kept, dropped = [], []
+    for sentence in (part.strip() for part in _SENTENCE.split(brief)):
+        if not sentence:
+            continue
+        if _ANSWER_TALK.search(sentence):
+            dropped.append(f"states an answer: {sentence[:80]}")
+            continue
+        new = sorted(_numbers(sentence) - known)
+        if new:
+            dropped.append(
+                f"states a number found in neither the query nor the passages: "
+                f"{', '.join(new)[:80]}"
+            )
+            continue
+        kept.append(sentence)
+    return " ".join(kept), dropped
+
+
+def degeneracy(query: str, brief: str) -> list[str]:
+    """Why a generated brief is degenerate (loops, or echoes the prompt); empty if it is not."""
+    problems = []
+    if repetition_start(brief) is not None:
+        problems.append("the brief repeats itself in a loop")
+    folded = " ".join(brief.lower().split())
+    asked = " ".join(query.lower().split())
+    if (len(asked) >= 20 and asked in folded) or _SCAFFOLD.search(brief):
+        problems.append("the brief echoes the prompt")
     return problems

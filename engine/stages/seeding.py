@@ -115,11 +115,13 @@ class Seeder:
         except LLM_FAULTS as error:
             run.trace.fault("seed", error, started)
             return partial
-        problems = seed_check.check_brief(run.query, brief, verdict.relevant)
+        written = brief
+        problems = seed_check.degeneracy(run.query, brief)
+        brief, dropped = seed_check.inform_only(run.query, brief, verdict.relevant)
+        problems += seed_check.check_brief(run.query, brief, verdict.relevant)
+        outputs = {"brief": brief, "written": written, "dropped": dropped}
         if problems:
-            run.trace.add(
-                "seed", "weak_seed", started, outputs={"brief": brief}, error="; ".join(problems)
-            )
+            run.trace.add("seed", "weak_seed", started, outputs=outputs, error="; ".join(problems))
             return partial.model_copy(update={"weak": True, "check_reasons": problems})
-        run.trace.add("seed", "done", started, outputs={"brief": brief})
+        run.trace.add("seed", "done", started, outputs=outputs)
         return partial.model_copy(update={"brief": brief})

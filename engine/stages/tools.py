@@ -4,9 +4,23 @@ Running the tool never raises: a failure is recorded as an outcome for that tool
 reward 0), which teaches the tool policy and nothing else.
 """
 
+import re
+from collections.abc import Collection
+
+from engine.core.features import family
 from engine.core.models import ToolRun
 from engine.core.ports import ToolBox
 from engine.core.records import NO_TOOL
+
+# The tool a kind of query starts from, before any outcome: what the query *is* decides it, not
+# the model's rating (the 135M model sent arithmetic and unit questions to "none" although the
+# calculator was there). Only the cold start follows it: once the tool has outcomes for this kind
+# of query, the tool policy's posterior decides, so a wrong prior costs a few pulls, no more.
+FAMILY_TOOLS = {"arithmetic": "calculator", "unit_conversion": "calculator"}
+_SEQUENCE = re.compile(
+    r"\b(?:sequence|series|what comes next|next (?:number|term)|continue the pattern)\b",
+    re.IGNORECASE,
+)
 
 
 def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per tool on purpose
@@ -19,6 +33,20 @@ def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per t
     'What is 12 * (3 + 4)?'
     """
     return query
+
+
+def prior_tool(query: str, available: Collection[str]) -> str | None:
+    """The tool this kind of query starts from (cold start), if it is available; else None.
+
+    >>> prior_tool("What is 17 + 25?", ["none", "calculator"])
+    'calculator'
+    >>> prior_tool("What comes next: 2, 4, 8, 16?", ["none", "calculator"])
+    'calculator'
+    >>> prior_tool("Who wrote Hamlet?", ["none", "calculator"]) is None
+    True
+    """
+    tool = "calculator" if _SEQUENCE.search(query) else FAMILY_TOOLS.get(family(query))
+    return tool if tool in available else None
 
 
 def run_tool(toolbox: ToolBox, tool: str, argument: str, timeout_s: float) -> ToolRun | None:

@@ -12,6 +12,12 @@ Why the pieces look the way they do:
   to calls `Llama.create_completion`, which does. A small subclass adds a deadline check there, so
   a generation past its deadline stops at the next token and the call ends with
   `LLMTimeoutError`: no thread is left running and the context stays usable.
+- The same hook stops a free-text generation early (`engine.adapters.llm.stopping`): once its
+  "Answer:" line is complete, or once it loops. The small model otherwise runs on to the token
+  limit, repeating a digit or a sentence, and a decision cost ~10 s. A looping tail is trimmed to
+  one copy. Constrained (JSON) generations are left alone: their grammar ends them. A repetition
+  penalty is a setting too (`repeat_penalty`), off by default: it also penalises the digits and
+  words of the question that an answer must repeat.
 - A JSON schema is compiled to a llama.cpp grammar here rather than through
   `response_format`: llama-cpp-python silently falls back to "any JSON" when a schema does not
   compile, and a silent fallback would hide a broken schema behind validation retries.
@@ -22,12 +28,13 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from engine.adapters.llm.stopping import should_stop, trim_repetition
 from engine.errors import ConfigError, LLMError, LLMTimeoutError, LLMUnavailableError
 
 __all__ = [
@@ -53,8 +60,14 @@ class LocalModelSettings:
     threads: int = 1  # OFFLINE.md: 2 threads were 3-40x slower when the other core was busy
     n_ctx: int = 2048  # prompt + completion tokens; SmolLM2 was trained with 2048
     n_batch: int = 512
+    stop_early: bool = True  # stop free text after its answer line, or once it loops
+    repeat_penalty: float = 1.0  # llama.cpp's; 1.0 = none (see the module docstring)
 
     def __post_init__(self) -> None:
+        if not 1.0 <= self.repeat_penalty <= 2.0:
+            raise ConfigError(
+                f"local model repeat_penalty must be in [1.0, 2.0], got {self.repeat_penalty}"
+            )
         if self.threads < 1:
             raise ConfigError(f"local model threads must be >= 1, got {self.threads}")
         if self.n_ctx < 64:
@@ -70,7 +83,7 @@ class Generation:
     text: str
     prompt_tokens: int
     completion_tokens: int
-    finish_reason: str  # "stop" or "length"
+    finish_reason: str  # "stop", "length", or "loop" (a looping tail was cut off)
     model_path: Path
 
 
@@ -79,6 +92,8 @@ class ChatRuntime(Protocol):
 
     # Polled after every generated token while set; returning True ends the generation.
     stop_requested: Callable[[], bool] | None
+    # Polled with the completion text so far, while set; returning True ends the generation.
+    text_stop: Callable[[str], bool] | None
 
     def create_chat_completion(self, **kwargs: Any) -> Mapping[str, Any]: ...
 
@@ -187,6 +202,7 @@ class LocalModels:
         with self._turn(name, max_tokens, timeout_s) as turn:
             if json_schema is not None:
                 grammar = self._grammar_for(json_schema)
+            free_text = grammar is None
             with turn.translating_errors():
                 result = turn.runtime.create_chat_completion(
                     messages=[dict(message) for message in messages],
@@ -195,8 +211,22 @@ class LocalModels:
                     seed=seed,
                     grammar=grammar,
                     stop=list(stop),
+                    **self._free_text_options(turn, free_text),
                 )
-        return _generation_from(result, turn.path)
+        generation = _generation_from(result, turn.path)
+        if free_text and self.settings.stop_early:
+            trimmed = trim_repetition(generation.text)
+            if trimmed != generation.text:
+                return replace(generation, text=trimmed, finish_reason="loop")
+        return generation
+
+    def _free_text_options(self, turn: "_Turn", free_text: bool) -> dict[str, Any]:
+        """Free text (no grammar) stops after its answer line or once it loops, when the
+        settings say so; its repetition penalty is a setting. A structured reply is left alone."""
+        if not free_text:
+            return {}
+        turn.runtime.text_stop = should_stop if self.settings.stop_early else None
+        return {"repeat_penalty": self.settings.repeat_penalty}
 
     def stream(
         self,
@@ -230,6 +260,7 @@ class LocalModels:
                         seed=seed,
                         stop=list(stop),
                         stream=True,
+                        **self._free_text_options(turn, free_text=True),
                     ),
                 )
                 for chunk in chunks:
@@ -278,6 +309,7 @@ class LocalModels:
             yield turn
         finally:
             runtime.stop_requested = None
+            runtime.text_stop = None
             lock.release()
         if turn.passed:
             raise LLMTimeoutError(
@@ -396,13 +428,31 @@ def _deadline_llama_class() -> type[Any]:
 
     class DeadlineLlama(Llama):
         stop_requested: Callable[[], bool] | None = None
+        text_stop: Callable[[str], bool] | None = None
 
         def create_completion(self, *args: Any, **kwargs: Any) -> Any:
+            criteria = StoppingCriteriaList(kwargs.get("stopping_criteria") or [])
             hook = self.stop_requested
             if hook is not None:
-                criteria = StoppingCriteriaList([lambda _ids, _logits: hook()])
-                criteria.extend(kwargs.get("stopping_criteria") or [])
+                criteria.insert(0, lambda _ids, _logits: hook())
+            text_hook = self.text_stop
+            if text_hook is not None:
+                criteria.append(self._text_criterion(text_hook))
+            if criteria:
                 kwargs["stopping_criteria"] = criteria
             return super().create_completion(*args, **kwargs)
+
+        def _text_criterion(self, text_hook: Callable[[str], bool]) -> Callable[..., bool]:
+            """A criterion on the completion text: the ids it sees start with the prompt."""
+            start: list[int] = []  # the prompt length, learnt on the first poll
+
+            def criterion(ids: Any, _logits: Any) -> bool:
+                if not start:
+                    start.append(len(ids))
+                    return False
+                text = self.detokenize(list(ids[start[0] :])).decode("utf-8", errors="ignore")
+                return text_hook(text)
+
+            return criterion
 
     return DeadlineLlama

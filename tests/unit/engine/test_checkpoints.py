@@ -80,6 +80,9 @@ def linear_factory(role: str, arms: list[str], context_dim: int) -> Any:
 def test_a_checkpoint_plus_the_tail_equals_a_full_replay_arm_for_arm(world: Any, kind: str) -> None:
     factory = {"keyed": None, "contextual": linear_factory}[kind]
     learn(world, engine_on(world, world.store, policy_factory=factory), 20)
+    # One more decision from an engine that saves no checkpoint: there is always a tail.
+    tail = world.engine(config=config(every=0), tools=True, policy_factory=factory)
+    tail.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
     last_seq = world.store.outcomes_since("default", 0)[-1].seq
     restored_store = ReplaySpy(world.store)
     replayed_store = ReplaySpy(world.store, hide_checkpoints=True)

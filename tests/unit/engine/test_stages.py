@@ -61,7 +61,8 @@ def test_the_llms_tool_pick_leads_while_tools_are_cold(world) -> None:
 def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
     world.rating_tool = "broken_search"
     engine = world.engine(tools=True)
-    decision = engine.decide(ARITHMETIC, checker=lambda text: 1.0)
+    # A query with no prior tool, so that the model's pick (the broken search) leads.
+    decision = engine.decide("What is the first letter of apple?", checker=lambda text: 1.0)
     assert not decision.degraded
     assert decision.step("tool").reason == "fault"
     assert decision.step("tool").error == "connection refused"

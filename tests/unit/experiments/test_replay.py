@@ -26,9 +26,8 @@ from learning import make_policy
 class Prompt:
     id: str
     prompt: str
-
-    def render(self, query: str, seed: str = "") -> str:
-        return self.prompt.replace("{query}", query).replace("{seed}", seed)
+    name: str = "a strategy"
+    description: str = "for tests"
 
 
 STRATEGIES = [
@@ -51,7 +50,7 @@ def _scripted(suite: TaskSuite) -> ScriptedLLM:
     def answer(request: LLMRequest) -> str:
         text = request.messages[-1].content
         strategy = text[1 : text.index("]")]
-        task = by_query[text[text.index("]") + 2 :]]
+        task = by_query[text[text.index("]") + 2 :].split("\n\n")[0]]
         right = (strategy, task.family) in GOOD
         return f"Let me think.\nAnswer: {task.expected if right else 'no idea'}"
 

@@ -29,6 +29,7 @@ class FakeRuntime:
     def __init__(self, clock: FakeClock, tokens: int = 5, seconds_per_token: float = 0.1) -> None:
         self.clock, self.tokens, self.seconds_per_token = clock, tokens, seconds_per_token
         self.stop_requested: Any = None
+        self.text_stop: Any = None
         self.calls: list[dict[str, Any]] = []
         self.closed = False
 
@@ -216,7 +217,7 @@ def test_smollm2_alias_finds_the_packaged_gguf() -> None:
 
 
 @pytest.mark.parametrize("fields", [{"threads": 0}, {"n_ctx": 10}, {"n_batch": 0}])
-def test_bad_settings_are_refused(fields: dict[str, int]) -> None:
+def test_bad_settings_are_refused(fields: dict[str, Any]) -> None:
     with pytest.raises(ConfigError, match=next(iter(fields))):
         LocalModelSettings(**fields)
 

@@ -36,6 +36,7 @@ class EchoRuntime:
     def __init__(self, clock: Clock, seconds: float = 0.0) -> None:
         self.clock, self.seconds = clock, seconds
         self.stop_requested: Any = None
+        self.text_stop: Any = None
         self.calls: list[dict[str, Any]] = []
 
     def create_chat_completion(self, **kwargs: Any) -> Any:

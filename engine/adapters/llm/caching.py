@@ -1,0 +1,167 @@
+"""A caching LLM wrapper: the same exact request is answered once, then from disk.
+
+Why: the online evaluation runs the engine, the bare model and every forced template over the same
+task stream in several orders, and reruns after a policy change. At temperature 0 a request's
+answer is a function of the request, so every repeat (a forced arm in another stream order, the
+same seed brief for the same query, an answer the engine asks again) is served from the cache and
+a rerun costs seconds. Only deterministic requests are cached: a request with a temperature above
+0 and no seed passes through.
+
+The key is a hash of everything that can change the model's output: the model's name, the
+messages, `max_tokens`, temperature, seed and JSON schema (never the timeout or the purpose, so a
+forced template's answer and the engine's identical answer share one entry). Entries are appended
+to one JSON-lines file per model under the cache directory; a torn last line (a killed run) is
+skipped on load. A hit reports the seconds and tokens of the original generation, so cost figures
+stay those of the model, not of the disk.
+
+>>> import tempfile, pathlib
+>>> from engine.adapters.llm.scripted import ScriptedLLM
+>>> from engine.core.records import ChatMessage, LLMRequest
+>>> inner = ScriptedLLM(lambda request: "4")
+>>> llm = CachingLLM(inner, pathlib.Path(tempfile.mkdtemp()), model="demo")
+>>> request = LLMRequest(messages=(ChatMessage("user", "2 + 2?"),))
+>>> [llm.complete(request).text for _ in range(3)], len(inner.requests), llm.hits
+(['4', '4', '4'], 1, 2)
+"""
+
+import hashlib
+import json
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.core.ports import LLM
+from engine.core.records import LLMRequest, LLMResponse
+
+__all__ = ["CachingLLM", "CallRecord", "request_key"]
+
+
+def request_key(model: str, request: LLMRequest) -> str:
+    """The cache key of `request` to `model`: a SHA-256 of every output-deciding field."""
+    identity = {
+        "model": model,
+        "messages": [[message.role, message.content] for message in request.messages],
+        "max_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "seed": request.seed,
+        "json_schema": request.json_schema,
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One call through the wrapper, for per-decision cost accounting."""
+
+    purpose: str
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float  # the original generation's seconds, also on a hit
+    hit: bool
+
+
+class CachingLLM:
+    """Implements the LLM port around `inner`, answering repeated exact requests from disk."""
+
+    def __init__(self, inner: LLM, cache_dir: Path, *, model: str) -> None:
+        self.inner = inner
+        self.model = model
+        self.hits = 0
+        self.misses = 0
+        self.calls: list[CallRecord] = []  # every call, in order (the caller slices it)
+        name = hashlib.sha256(model.encode()).hexdigest()[:16]
+        self.path = cache_dir / f"llm-{name}.jsonl"
+        self._lock = threading.Lock()
+        self._entries: dict[str, dict[str, object]] = self._load()
+
+    def _load(self) -> dict[str, dict[str, object]]:
+        entries: dict[str, dict[str, object]] = {}
+        if not self.path.exists():
+            return entries
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line torn by a killed run: that request is simply asked again
+            if isinstance(entry, dict) and isinstance(entry.get("key"), str):
+                entries[entry["key"]] = entry
+        return entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        """The cached response to this exact request, or the inner model's (then cached)."""
+        if request.temperature > 0 and request.seed is None:
+            response = self.inner.complete(request)  # not reproducible: never cached
+            self._note(request, response, hit=False)
+            return response
+        key = request_key(self.model, request)
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is not None:
+            response = LLMResponse(
+                text=str(entry["text"]),
+                model=str(entry["model"]),
+                prompt_tokens=int(str(entry["prompt_tokens"])),
+                completion_tokens=int(str(entry["completion_tokens"])),
+                seconds=float(str(entry["seconds"])),
+                cost_usd=0.0,
+            )
+            self._note(request, response, hit=True)
+            return response
+        response = self.inner.complete(request)  # faults are raised and never cached
+        self._remember(request, response)
+        return response
+
+    def _remember(self, request: LLMRequest, response: LLMResponse) -> None:
+        key = request_key(self.model, request)
+        entry = {
+            "key": key,
+            "purpose": request.purpose,
+            "text": response.text,
+            "model": response.model,
+            "prompt_tokens": response.prompt_tokens,
+            "completion_tokens": response.completion_tokens,
+            "seconds": response.seconds,
+        }
+        with self._lock:
+            self._entries[key] = entry
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as file:
+                file.write(json.dumps(entry) + "\n")
+        self._note(request, response, hit=False)
+
+    def stream(self, request: LLMRequest, on_text: Callable[[str], None]) -> LLMResponse:
+        """`complete`, with the text handed to `on_text`: whole from the cache, else as the
+        inner model streams it (then cached like any response)."""
+        if request.temperature > 0 and request.seed is None:
+            response = self.inner.stream(request, on_text)
+            self._note(request, response, hit=False)
+            return response
+        with self._lock:
+            cached = request_key(self.model, request) in self._entries
+        if cached:
+            response = self.complete(request)
+            on_text(response.text)
+            return response
+        streamed = self.inner.stream(request, on_text)
+        self._remember(request, streamed)
+        return streamed
+
+    def _note(self, request: LLMRequest, response: LLMResponse, *, hit: bool) -> None:
+        with self._lock:
+            if hit:
+                self.hits += 1
+            else:
+                self.misses += 1
+            self.calls.append(
+                CallRecord(
+                    request.purpose,
+                    response.prompt_tokens,
+                    response.completion_tokens,
+                    response.seconds,
+                    hit,
+                )
+            )

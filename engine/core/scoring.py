@@ -1,0 +1,108 @@
+"""Stage 9, scoring: the exact checker when there is one, else the referee, weighted by how far
+the referee has proved reliable for this kind of query.
+
+A checked answer is also judged by the referee in a share `referee_audit` of decisions, when a
+call is left: the pair measures the referee (`referee.RefereeCalibration`) and teaches the
+policies nothing. The scorer returns what it found; the pipeline passes it on to be recorded.
+"""
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from engine.core.config import EngineConfig
+from engine.core.run_state import RunState
+from engine.core.trace import LLM_FAULTS
+from engine.stages import referee
+
+Checker = Callable[[str], float]
+
+
+class Score(NamedTuple):
+    """An outcome to record: its source, its reward, and its weight (None: the source's own)."""
+
+    source: str
+    reward: float
+    weight: float | None = None
+
+
+class Scorer:
+    """Scores answers; keeps the referee's calibration, learnt from audited pairs."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self._config = config
+        self._calibration = referee.RefereeCalibration(
+            prior=config.weight_for("referee"), prior_pairs=config.referee_prior_pairs
+        )
+        self._audit_rng = np.random.default_rng(config.seed)
+
+    def score(
+        self, run: RunState, text: str, checker: Checker | None, *, family: str, warm: bool
+    ) -> list[Score]:
+        """The checker's reward when there is a checker, else the referee's (one call)."""
+        started = run.trace.start()
+        if checker is not None:
+            checked = _check(run, text, checker, started)
+            audit = bool(checked) and self._audit_rng.random() < self._config.referee_audit
+            if audit and run.calls_left >= 1:
+                reward = self._judge(run, text, run.trace.start(), warm=warm, audit=True)
+                if reward is not None:
+                    self._calibration.observe(family, reward, checked[0].reward)
+            else:
+                why = "a checker scored the answer"
+                run.trace.add("referee", "skipped", run.trace.start(), outputs={"why": why})
+            return checked
+        if run.calls_left < 1:
+            run.trace.budget_stop("referee", started, "no call left for the referee")
+            return []
+        reliability = self._calibration.reliability(family)
+        reward = self._judge(run, text, started, warm=warm, reliability=reliability.as_trace())
+        return [] if reward is None else [Score("referee", reward, reliability.weight)]
+
+    def _judge(
+        self,
+        run: RunState,
+        text: str,
+        started: float,
+        *,
+        warm: bool,
+        audit: bool = False,
+        reliability: dict[str, object] | None = None,
+    ) -> float | None:
+        """One referee call; its reward, or None after a traced fault."""
+        try:
+            verdict = referee.judge(
+                run.meter,
+                run.query,
+                text,
+                retries=run.retries(0, warm=warm),
+                timeout_s=self._config.llm_timeout_s,
+            )
+        except LLM_FAULTS as error:
+            run.trace.fault("referee", error, started, degrades=not audit)
+            return None
+        reward = referee.reward_of(verdict)
+        outputs: dict[str, object] = {
+            "score": verdict.score,
+            "reason": verdict.reason,
+            "reward": reward,
+        }
+        if audit:
+            outputs["audit"] = "judged beside the checker, to measure the referee"
+        if reliability is not None:
+            outputs["reliability"] = reliability
+        run.trace.add("referee", "done", started, outputs=outputs)
+        return reward
+
+
+def _check(run: RunState, text: str, checker: Checker, started: float) -> list[Score]:
+    try:
+        reward = float(checker(text))
+        if not 0.0 <= reward <= 1.0:  # NaN fails this comparison too
+            raise ValueError(f"the checker returned {reward!r}, not a reward in [0, 1]")
+    except Exception as error:  # a caller's checker may fail in any way: record, go on
+        run.trace.fault("checker", error, started)
+        return []
+    run.trace.add("checker", "done", started, outputs={"reward": reward})
+    return [Score("checker", reward)]

@@ -1,0 +1,245 @@
+"""The online evaluation's runs: every contender decides the same labelled stream, task by task.
+
+Contenders, all on the same model through one caching wrapper (`CachingLLM`):
+
+- `bare`: the question alone, one call;
+- `fixed:<template>`: each template forced, rendered by the engine's own `answer_messages`
+  (no seed, no tool), so a forced answer is byte-identical to the engine's for that path;
+- `random`: a template drawn uniformly per task, `oracle`: the best template per family in
+  hindsight (both read from the forced answers: the same request would get the same answer);
+- `engine:<variant>`: an engine from `build_engine` with everything on, learning as it goes from
+  the exact checker (`checker`), from its referee only (`referee`), or with the seed off
+  (`seed_off`, an empty searcher) or the tools off (`tools_off`).
+
+Order-free contenders (bare, fixed) are computed once per task and replayed in each order; the
+engine variants run once per order, because what they learn depends on the order.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.adapters.llm.caching import CachingLLM, CallRecord
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.memory import InMemoryStore
+from engine.compose import build_engine
+from engine.core.models import Decision
+from engine.core.ports import Searcher
+from engine.core.records import ChatMessage, LLMRequest, PathDefinition, TemplateLike
+from engine.errors import LLMError, LLMUnavailableError
+from engine.settings import Settings
+from engine.stages.answer import answer_messages
+from experiments.replay import check_task
+from experiments.tasks import Task
+
+__all__ = ["ENGINE_VARIANTS", "OnlineRuns", "Step", "run_contenders"]
+
+ENGINE_VARIANTS = ("checker", "referee", "seed_off", "tools_off")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One contender's decision on one task."""
+
+    task: Task
+    reward: float  # the exact checker's verdict on the answer (1 right, 0 wrong)
+    calls: int
+    completion_tokens: int
+    seconds: float  # model seconds (a cache hit reports the original generation's)
+    arm: str = ""
+    tool: str = ""
+    seeded: bool = False  # did the answer see a seed brief?
+    referee_score: float | None = None  # the referee's reward, when it judged
+    referee_valid: bool | None = None  # did its verdict validate (None: it was not asked)
+    warm: bool = False  # an engine decision that needed neither the rating nor a detour call
+
+
+@dataclass(frozen=True)
+class OnlineRuns:
+    """Each contender's steps in each stream order: label -> one list of steps per order."""
+
+    orders: list[list[int]]  # task indices, one permutation per order
+    steps: dict[str, list[list[Step]]]
+    cache_hits: int
+    cache_misses: int
+
+
+def _cost(records: Sequence[CallRecord]) -> tuple[int, int, float]:
+    return (
+        len(records),
+        sum(r.completion_tokens for r in records),
+        sum(r.seconds for r in records),
+    )
+
+
+def _ask(llm: CachingLLM, request: LLMRequest, task: Task, label: str) -> Step:
+    mark = len(llm.calls)
+    try:
+        text = llm.complete(request).text
+    except LLMUnavailableError:
+        raise  # no answer will come from this model: stop rather than score zeros
+    except LLMError:
+        text = ""  # a fault is a wrong answer, and its cost is counted
+    calls, tokens, seconds = _cost(llm.calls[mark:])
+    return Step(task, check_task(text, task), calls, tokens, seconds, arm=label)
+
+
+def static_steps(
+    llm: CachingLLM,
+    tasks: Sequence[Task],
+    templates: Sequence[TemplateLike],
+    max_tokens: int,
+    advance: Callable[[int], None],
+) -> dict[str, list[Step]]:
+    """The order-free contenders' step on every task: `bare` and one `fixed:<id>` per template."""
+    out: dict[str, list[Step]] = {"bare": []}
+    for task in tasks:
+        bare = LLMRequest(
+            messages=(ChatMessage("user", task.query),), max_tokens=max_tokens, purpose="answer"
+        )
+        out["bare"].append(_ask(llm, bare, task, "bare"))
+        advance(1)
+    for template in templates:
+        path = PathDefinition.from_template(template)
+        label = f"fixed:{template.id}"
+        out[label] = []
+        for task in tasks:
+            messages = answer_messages(path, task.query, None, None)
+            request = LLMRequest(messages=messages, max_tokens=max_tokens, purpose="answer")
+            out[label].append(replace(_ask(llm, request, task, template.id), arm=template.id))
+            advance(1)
+    return out
+
+
+def _referee_of(decision: Decision) -> tuple[float | None, bool | None]:
+    for step in decision.trace:
+        if step.stage == "referee" and step.reason == "done":
+            return float(step.outputs.get("reward", 0.0)), True
+        if step.stage == "referee" and step.reason == "fault":
+            return None, False
+    return None, None
+
+
+def _engine_step(decision: Decision, task: Task, records: Sequence[CallRecord]) -> Step:
+    calls, tokens, seconds = _cost(records)
+    score, valid = _referee_of(decision)
+    cold = any(
+        step.stage in ("rating", "detour") and step.reason != "skipped" for step in decision.trace
+    )
+    return Step(
+        task,
+        check_task(decision.answer or "", task),
+        calls,
+        tokens,
+        seconds,
+        arm=decision.path.arm_id,
+        tool=decision.tool.arm_id,
+        seeded=decision.seed.brief is not None,
+        referee_score=score,
+        referee_valid=valid,
+        warm=not cold,
+    )
+
+
+def engine_steps(
+    variant: str,
+    order: Sequence[int],
+    tasks: Sequence[Task],
+    *,
+    llm: CachingLLM,
+    settings: Settings,
+    searcher: Searcher,
+    templates: Sequence[TemplateLike] | None,
+    advance: Callable[[int], None],
+) -> list[Step]:
+    """A fresh engine of `variant` decides the tasks in `order`, learning as it goes."""
+    if variant not in ENGINE_VARIANTS:
+        raise ValueError(f"unknown engine variant {variant!r}; known: {ENGINE_VARIANTS}")
+    if variant == "tools_off":
+        settings = settings.model_copy(update={"tools": ["none"]})
+    engine = build_engine(
+        settings,
+        llm=llm,
+        store=InMemoryStore(),
+        searcher=InMemorySearcher() if variant == "seed_off" else searcher,
+        templates=templates,
+    )
+    steps = []
+    for index in order:
+        task = tasks[index]
+        mark = len(llm.calls)
+
+        def checker(text: str, task: Task = task) -> float:
+            return check_task(text, task)
+
+        decision = engine.decide(task.query, checker=None if variant == "referee" else checker)
+        steps.append(_engine_step(decision, task, llm.calls[mark:]))
+        advance(1)
+    return steps
+
+
+def baseline_steps(
+    fixed: dict[str, list[Step]], order: Sequence[int], rng: np.random.Generator
+) -> dict[str, list[Step]]:
+    """`random` and the per-family `oracle`, read from the forced answers, in `order`."""
+    labels = [label for label in fixed if label.startswith("fixed:")]
+    random_steps = [fixed[labels[int(rng.integers(len(labels)))]][i] for i in order]
+    families = {step.task.family for step in fixed[labels[0]]}
+    best: dict[str, str] = {}
+    for family in sorted(families):
+        means = {
+            label: float(np.mean([s.reward for s in fixed[label] if s.task.family == family]))
+            for label in labels
+        }
+        best[family] = max(labels, key=lambda label: means[label])
+    first = fixed[labels[0]]
+    oracle = [fixed[best[first[i].task.family]][i] for i in order]
+    return {"random": random_steps, "oracle": oracle}
+
+
+def run_contenders(
+    tasks: Sequence[Task],
+    *,
+    orders: int,
+    variants: Sequence[str],
+    llm: CachingLLM,
+    settings: Settings,
+    searcher: Searcher,
+    templates: Sequence[TemplateLike],
+    max_tokens: int,
+    progress: Callable[[int, str], Callable[[int], None]],
+) -> OnlineRuns:
+    """Run every contender on `orders` shuffles of `tasks` (order k is a permutation seeded k)."""
+    permutations = [
+        [int(i) for i in np.random.default_rng(k).permutation(len(tasks))] for k in range(orders)
+    ]
+    static = static_steps(
+        llm,
+        tasks,
+        templates,
+        max_tokens,
+        progress(len(tasks) * (1 + len(templates)), "bare model and forced templates"),
+    )
+    steps: dict[str, list[list[Step]]] = {
+        label: [[row[i] for i in order] for order in permutations] for label, row in static.items()
+    }
+    for k, order in enumerate(permutations):
+        for label, row in baseline_steps(static, order, np.random.default_rng(1000 + k)).items():
+            steps.setdefault(label, []).append(row)
+    for variant in variants:
+        advance = progress(len(tasks) * orders, f"engine ({variant})")
+        steps[f"engine:{variant}"] = [
+            engine_steps(
+                variant,
+                order,
+                tasks,
+                llm=llm,
+                settings=settings.model_copy(update={"policy_seed": k}),
+                searcher=searcher,
+                templates=templates,
+                advance=advance,
+            )
+            for k, order in enumerate(permutations)
+        ]
+    return OnlineRuns(permutations, steps, llm.hits, llm.misses)

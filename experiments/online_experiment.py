@@ -1,0 +1,218 @@
+"""`thinkpath experiments run online`: the engine as shipped against the bare model, online.
+
+The engine built by `build_engine` (seed, rating, tools, detours, referee all on) decides a
+labelled held-out stream (`experiments.heldout`) one task after another, learning as it goes,
+beside the bare model, every template forced, a uniformly random template, the per-family oracle
+and the ablations (see `experiments.online`). Reported: accuracy along the stream (a plot),
+final-window accuracy with 95% intervals over stream orders, LLM calls, completion tokens and
+model seconds per decision, and the referee's reliability against the exact checker.
+
+Every model call goes through a `CachingLLM` under `<home>/online/cache`, keyed by the exact
+request, so a rerun after a policy change only asks what changed, and forced templates are asked
+once for all orders. The cache's model name carries the local adapter's early-stop switch, so the
+before/after comparison of `stop_early` never mixes outputs.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.adapters.llm.caching import CachingLLM
+from engine.adapters.tracking import metric_key
+from engine.core.ports import LLM, Searcher
+from engine.errors import ConfigError
+from engine.settings import Settings, load_settings
+from experiments.experiment import (
+    Curve,
+    Experiment,
+    ExperimentContext,
+    ExperimentResult,
+    FigureSpec,
+    sampled_steps,
+)
+from experiments.heldout import heldout_suite
+from experiments.online import ENGINE_VARIANTS, OnlineRuns, Step, run_contenders
+from experiments.online_report import (
+    Summary,
+    choices_table,
+    referee_reliability,
+    summarise,
+    summary_table,
+)
+
+__all__ = ["OnlineParams", "online_experiment", "run_online"]
+
+
+class OnlineParams(BaseModel):
+    """Parameters of the online evaluation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = "local/smollm2"
+    families: tuple[str, ...] = ()  # held-out families; empty = all
+    per_family: int = Field(10, ge=1, le=1000)
+    suite_seed: int = Field(0, ge=0)
+    orders: int = Field(3, ge=1, le=50)
+    templates: tuple[str, ...] = ()  # the engine's and the forced arms' templates; empty = all
+    variants: tuple[str, ...] = ENGINE_VARIANTS
+    final_window: float = Field(1 / 3, gt=0, le=1)
+    stop_early: bool = True  # the local adapter's early stop (answer line, loops)
+
+
+def _templates(params: OnlineParams) -> list[Any]:
+    from templates import load_templates  # noqa: PLC0415 - only when the experiment runs
+
+    loaded = {template.id: template for template in load_templates()}
+    wanted = list(params.templates) or list(loaded)
+    unknown = [name for name in wanted if name not in loaded]
+    if unknown:
+        raise ConfigError(f"unknown templates {unknown}; the templates are {sorted(loaded)}")
+    if len(wanted) < 2:
+        raise ConfigError("the online evaluation needs at least two templates")
+    return [loaded[name] for name in wanted]
+
+
+def _validate(params: OnlineParams) -> None:
+    _templates(params)
+    heldout_suite(params.suite_seed, params.per_family, params.families or None)
+    unknown = [name for name in params.variants if name not in ENGINE_VARIANTS]
+    if unknown:
+        raise ConfigError(f"unknown engine variants {unknown}; known: {list(ENGINE_VARIANTS)}")
+
+
+def _settings(params: OnlineParams, context: ExperimentContext) -> Settings:
+    return load_settings(home=context.data_dir, model=params.model, store_url="memory")
+
+
+def _curves(label: str, runs: list[list[Step]], summary: Summary) -> Curve:
+    length = min(len(steps) for steps in runs)
+    steps = sampled_steps(length, points=100)
+    rewards = np.array([[step.reward for step in steps_[:length]] for steps_ in runs])
+    cumulative = np.cumsum(rewards, axis=1) / np.arange(1, length + 1)[None, :]
+    return Curve(
+        label=label,
+        params={"contender": label, "orders": str(len(runs)), "stream": str(length)},
+        steps=steps,
+        series={"accuracy": cumulative[:, steps - 1]},
+        final={
+            "final_window_accuracy": summary.final_mean,
+            "final_window_low": summary.final_low,
+            "final_window_high": summary.final_high,
+            "accuracy": summary.overall,
+            "llm_calls_per_decision": summary.calls,
+            "median_completion_tokens": summary.median_tokens,
+            "median_model_seconds": summary.median_seconds,
+        },
+    )
+
+
+def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
+    """Turn the contenders' steps into curves, metrics, tables and the accuracy plot."""
+    summaries = {
+        label: summarise(label, steps, params.final_window) for label, steps in runs.steps.items()
+    }
+    fixed = [label for label in summaries if label.startswith("fixed:")]
+    best_fixed = max(fixed, key=lambda label: summaries[label].final_mean)
+    shown = ["bare", best_fixed, "random", "oracle"] + [
+        label for label in summaries if label.startswith("engine:")
+    ]
+    curves = [_curves(label, runs.steps[label], summaries[label]) for label in shown]
+    metrics = {"cache_hits": float(runs.cache_hits), "cache_misses": float(runs.cache_misses)}
+    for label, summary in summaries.items():
+        metrics[metric_key("final_window_accuracy", label)] = summary.final_mean
+        metrics[metric_key("llm_calls", label)] = summary.calls
+    order = ["bare", "random", "oracle", *sorted(fixed), *shown[4:]]
+    tables = {
+        "tables/summary.md": summary_table(
+            [summaries[label] for label in order], params.final_window
+        ),
+        "tables/referee.md": referee_reliability(runs.steps.get("engine:referee", [])),
+    }
+    for label in shown[4:]:
+        tables[f"tables/choices-{label.split(':')[1]}.md"] = choices_table(runs.steps[label])
+    engine = summaries.get("engine:checker")
+    tags = {"best_fixed": best_fixed}
+    if engine is not None:
+        lift_bare = 100 * (engine.final_mean - summaries["bare"].final_mean)
+        lift_fixed = 100 * (engine.final_mean - summaries[best_fixed].final_mean)
+        metrics["lift_points_vs_bare"] = lift_bare
+        metrics["lift_points_vs_best_fixed"] = lift_fixed
+        tags["target_met"] = str(lift_bare >= 15 and lift_fixed >= 5).lower()
+    return ExperimentResult(
+        curves=curves,
+        metrics=metrics,
+        tables=tables,
+        figures=[
+            FigureSpec(
+                "plots/accuracy.png",
+                f"Online, held-out stream, {params.model}: accuracy so far",
+                "accuracy",
+                "accuracy so far (exact checker)",
+            )
+        ],
+        tags=tags,
+    )
+
+
+def run_online(
+    params: OnlineParams,
+    context: ExperimentContext,
+    *,
+    llm: LLM | None = None,
+    searcher: Searcher | None = None,
+) -> ExperimentResult:
+    """Run every contender and report; `llm` and `searcher` default to the configured ones."""
+    settings = _settings(params, context)
+    if llm is None:
+        llm = _model(params, settings)
+    if searcher is None:
+        from engine.compose import build_searcher  # noqa: PLC0415 - the index loads only now
+
+        searcher = build_searcher(settings)
+    cached = CachingLLM(
+        llm,
+        context.data_dir / "online" / "cache",
+        model=f"{params.model}|stop_early={params.stop_early}",
+    )
+    suite = heldout_suite(params.suite_seed, params.per_family, params.families or None)
+    runs = run_contenders(
+        suite.tasks,
+        orders=params.orders,
+        variants=params.variants,
+        llm=cached,
+        settings=settings,
+        searcher=searcher,
+        templates=_templates(params),
+        max_tokens=settings.engine_config().answer_max_tokens,
+        progress=context.progress,
+    )
+    return report(params, runs)
+
+
+def _model(params: OnlineParams, settings: Settings) -> LLM:
+    from engine.adapters.llm.connect import connect_chat  # noqa: PLC0415
+    from engine.adapters.llm.local_model import LocalModelSettings  # noqa: PLC0415
+
+    local = LocalModelSettings(
+        threads=settings.llm_threads, n_ctx=settings.llm_context, stop_early=params.stop_early
+    )
+    return connect_chat(params.model, api_base=settings.api_base, local=local)
+
+
+def online_experiment() -> Experiment:
+    """The online evaluation."""
+
+    def defaults() -> Mapping[str, Any]:
+        return {}
+
+    return Experiment(
+        name="online",
+        summary="the engine as shipped vs the bare model, forced templates and ablations, online",
+        params_model=OnlineParams,
+        defaults=defaults,
+        quick={"per_family": 2, "orders": 2, "templates": ("direct_answer", "step_by_step_check")},
+        execute=run_online,
+        validate=_validate,
+    )

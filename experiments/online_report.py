@@ -1,0 +1,154 @@
+"""The online evaluation's figures: accuracy along the stream, final-window accuracy with 95%
+intervals over stream orders, cost per decision, and the referee's reliability against the checker.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from experiments.online import Step
+
+__all__ = ["Summary", "auc", "referee_reliability", "summarise", "summary_table"]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One contender's figures over all stream orders."""
+
+    label: str
+    final_mean: float  # final-window accuracy, mean over orders
+    final_low: float  # its 95% interval (Student t over orders)
+    final_high: float
+    overall: float  # accuracy over every decision
+    decisions: int
+    calls: float  # mean LLM calls per decision
+    median_tokens: float  # completion tokens per decision
+    median_seconds: float  # model seconds per decision
+    seeded: float  # share of decisions whose answer saw a seed brief
+    warm: int  # decisions that needed neither the rating nor a detour call
+    warm_calls: float  # their mean LLM calls (NaN without warm decisions)
+    warm_median_seconds: float  # their median model seconds
+
+
+def window_start(length: int, final_window: float) -> int:
+    """The first index of the final window (at least one decision)."""
+    return min(length - 1, round(length * (1.0 - final_window)))
+
+
+def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -> Summary:
+    """Final-window accuracy with a t interval over orders, and per-decision costs."""
+    finals = []
+    for steps in runs:
+        start = window_start(len(steps), final_window)
+        finals.append(float(np.mean([step.reward for step in steps[start:]])))
+    mean = float(np.mean(finals))
+    if len(finals) > 1:
+        half = float(stats.t.ppf(0.975, len(finals) - 1) * np.std(finals, ddof=1))
+        half /= np.sqrt(len(finals))
+    else:
+        half = float("nan")
+    every = [step for steps in runs for step in steps]
+    warm = [step for step in every if step.warm]
+    return Summary(
+        label=label,
+        final_mean=mean,
+        final_low=max(0.0, mean - half),
+        final_high=min(1.0, mean + half),
+        overall=float(np.mean([step.reward for step in every])),
+        decisions=len(every),
+        calls=float(np.mean([step.calls for step in every])),
+        median_tokens=float(np.median([step.completion_tokens for step in every])),
+        median_seconds=float(np.median([step.seconds for step in every])),
+        seeded=float(np.mean([step.seeded for step in every])),
+        warm=len(warm),
+        warm_calls=float(np.mean([s.calls for s in warm])) if warm else float("nan"),
+        warm_median_seconds=float(np.median([s.seconds for s in warm])) if warm else float("nan"),
+    )
+
+
+def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
+    """A Markdown table, one row per contender."""
+    lines = [
+        f"| contender | final-window accuracy (last {final_window:.0%}), 95% CI | overall | "
+        "decisions | LLM calls / decision | median completion tokens | median model s | seeded | "
+        "warm decisions: n, calls, median s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        lines.append(
+            f"| {s.label} | {100 * s.final_mean:.1f}% [{100 * s.final_low:.1f}, "
+            f"{100 * s.final_high:.1f}] | {100 * s.overall:.1f}% | {s.decisions} | {s.calls:.2f} | "
+            f"{s.median_tokens:.0f} | {s.median_seconds:.2f} | {100 * s.seeded:.0f}% | "
+            f"{s.warm}, {s.warm_calls:.2f}, {s.warm_median_seconds:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def auc(scores: Sequence[float], labels: Sequence[bool]) -> float:
+    """P(a right answer's score > a wrong one's), ties half: the Mann-Whitney AUC; NaN if one
+    class is empty.
+
+    >>> auc([0.9, 0.8, 0.1], [True, True, False])
+    1.0
+    >>> auc([0.5, 0.5], [True, False])
+    0.5
+    """
+    right = [s for s, ok in zip(scores, labels, strict=True) if ok]
+    wrong = [s for s, ok in zip(scores, labels, strict=True) if not ok]
+    if not right or not wrong:
+        return float("nan")
+    wins = sum((r > w) + 0.5 * (r == w) for r in right for w in wrong)
+    return float(wins / (len(right) * len(wrong)))
+
+
+def referee_reliability(runs: Sequence[Sequence[Step]]) -> str:
+    """Valid verdicts, and per family the referee's agreement and AUC against the checker."""
+    every = [step for steps in runs for step in steps if step.referee_valid is not None]
+    if not every:
+        return "The referee was not asked.\n"
+    valid = [step for step in every if step.referee_valid]
+    lines = [
+        f"Valid verdicts: {len(valid)} of {len(every)} ({100 * len(valid) / len(every):.1f}%).",
+        "",
+        "| family | verdicts | agreement (referee >= 0.5 vs checker) | AUC | mean score right "
+        "| mean score wrong |",
+        "|---|---|---|---|---|---|",
+    ]
+    families = sorted({step.task.family for step in valid})
+    for family in [*families, "all"]:
+        rows = [s for s in valid if family in ("all", s.task.family)]
+        scores = [float(s.referee_score or 0.0) for s in rows]
+        right = [s.reward >= 0.5 for s in rows]
+        agree = np.mean([(sc >= 0.5) == ok for sc, ok in zip(scores, right, strict=True)])
+        on_right = [sc for sc, ok in zip(scores, right, strict=True) if ok]
+        on_wrong = [sc for sc, ok in zip(scores, right, strict=True) if not ok]
+        lines.append(
+            f"| {family} | {len(rows)} | {100 * agree:.0f}% | {auc(scores, right):.2f} | "
+            f"{np.mean(on_right) if on_right else float('nan'):.2f} | "
+            f"{np.mean(on_wrong) if on_wrong else float('nan'):.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def choices_table(runs: Sequence[Sequence[Step]]) -> str:
+    """Per family: accuracy, the share of each tool, the most chosen path."""
+    every = [step for steps in runs for step in steps]
+    lines = [
+        "| family | decisions | accuracy | calculator | none | other tools | top path |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for family in sorted({step.task.family for step in every}):
+        rows = [s for s in every if s.task.family == family]
+        tools = [s.tool for s in rows]
+        paths = [s.arm for s in rows]
+        top = max(set(paths), key=paths.count)
+        lines.append(
+            f"| {family} | {len(rows)} | {100 * np.mean([s.reward for s in rows]):.0f}% | "
+            f"{100 * tools.count('calculator') / len(rows):.0f}% | "
+            f"{100 * tools.count('none') / len(rows):.0f}% | "
+            f"{100 * sum(t not in ('calculator', 'none') for t in tools) / len(rows):.0f}% | "
+            f"{top} ({100 * paths.count(top) / len(rows):.0f}%) |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,46 @@
+"""The held-out split: reproducible, checkable, and apart from the replay suite."""
+
+import pytest
+
+from engine.core.checkers import check_answer
+from engine.errors import ConfigError
+from experiments.heldout import HELDOUT_FAMILIES, heldout_suite
+from experiments.online import Step
+from experiments.online_report import summarise
+from experiments.tasks import generate_suite
+
+
+def test_the_split_is_reproducible_and_every_expected_answer_checks() -> None:
+    suite = heldout_suite(seed=4, per_family=6)
+    assert suite.fingerprint == heldout_suite(seed=4, per_family=6).fingerprint
+    assert suite.families == tuple(HELDOUT_FAMILIES)
+    for task in suite.tasks:
+        assert check_answer(f"Answer: {task.expected}", task.expected, task.kind) == 1.0
+        assert check_answer("Answer: -1", task.expected, task.kind) == 0.0
+
+
+def test_no_held_out_query_is_a_replay_query() -> None:
+    replay = {task.query for task in generate_suite(seed=4, per_family=20).tasks}
+    assert not replay & {task.query for task in heldout_suite(seed=4, per_family=20).tasks}
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ConfigError, match="per_family"):
+        heldout_suite(per_family=0)
+    with pytest.raises(ConfigError, match="held-out families"):
+        heldout_suite(families=["arithmetic"])
+
+
+def test_the_final_window_interval_is_a_t_interval_over_orders() -> None:
+    task = heldout_suite(seed=0, per_family=1).tasks[0]
+
+    def run(rewards: list[float]) -> list[Step]:
+        return [Step(task, reward, 1, 10, 0.5) for reward in rewards]
+
+    # final window = last third: accuracies 1.0, 0.0 and 0.5 over the three orders
+    summary = summarise("x", [run([0, 0, 1]), run([1, 1, 0]), run([0, 1, 0, 0, 1, 0])], 1 / 3)
+    assert summary.final_mean == pytest.approx(0.5)
+    assert summary.final_low == 0.0  # clipped: t(0.975, 2) * 0.5 / sqrt(3) = 1.24
+    assert summary.final_high == 1.0
+    assert summary.decisions == 12
+    assert summary.median_tokens == 10

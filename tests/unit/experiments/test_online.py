@@ -1,0 +1,111 @@
+"""The online evaluation with a scripted model: contenders, caching, learning and the report."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.adapters.llm.scripted import ScriptedLLM, schema_example
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.core.records import LLMRequest
+from engine.errors import ConfigError
+from experiments.experiment import ExperimentContext
+from experiments.heldout import heldout_suite
+from experiments.online_experiment import OnlineParams, online_experiment, run_online
+from experiments.online_report import auc
+from experiments.registry import get_experiment, resolve_params
+
+SUITE = heldout_suite(seed=0, per_family=3, families=["arithmetic_phrased", "word_length"])
+EXPECTED = {task.query: task.expected for task in SUITE.tasks}
+
+
+def script(request: LLMRequest) -> str:
+    """Right under `direct_answer` for word lengths and under `spell_it_out` for arithmetic; the
+    bare question gets a wrong guess; the referee always gives 2 (uninformative)."""
+    if request.json_schema is not None:
+        example = schema_example(request.json_schema)
+        if request.purpose == "referee":
+            example = {"score": 2, "reason": "ok"}
+        return json.dumps(example)
+    text = request.messages[-1].content
+    query = next((q for q in EXPECTED if q in text), None)
+    if query is None:
+        return "Background notes."
+    family = next(t.family for t in SUITE.tasks if t.query == query)
+    right = ("Give only the answer" in text and family == "word_length") or (
+        "with a space between each" in text and family == "arithmetic_phrased"
+    )
+    return f"Answer: {EXPECTED[query] if right else '999'}\n"
+
+
+PARAMS = OnlineParams(
+    model="scripted/test",
+    families=("arithmetic_phrased", "word_length"),
+    per_family=3,
+    orders=2,
+    templates=("direct_answer", "spell_it_out", "step_by_step_check"),
+)
+
+
+@pytest.fixture
+def result_and_llm(tmp_path: Path) -> tuple[object, ScriptedLLM]:
+    llm = ScriptedLLM(script)
+    context = ExperimentContext(data_dir=tmp_path)
+    return run_online(PARAMS, context, llm=llm, searcher=InMemorySearcher()), llm
+
+
+def test_every_contender_is_reported_with_its_figures(result_and_llm: tuple[Any, Any]) -> None:
+    result, _ = result_and_llm
+    summary = result.tables["tables/summary.md"]
+    for label in ("bare", "random", "oracle", "fixed:direct_answer", "engine:checker",
+                  "engine:referee", "engine:seed_off", "engine:tools_off"):  # fmt: skip
+        assert f"| {label} |" in summary
+    assert result.figures[0].metric == "accuracy"
+    curve = {c.label: c for c in result.curves}
+    assert curve["oracle"].final["accuracy"] == pytest.approx(1.0)
+    assert curve["bare"].final["accuracy"] == pytest.approx(0.0)
+    assert curve["engine:checker"].series["accuracy"].shape[0] == 2  # one row per order
+    assert "warm decisions: n, calls, median s" in summary
+
+
+def test_forced_answers_are_shared_by_orders_and_a_rerun_is_all_hits(
+    tmp_path: Path, result_and_llm: tuple[Any, Any]
+) -> None:
+    first, llm = result_and_llm
+    asked = len(llm.requests)
+    # 6 tasks: 1 bare + 3 forced each, asked once although there are 2 orders
+    bare_and_forced = [r for r in llm.requests[: 6 * 4]]
+    assert len({r.messages for r in bare_and_forced}) == 24
+    again = ScriptedLLM(script)
+    run_online(PARAMS, ExperimentContext(data_dir=tmp_path), llm=again, searcher=InMemorySearcher())
+    assert asked > 24
+    assert again.requests == []
+    assert first.metrics["cache_misses"] == asked
+
+
+def test_the_referee_is_measured_against_the_checker(result_and_llm: tuple[Any, Any]) -> None:
+    result, _ = result_and_llm
+    referee = result.tables["tables/referee.md"]
+    assert "Valid verdicts: 12 of 12 (100.0%)" in referee
+    assert "| all | 12 |" in referee
+    assert "0.50 |" in referee  # a constant score separates nothing: AUC 0.5
+
+
+def test_auc_ranks_right_above_wrong() -> None:
+    assert auc([1.0, 0.0, 0.25], [True, False, False]) == 1.0
+    assert auc([0.0, 1.0], [True, False]) == 0.0
+    assert auc([1.0], [True]) != auc([1.0], [True])  # NaN: no wrong answer to rank against
+
+
+def test_the_experiment_is_registered_and_validates_its_parameters() -> None:
+    experiment = get_experiment("online")
+    assert experiment.name == online_experiment().name
+    params = resolve_params(experiment, {"per_family": "2"}, quick=True)
+    assert isinstance(params, OnlineParams)
+    with pytest.raises(ConfigError, match="unknown templates"):
+        resolve_params(experiment, {"templates": "nope,direct_answer"})
+    with pytest.raises(ConfigError, match="unknown engine variants"):
+        resolve_params(experiment, {"variants": "checker,psychic"})
+    with pytest.raises(ConfigError, match="held-out families"):
+        resolve_params(experiment, {"families": "gardening"})
