@@ -24,7 +24,9 @@ def script(request: LLMRequest) -> str:
 
 
 def test_engines_sharing_a_sqlite_store_learn_together(tmp_path: Path) -> None:
-    settings = load_settings(home=tmp_path, store_url="", policy_seed=1, tools=["calculator"])
+    settings = load_settings(
+        home=tmp_path, store_url="", policy_seed=1, tools=["calculator"], seed_gate=False
+    )
     first = build_engine(settings, llm=ScriptedLLM(script))
     second = build_engine(settings, llm=ScriptedLLM(script))
     decision = first.decide(QUERY, checker=lambda text: 1.0 if "366" in text else 0.0)
