@@ -55,6 +55,7 @@ class TraceStep(_Frozen):
     outputs: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None  # the fault's class and message, when reason is fault/budget_stop
     seconds: float = 0.0
+    calls: int = 0  # LLM calls the stage made (failed ones included)
 
 
 class SeedSource(_Frozen):

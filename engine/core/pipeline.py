@@ -88,7 +88,8 @@ class Pipeline:
         """
         meter = MeteredLLM(self._llm, budget or self._config.budget)  # one meter per decision
         features = np.asarray(self._featurizer(query), dtype=float)
-        run = RunState(query, meter, TraceRecorder(listener), [float(x) for x in features])
+        trace = TraceRecorder(listener, calls_so_far=lambda: meter.cost.calls)
+        run = RunState(query, meter, trace, [float(x) for x in features])
         family = self._family_of(query) if self._family_of else "all"
         seed_model = self._seed(run, family)
         choices = self._chooser.choose(

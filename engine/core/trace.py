@@ -1,6 +1,7 @@
 """Collects a decision's trace: one classified step per stage, with its timing and any fault."""
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 from engine.core.models import Reason, TraceStep
@@ -21,14 +22,24 @@ class TraceRecorder:
     ('fault', ['answer: TimeoutError: slow'])
     """
 
-    def __init__(self, listener: DecisionListener | None = None) -> None:
+    def __init__(
+        self,
+        listener: DecisionListener | None = None,
+        calls_so_far: Callable[[], int] = lambda: 0,
+    ) -> None:
         self.steps: list[TraceStep] = []
         self.degraded_reasons: list[str] = []
         self._listener = listener
+        # The decision's LLM calls so far (its meter's count): each step records how many calls
+        # were made between its `start()` and its `add()`.
+        self._calls_so_far = calls_so_far
+        self._calls_at: dict[float, int] = {}
 
-    @staticmethod
-    def start() -> float:
-        return time.perf_counter()
+    def start(self) -> float:
+        """The moment a stage starts: pass it to `add` (or `fault`) when the stage ends."""
+        started = time.perf_counter()
+        self._calls_at[started] = self._calls_so_far()
+        return started
 
     def add(
         self,
@@ -40,6 +51,7 @@ class TraceRecorder:
         outputs: dict[str, Any] | None = None,
         error: str | None = None,
     ) -> None:
+        calls_now = self._calls_so_far()
         step = TraceStep(
             stage=stage,
             reason=reason,
@@ -47,6 +59,7 @@ class TraceRecorder:
             outputs=outputs or {},
             error=error,
             seconds=round(time.perf_counter() - started, 6),
+            calls=calls_now - self._calls_at.pop(started, calls_now),
         )
         self.steps.append(step)
         if self._listener is not None:

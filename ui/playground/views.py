@@ -23,7 +23,7 @@ __all__ = [
     "trace_rows",
 ]
 
-TRACE_COLUMNS = ["stage", "outcome", "reason", "seconds"]
+TRACE_COLUMNS = ["stage", "outcome", "reason", "seconds", "LLM calls"]
 SHOWN_ANSWER_CHARS = 700  # longer answers (often a small model looping) are folded away
 REPEATS_TO_FOLD = 3  # a line seen this often is a loop, however short the answer
 _SHORT_REASON = 4  # a referee "reason" shorter than this explains nothing ("x")
@@ -176,7 +176,7 @@ def cost_markdown(decision: Decision) -> str:
 
 
 def trace_rows(decision: Decision) -> list[list[Any]]:
-    """One row per stage: stage, outcome, reason (the progress line's words), seconds."""
+    """One row per stage: stage, outcome, reason (the progress line's words), seconds, calls."""
     rows = []
     for step in decision.trace:
         title = STAGE_TITLES.get(step.stage, step.stage)
@@ -184,5 +184,7 @@ def trace_rows(decision: Decision) -> list[list[Any]]:
         said = str(step.outputs.get("reason", "")).strip() if step.stage == "referee" else ""
         if len(said) >= _SHORT_REASON:
             detail += f' - its reason: "{said}"'
-        rows.append([title, describe_reason(step.reason), detail, round(step.seconds, 3)])
+        rows.append(
+            [title, describe_reason(step.reason), detail, round(step.seconds, 3), step.calls]
+        )
     return rows

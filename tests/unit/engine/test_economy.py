@@ -117,3 +117,15 @@ def test_the_llm_is_asked_only_when_the_policy_chooses_to_explore(world) -> None
             ratings = [c.rating for c in decision.candidates if c.arm_id in cold]
             ties = ratings.count(max(r or 0 for r in ratings))  # the pick shares the mass
             assert decision.path.propensity == pytest.approx(cold_mass / ties, abs=1e-3)
+
+
+def test_each_stage_counts_its_own_calls(world) -> None:
+    llm = world.llm()
+    decision = world.engine(llm).decide(ARITHMETIC)
+    stage_of = {"seed": "seed", "rate": "rating", "answer": "answer", "referee": "referee"}
+    expected: dict[str, int] = {}
+    for request in llm.requests:
+        expected[stage_of[request.purpose]] = expected.get(stage_of[request.purpose], 0) + 1
+    counted = {step.stage: step.calls for step in decision.trace if step.calls}
+    assert counted == expected
+    assert sum(counted.values()) == decision.cost.calls == len(llm.requests) >= 3
