@@ -14,8 +14,7 @@ from engine.core.config import EngineConfig
 from engine.core.models import Candidate
 from engine.core.ports import ToolBox
 from engine.core.records import NO_TOOL, PathDefinition
-from engine.core.run_state import RunState
-from engine.core.trace import LLM_FAULTS
+from engine.core.run_state import RunState, llm_stage
 from engine.stages import detour, rating, selection, tools
 
 
@@ -126,23 +125,25 @@ class Chooser:
     def _rate(self, run: RunState, view: PolicyView, later_calls: int) -> rating.Rating | None:
         started = run.trace.start()
         inputs = {"cold_paths": list(view.cold_paths), "cold_tools": list(view.cold_tools)}
-        if not run.can_afford_optional():
-            run.trace.budget_stop("rating", started, "no call left for rating besides the answer")
-            return None
         tools_described = {NO_TOOL: "answer without a tool"}
         if self._toolbox is not None:
             tools_described.update(self._toolbox.describe())
-        try:
-            found = rating.rate_paths(
+        found = llm_stage(
+            run,
+            "rating",
+            lambda: rating.rate_paths(
                 run.meter,
                 run.query,
                 list(view.live),
                 tools_described,
                 retries=run.retries(later_calls, warm=False),
                 timeout_s=self._config.llm_timeout_s,
-            )
-        except LLM_FAULTS as error:
-            run.trace.fault("rating", error, started, inputs=inputs)
+            ),
+            started=started,
+            optional="no call left for rating besides the answer",
+            inputs=inputs,
+        )
+        if found is None:
             return None
         run.trace.add(
             "rating",
@@ -160,11 +161,10 @@ class Chooser:
         self, run: RunState, view: PolicyView, trigger: str, later_calls: int
     ) -> list[PathDefinition]:
         started = run.trace.start()
-        if not run.can_afford_optional():
-            run.trace.budget_stop("detour", started, f"triggered ({trigger}) but no call left")
-            return []
-        try:
-            fresh = detour.generate_paths(
+        fresh = llm_stage(
+            run,
+            "detour",
+            lambda: detour.generate_paths(
                 run.meter,
                 run.query,
                 list(view.live),
@@ -172,9 +172,12 @@ class Chooser:
                 known_ids=set(self._book.known_path_ids()),
                 retries=run.retries(later_calls, warm=False),
                 timeout_s=self._config.llm_timeout_s,
-            )
-        except LLM_FAULTS as error:
-            run.trace.fault("detour", error, started, inputs={"trigger": trigger})
+            ),
+            started=started,
+            optional=f"triggered ({trigger}) but no call left",
+            inputs={"trigger": trigger},
+        )
+        if fresh is None:
             return []
         run.trace.add(
             "detour",

@@ -26,9 +26,9 @@ from engine.core.config import EngineConfig
 from engine.core.models import Choice, Decision, Seed, ToolRun
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.core.records import NO_TOOL, ChatOptions, PathDefinition
-from engine.core.run_state import RunState
+from engine.core.run_state import RunState, llm_stage
 from engine.core.scoring import Checker, Score, Scorer
-from engine.core.trace import LLM_FAULTS, TraceRecorder
+from engine.core.trace import TraceRecorder
 from engine.errors import ThinkPathError
 from engine.stages import answer, tools
 from engine.stages.seed_gate import SeedGate
@@ -209,8 +209,10 @@ class Pipeline:
         if chat is not None:  # what the prompt carried besides the query, for the record
             inputs["chat_turns"] = len(chat.history)
             inputs["instructions"] = chat.instructions is not None
-        try:
-            text = answer.write_answer(
+        text = llm_stage(
+            run,
+            "answer",
+            lambda: answer.write_answer(
                 run.meter,
                 path,
                 run.query,
@@ -220,9 +222,11 @@ class Pipeline:
                 timeout_s=self._config.llm_timeout_s,
                 chat=chat,
                 on_text=listener.on_token if listener is not None else None,
-            )
-        except LLM_FAULTS as error:
-            run.trace.fault("answer", error, started, inputs=inputs)
+            ),
+            started=started,
+            inputs=inputs,
+        )
+        if text is None:
             return None
         run.trace.add("answer", "done", started, inputs=inputs, outputs={"answer": text})
         return text

@@ -1,10 +1,14 @@
 """What every stage of one decision shares: its query, meter, trace and features, and the
 call-economy rules. Stages never write into it: each returns its result to the pipeline."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from engine.adapters.llm.budget import MeteredLLM
-from engine.core.trace import TraceRecorder
+from engine.core.trace import LLM_FAULTS, TraceRecorder
+
+T = TypeVar("T")
 
 # seed, rating, detour, answer, referee, and one structured retry
 WORST_CASE_CALLS = 6
@@ -42,3 +46,30 @@ class RunState:
             return 0
         ceiling = min(self.meter.budget.max_calls or WORST_CASE_CALLS, WORST_CASE_CALLS)
         return 1 if self.meter.cost.calls + 2 + later_calls <= ceiling else 0
+
+
+def llm_stage(
+    run: RunState,
+    stage: str,
+    call: Callable[[], T],
+    *,
+    started: float,
+    optional: str | None = None,
+    inputs: dict[str, Any] | None = None,
+    degrades: bool = True,
+) -> T | None:
+    """One LLM stage's call, with the rules every such stage shares; None when it did not run.
+
+    An `optional` stage (its value: why it stops) runs only while the answer stays affordable,
+    else it is traced as a budget stop. An LLM fault (or a budget the call would overrun) is
+    traced as the stage's fault and the decision goes on. Success is the caller's to trace:
+    what it outputs is its own.
+    """
+    if optional is not None and not run.can_afford_optional():
+        run.trace.budget_stop(stage, started, optional)
+        return None
+    try:
+        return call()
+    except LLM_FAULTS as error:
+        run.trace.fault(stage, error, started, inputs=inputs, degrades=degrades)
+        return None

@@ -12,8 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.core.config import EngineConfig
-from engine.core.run_state import RunState
-from engine.core.trace import LLM_FAULTS
+from engine.core.run_state import RunState, llm_stage
 from engine.stages import referee
 
 Checker = Callable[[str], float]
@@ -71,16 +70,20 @@ class Scorer:
         reliability: dict[str, object] | None = None,
     ) -> float | None:
         """One referee call; its reward, or None after a traced fault."""
-        try:
-            verdict = referee.judge(
+        verdict = llm_stage(
+            run,
+            "referee",
+            lambda: referee.judge(
                 run.meter,
                 run.query,
                 text,
                 retries=run.retries(0, warm=warm),
                 timeout_s=self._config.llm_timeout_s,
-            )
-        except LLM_FAULTS as error:
-            run.trace.fault("referee", error, started, degrades=not audit)
+            ),
+            started=started,
+            degrades=not audit,
+        )
+        if verdict is None:
             return None
         reward = referee.reward_of(verdict)
         outputs: dict[str, object] = {

@@ -4,8 +4,7 @@ from engine.core.config import EngineConfig
 from engine.core.models import Seed, SeedSource
 from engine.core.ports import Searcher
 from engine.core.records import Passage
-from engine.core.run_state import RunState
-from engine.core.trace import LLM_FAULTS
+from engine.core.run_state import RunState, llm_stage
 from engine.errors import RetrievalError
 from engine.stages import seed, seed_check
 from retrieval.gather import gather
@@ -101,19 +100,20 @@ class Seeder:
     ) -> Seed:
         started = run.trace.start()
         partial = Seed(sources=sources, relevance=verdict.score, rebuilt=rebuilt)
-        if not run.can_afford_optional():
-            run.trace.budget_stop("seed", started, "no call left for the seed besides the answer")
-            return partial
-        try:
-            brief = seed.write_brief(
+        brief = llm_stage(
+            run,
+            "seed",
+            lambda: seed.write_brief(
                 run.meter,
                 run.query,
                 verdict.relevant,
                 max_tokens=self._config.seed_max_tokens,
                 timeout_s=self._config.llm_timeout_s,
-            )
-        except LLM_FAULTS as error:
-            run.trace.fault("seed", error, started)
+            ),
+            started=started,
+            optional="no call left for the seed besides the answer",
+        )
+        if brief is None:
             return partial
         written = brief
         problems = seed_check.degeneracy(run.query, brief)
