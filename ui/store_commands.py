@@ -70,10 +70,10 @@ def _print_stats(args: argparse.Namespace) -> int:
         rows = store.arm_statistics(args.namespace)
     print(f"{'namespace':<16} {'role':<6} {'arm':<28} {'pulls':>10} {'mean':>7} {'outcomes':>9}")
     for row in rows:
-        mean = "-" if row.mean_reward is None else f"{row.mean_reward:.3f}"
+        mean = "-" if row.tally.mean is None else f"{row.tally.mean:.3f}"
         print(
-            f"{row.namespace:<16} {row.role:<6} {row.arm_id:<28} {row.pulls:>10.2f} "
-            f"{mean:>7} {row.outcome_count:>9}"
+            f"{row.namespace:<16} {row.role:<6} {row.arm_id:<28} {row.tally.pulls:>10.2f} "
+            f"{mean:>7} {row.tally.outcomes:>9}"
         )
     return 0
 

@@ -17,10 +17,10 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.core.checkpoints import Checkpoints, fingerprint
-from engine.core.learner import ROLES, ArmTally, Learner, PolicyFactory
+from engine.core.learner import ROLES, Learner, PolicyFactory
 from engine.core.models import ArmStats, TraceStep
 from engine.core.ports import Store
-from engine.core.records import NO_TOOL, ArmRecord, PathDefinition
+from engine.core.records import NO_TOOL, ArmRecord, ArmTally, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
 from engine.stages import selection
 from engine.stages.candidates import admit_template

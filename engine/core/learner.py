@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.records import LearnedOutcome
+from engine.core.records import ArmTally, LearnedOutcome
 from learning import PolicyLike
 
-__all__ = ["ROLES", "ArmTally", "Learner", "PolicyFactory", "roles_taught_by"]
+__all__ = ["ROLES", "Learner", "PolicyFactory", "roles_taught_by"]
 
 ROLES = ("path", "tool")
 TOOL_SOURCE = "tool"  # the outcome of running the chosen tool: teaches the tool policy only
@@ -37,19 +37,6 @@ def roles_taught_by(source: str) -> tuple[str, ...]:
     (('tool',), ('path', 'tool'))
     """
     return (TOOL_SOURCE,) if source == TOOL_SOURCE else ROLES
-
-
-@dataclass
-class ArmTally:
-    """Outcome-weighted statistics of one arm (all contexts together)."""
-
-    pulls: float = 0.0  # sum of weights
-    reward_sum: float = 0.0  # sum of weight * reward
-    outcomes: int = 0
-
-    @property
-    def mean(self) -> float | None:
-        return self.reward_sum / self.pulls if self.pulls > 0 else None
 
 
 @dataclass
@@ -135,10 +122,8 @@ class Learner:
                 self.policies[role].update(
                     arm, outcome.reward, context=context, weight=outcome.weight
                 )
-            tally = self.tallies.setdefault((role, arm), ArmTally())
-            tally.pulls += outcome.weight
-            tally.reward_sum += outcome.weight * outcome.reward
-            tally.outcomes += 1
+            tally = self.tallies.get((role, arm), ArmTally())
+            self.tallies[(role, arm)] = tally.plus(outcome.reward, outcome.weight)
             taught.append(role)
         if "path" in taught:
             key = _context_key(outcome.context)

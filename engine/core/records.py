@@ -14,6 +14,7 @@ from retrieval.port import Passage
 __all__ = [
     "NO_TOOL",
     "ArmRecord",
+    "ArmTally",
     "ChatMessage",
     "ChatOptions",
     "CheckpointRecord",
@@ -197,6 +198,29 @@ class LearnedOutcome:
             reward=outcome.reward,
             weight=outcome.weight,
         )
+
+
+@dataclass(frozen=True)
+class ArmTally:
+    """The outcome-weighted tally of one arm: what the learner keeps and the store caches.
+
+    >>> ArmTally().plus(1.0, 0.5).plus(0.0, 1.0)
+    ArmTally(pulls=1.5, reward_sum=0.5, outcomes=2)
+    """
+
+    pulls: float = 0.0  # sum of weights
+    reward_sum: float = 0.0  # sum of weight * reward
+    outcomes: int = 0
+
+    @property
+    def mean(self) -> float | None:
+        """The weighted mean reward, or None before the first outcome."""
+        return self.reward_sum / self.pulls if self.pulls > 0 else None
+
+    def plus(self, reward: float, weight: float) -> "ArmTally":
+        """The tally with one more outcome (accumulated the same way everywhere, so a rebuild
+        from the log agrees with the live tally to the last bit)."""
+        return ArmTally(self.pulls + weight, self.reward_sum + weight * reward, self.outcomes + 1)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.adapters.llm.structured import ask_structured
-from engine.core.learner import ArmTally
 from engine.core.ports import LLM
-from engine.core.records import ChatMessage, PathDefinition
+from engine.core.records import ArmTally, ChatMessage, PathDefinition
 from engine.stages.prompting import neutralise
 
 ANSWER_LINE = "End with a line 'Answer: <answer>'."

@@ -14,24 +14,18 @@ from typing import Any
 from sqlalchemy import Connection, delete, select
 
 from engine.adapters.store.tables import CHECKPOINTS, DECISIONS, OUTCOMES, STATISTICS
+from engine.core.records import ArmTally
 
 
 @dataclass(frozen=True)
 class ArmStatistics:
-    """What a policy needs of one arm: effective pulls and weighted reward sum."""
+    """One arm's cached tally (the learner's `ArmTally`), and the last outcome it counts."""
 
     namespace: str
     role: str
     arm_id: str
-    pulls: float  # sum of weights
-    reward_sum: float  # sum of weight * reward
-    outcome_count: int
+    tally: ArmTally
     last_seq: int
-
-    @property
-    def mean_reward(self) -> float | None:
-        """The weighted mean reward, or None before the first outcome."""
-        return self.reward_sum / self.pulls if self.pulls > 0 else None
 
 
 @dataclass(frozen=True)
@@ -79,21 +73,17 @@ def recompute(connection: Connection) -> tuple[int, dict[tuple[str, str, str], A
         .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
         .order_by(OUTCOMES.c.namespace, OUTCOMES.c.seq)
     )
-    totals: dict[tuple[str, str, str], list[Any]] = {}
+    totals: dict[tuple[str, str, str], tuple[ArmTally, int]] = {}
     count = 0
     # per statement: Connection.execution_options() would change the connection itself
     result = connection.execute(query, execution_options={"yield_per": 5_000})
     for namespace, seq, reward, weight, choices in result:
         count += 1
         for role, arm_id in sorted(choices_of(choices).items()):
-            total = totals.setdefault((namespace, role, arm_id), [0.0, 0.0, 0, 0])
-            total[0] += weight
-            total[1] += weight * reward
-            total[2] += 1
-            total[3] = seq
+            tally, _ = totals.get((namespace, role, arm_id), (ArmTally(), 0))
+            totals[(namespace, role, arm_id)] = (tally.plus(reward, weight), seq)
     return count, {
-        key: ArmStatistics(*key, pulls, reward_sum, outcome_count, last_seq)
-        for key, (pulls, reward_sum, outcome_count, last_seq) in totals.items()
+        key: ArmStatistics(*key, tally, last_seq) for key, (tally, last_seq) in totals.items()
     }
 
 
@@ -127,9 +117,7 @@ def _from_row(row: Mapping[Any, Any]) -> ArmStatistics:
         namespace=row["namespace"],
         role=row["role"],
         arm_id=row["arm_id"],
-        pulls=row["pulls"],
-        reward_sum=row["reward_sum"],
-        outcome_count=row["outcome_count"],
+        tally=ArmTally(row["pulls"], row["reward_sum"], row["outcome_count"]),
         last_seq=row["last_seq"],
     )
 
@@ -139,8 +127,8 @@ def _to_row(stat: ArmStatistics) -> dict[str, Any]:
         "namespace": stat.namespace,
         "role": stat.role,
         "arm_id": stat.arm_id,
-        "pulls": stat.pulls,
-        "reward_sum": stat.reward_sum,
-        "outcome_count": stat.outcome_count,
+        "pulls": stat.tally.pulls,
+        "reward_sum": stat.tally.reward_sum,
+        "outcome_count": stat.tally.outcomes,
         "last_seq": stat.last_seq,
     }

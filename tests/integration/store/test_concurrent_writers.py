@@ -58,10 +58,10 @@ def check_the_log(url: str, workers: int, count: int, retries: int, reports: lis
         live = {(s.role, s.arm_id): s for s in store.arm_statistics("default")}
         assert live.keys() == expected.keys()
         for key, rewards in expected.items():
-            assert live[key].pulls == len(rewards)
-            assert live[key].outcome_count == len(rewards)
-            assert math.isclose(live[key].reward_sum, math.fsum(rewards), rel_tol=1e-12)
-        assert sum(s.pulls for s in live.values() if s.role == "path") == total
+            assert live[key].tally.pulls == len(rewards)
+            assert live[key].tally.outcomes == len(rewards)
+            assert math.isclose(live[key].tally.reward_sum, math.fsum(rewards), rel_tol=1e-12)
+        assert sum(s.tally.pulls for s in live.values() if s.role == "path") == total
         report = store.rebuild_statistics()
         assert report.agrees, report.mismatches[:3]
         assert report.outcomes == total

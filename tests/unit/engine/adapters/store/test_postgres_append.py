@@ -9,7 +9,7 @@ from sqlalchemy import create_engine, text
 
 from engine.adapters.store import postgres_append
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import OutcomeReceipt, OutcomeRecord
+from engine.core.records import ArmTally, OutcomeReceipt, OutcomeRecord
 from engine.errors import OutcomeConflictError, UnknownDecisionError
 
 pytestmark = pytest.mark.postgres
@@ -50,7 +50,7 @@ def test_after_a_namespace_s_first_outcome_one_statement_does_it_all(
         postgres_store.record_outcome(OutcomeRecord("nope", "checker", 0.0))
     stats = {(s.role, s.arm_id): s for s in postgres_store.arm_statistics("default")}
     calculator = stats[("tool", "calculator")]
-    assert (calculator.pulls, calculator.reward_sum, calculator.outcome_count) == (3.0, 1.5, 3)
+    assert calculator.tally == ArmTally(3.0, 1.5, 3)
     assert calculator.last_seq == 3
     assert postgres_store.rebuild_statistics().agrees
 

@@ -34,7 +34,7 @@ def test_threads_sharing_one_store_lose_nothing(sql_store: SqlStore, records: An
         seqs = sorted(seq for result in pool.map(work, range(threads)) for seq in result)
     assert seqs == list(range(1, threads * count + 1))
     paths = [s for s in sql_store.arm_statistics("default") if s.role == "path"]
-    assert sum(s.pulls for s in paths) == threads * count
+    assert sum(s.tally.pulls for s in paths) == threads * count
     assert sql_store.rebuild_statistics().agrees
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import create_engine, text
 
 from engine.adapters.store.sql import SqlStore
 from engine.adapters.store.statistics import ArmStatistics
-from engine.core.records import OutcomeRecord
+from engine.core.records import ArmTally, OutcomeRecord
 from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
 
 
@@ -28,11 +28,11 @@ def test_statistics_are_updated_with_each_outcome(sql_store: SqlStore, records: 
     sql_store.record_outcome(OutcomeRecord("d3", "checker", 1.0))
     sql_store.record_outcome(OutcomeRecord("x1", "checker", 1.0))
     assert sql_store.arm_statistics("default") == [
-        ArmStatistics("default", "path", "a", 2.5, 2.25, 3, 4),
-        ArmStatistics("default", "path", "b", 1.0, 0.0, 1, 3),
-        ArmStatistics("default", "tool", "calculator", 2.5, 1.25, 3, 3),
+        ArmStatistics("default", "path", "a", ArmTally(2.5, 2.25, 3), 4),
+        ArmStatistics("default", "path", "b", ArmTally(1.0, 0.0, 1), 3),
+        ArmStatistics("default", "tool", "calculator", ArmTally(2.5, 1.25, 3), 3),
     ]
-    assert sql_store.arm_statistics("default")[0].mean_reward == pytest.approx(0.9)
+    assert sql_store.arm_statistics("default")[0].tally.mean == pytest.approx(0.9)
     assert [s.namespace for s in sql_store.arm_statistics()] == ["default"] * 3 + ["other"] * 2
 
 
