@@ -41,6 +41,7 @@ from experiments.online_report import (
     summarise,
     summary_table,
 )
+from experiments.replay import chosen_templates
 
 __all__ = ["OnlineParams", "online_experiment", "run_online"]
 
@@ -62,16 +63,10 @@ class OnlineParams(BaseModel):
 
 
 def _templates(params: OnlineParams) -> list[Any]:
-    from templates import load_templates  # noqa: PLC0415 - only when the experiment runs
-
-    loaded = {template.id: template for template in load_templates()}
-    wanted = list(params.templates) or list(loaded)
-    unknown = [name for name in wanted if name not in loaded]
-    if unknown:
-        raise ConfigError(f"unknown templates {unknown}; the templates are {sorted(loaded)}")
-    if len(wanted) < 2:
+    chosen = chosen_templates(params.templates)
+    if len(chosen) < 2:
         raise ConfigError("the online evaluation needs at least two templates")
-    return [loaded[name] for name in wanted]
+    return list(chosen)
 
 
 def _validate(params: OnlineParams) -> None:

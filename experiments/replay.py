@@ -16,13 +16,12 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
 from engine.core.checkers import check_answer
 from engine.core.ports import LLM
-from engine.core.records import LLMRequest, PathDefinition
+from engine.core.records import LLMRequest, PathDefinition, TemplateLike
 from engine.errors import ConfigError, LLMError, LLMUnavailableError
 from engine.stages.answer import answer_messages
 from experiments.tasks import Task, TaskSuite
@@ -36,25 +35,29 @@ __all__ = [
     "cache_key",
     "cached_outcome_matrix",
     "check_task",
+    "chosen_templates",
 ]
 
 FORMAT_VERSION = 2  # 2: prompts rendered by the engine's `answer_messages`
 
 
-class Strategy(Protocol):
-    """A reasoning-path template as replay sees it (`templates.Template` satisfies this)."""
+# A reasoning-path template as replay sees it: the engine's own shape of one.
+Strategy = TemplateLike
 
-    @property
-    def id(self) -> str: ...
 
-    @property
-    def name(self) -> str: ...
+def chosen_templates(ids: Sequence[str]) -> list[TemplateLike]:
+    """The built-in templates named by `ids` (all of them when empty), in that order.
 
-    @property
-    def description(self) -> str: ...
+    Raises `ConfigError` naming the unknown ones.
+    """
+    from templates import load_templates  # noqa: PLC0415 - only when an experiment runs
 
-    @property
-    def prompt(self) -> str: ...
+    loaded = {template.id: template for template in load_templates()}
+    wanted = list(ids) or list(loaded)
+    unknown = [name for name in wanted if name not in loaded]
+    if unknown:
+        raise ConfigError(f"unknown templates {unknown}; the templates are {sorted(loaded)}")
+    return [loaded[name] for name in wanted]
 
 
 Scorer = Callable[[str, Task], float]

@@ -26,7 +26,12 @@ from experiments.experiment import (
     sampled_steps,
 )
 from experiments.policies import build_policy, fitting_policies
-from experiments.replay import OutcomeMatrix, Strategy, cached_outcome_matrix, check_task
+from experiments.replay import (
+    OutcomeMatrix,
+    cached_outcome_matrix,
+    check_task,
+    chosen_templates,
+)
 from experiments.replay_report import replay_tables
 from experiments.replay_runs import ReplayPolicy, ReplayResult, family_contexts, replay
 from experiments.tasks import generate_suite
@@ -54,17 +59,6 @@ class ReplayParams(BaseModel):
     context: Literal["features", "family"] = "features"
 
 
-def _strategies(params: ReplayParams) -> list[Strategy]:
-    from templates import load_templates  # noqa: PLC0415 - only when the experiment runs
-
-    templates = {template.id: template for template in load_templates()}
-    wanted = list(params.templates) or list(templates)
-    unknown = [name for name in wanted if name not in templates]
-    if unknown:
-        raise ConfigError(f"unknown templates {unknown}; the templates are {sorted(templates)}")
-    return [templates[name] for name in wanted]
-
-
 def _contexts(matrix: OutcomeMatrix, source: str) -> np.ndarray:
     if source == "family":
         return family_contexts(matrix.families)
@@ -80,7 +74,7 @@ def _factory(name: str, arms: list[str], context_dim: int) -> Any:
 
 
 def _validate(params: ReplayParams) -> None:
-    strategies = _strategies(params)
+    strategies = chosen_templates(params.templates)
     generate_suite(params.suite_seed, params.per_family, params.families or None)
     arms = [strategy.id for strategy in strategies]
     for name in params.policies:
@@ -89,7 +83,7 @@ def _validate(params: ReplayParams) -> None:
 
 
 def _matrix(params: ReplayParams, context: ExperimentContext) -> OutcomeMatrix:
-    strategies = _strategies(params)
+    strategies = chosen_templates(params.templates)
     suite = generate_suite(params.suite_seed, params.per_family, params.families or None)
     factory = context.llm_factory
 
