@@ -198,20 +198,21 @@ class ArmBook:
         each context the policies have learned from (a query family, say)."""
         with self._lock:
             contexts = {label(key): list(key) for key in self._learner.contexts_seen}
-            by_kind = {kind: self.stats(context) for kind, context in contexts.items()}
+            by_kind = {
+                kind: {(row.role, row.arm_id): row for row in self.stats(context)}
+                for kind, context in contexts.items()
+            }
+            overall = self.stats()
             roles: dict[str, Any] = {}
             for role, policy in self._learner.policies.items():
                 arms = []
-                for row in self.stats():
-                    if row.role != role:
-                        continue
+                for row in (row for row in overall if row.role == role):
                     entry = row.model_dump(mode="json", exclude={"role", "cold", "prob_best"})
                     entry["name"] = self._paths[row.arm_id].name if role == "path" else row.arm_id
                     entry["by_kind"] = {
                         kind: {"state": _state(match), "prob_best": match.prob_best}
                         for kind, rows in by_kind.items()
-                        for match in rows
-                        if (match.role, match.arm_id) == (role, row.arm_id) and not match.retired
+                        if (match := rows.get((role, row.arm_id))) is not None and not match.retired
                     }
                     arms.append(entry)
                 roles[role] = {"policy": policy.name, "arms": arms}
