@@ -9,11 +9,15 @@ temporary folders), checked here for every test, doctests included, rather than 
   not covered; they get the same offline switches from `scripts/offline-env`.
 - Repository: the session compares `git status` before and after; a file a test created or
   changed inside the working tree fails the run, naming the file.
+- Imports: modules that Gradio imports lazily are imported once here, in the main thread, before
+  any test starts a server thread (see `pytest_configure`).
 """
 
+import importlib
 import ipaddress
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -88,6 +92,24 @@ def _repository_changes() -> set[str] | None:
     except (OSError, subprocess.SubprocessError):
         return None
     return set(result.stdout.splitlines())
+
+
+# Gradio tries to import these each time it renders a page's config, also in server threads.
+# CPython 3.11's import lock is not re-entrant (gh-91351, fixed in 3.12): a main thread waiting for
+# another thread's import of the same name, that meanwhile runs a finaliser which imports (an
+# unclosed socket's ResourceWarning does), fails with `KeyError` in `_ModuleLock.acquire`. That
+# broke one CI run. So each is imported once, here, before any server thread exists; one that is
+# not installed is marked absent (None in `sys.modules`), which makes later imports fail at once,
+# without taking the lock. Gradio reads either outcome as "not in a notebook".
+_LAZILY_IMPORTED = ("IPython", "IPython.core", "IPython.core.getipython")
+
+
+def pytest_configure() -> None:
+    for name in _LAZILY_IMPORTED:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session", autouse=True)

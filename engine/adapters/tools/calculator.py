@@ -2,7 +2,8 @@
 
 Allowed: numbers, + - * / // % ** (also written ^, x, × and ÷), parentheses, the words plus,
 minus, times, "multiplied by", "divided by", "N% of" / "N percent of", the constants pi and e, and
-the functions listed in `FUNCTIONS`. Everything else is refused with the reason.
+the functions listed in `FUNCTIONS`. Everything else is refused with the reason. A question with
+no written arithmetic is read as a word problem (`engine.adapters.tools.word_problem`).
 
 Why the work is bounded (a tool thread that overruns cannot be killed; see the registry): input is
 at most `MAX_INPUT_CHARS` characters, so the tree is small; a power is refused before it is
@@ -23,6 +24,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.adapters.tools.word_problem import word_problem_expression
 from engine.errors import ToolError
 
 __all__ = ["FUNCTIONS", "Calculator", "evaluate", "find_expression"]
@@ -237,5 +239,12 @@ class Calculator:
     )
 
     def run(self, argument: str) -> str:
-        expression = find_expression(argument)
+        try:
+            expression = find_expression(argument)
+        except ToolError as written:
+            # No symbols: read it as a word problem ("has 4 and gets 3 more"), else the first error.
+            try:
+                expression = word_problem_expression(argument)
+            except ToolError:
+                raise written from None
         return f"{expression} = {format_number(evaluate(expression))}"
