@@ -81,7 +81,9 @@ class Settings(BaseSettings):
     index_folders: PathList = Field(default_factory=list)
     templates_dirs: PathList = Field(default_factory=list)
     max_templates: int = Field(default=64, ge=1, le=1000, description="live templates at most")
-    tools: NameList = Field(default_factory=lambda: ["calculator", "local_search"])
+    tools: NameList = Field(
+        default_factory=lambda: ["calculator", "units", "text", "numbers", "local_search"]
+    )
     tool_timeout_s: float = Field(default=_ENGINE.tool_timeout_s, gt=0, le=600)
     # outcomes and detours
     # The referee's weight before it is measured (the prior), and the share of checked

@@ -12,10 +12,21 @@ from engine.stages.prompting import DATA_RULE, fence, neutralise
 ANSWER_SYSTEM = "You are a careful problem solver. Follow the strategy you are given. " + DATA_RULE
 
 
+# Tools whose output is computed, not found: the prompt may call it exact.
+COMPUTING_TOOLS = frozenset({"calculator", "units", "text", "numbers"})
+
+
 def answer_messages(
     path: PathDefinition, query: str, brief: str | None, tool_run: ToolRun | None
 ) -> tuple[ChatMessage, ...]:
-    """Render the path's prompt; the seed and the tool output go in fenced as data."""
+    """Render the path's prompt; the seed and the tool output go in fenced as data.
+
+    A tool's result comes first, before the path's instructions: the 135M model copied a right
+    result into its answer in 67% of 96 replay-suite answers that way, against 50% with the
+    result after the instructions (as it was) or after them with "use the tool's result" added,
+    and 29% with no tool (`docs/benchmarks.md`, tool results). A failed run is mentioned after
+    the instructions, where it distracts least.
+    """
     seed_block = fence("seed", brief) if brief else "(no background brief)"
     prompt = path.prompt
     # Only these two placeholders are filled (by replace, not str.format), so braces in a
@@ -25,11 +36,12 @@ def answer_messages(
         body = f"{body}\n\nQuestion: {query}"
     if "{seed}" not in prompt:
         body = f"{body}\n\nBackground:\n{seed_block}"
-    if tool_run is not None:
-        shown = tool_run.output if tool_run.ok else f"the tool failed: {tool_run.error}"
-        body = f"{body}\n\nTool {tool_run.tool}({tool_run.argument!r}) said:\n" + fence(
-            "tool_output", shown
-        )
+    if tool_run is not None and tool_run.ok:
+        how = "worked this out exactly" if tool_run.tool in COMPUTING_TOOLS else "found this"
+        body = f"The {tool_run.tool} tool {how}:\n{fence('tool_output', tool_run.output)}\n\n{body}"
+    elif tool_run is not None:
+        failure = fence("tool_output", f"the tool failed: {tool_run.error}")
+        body = f"{body}\n\nTool {tool_run.tool}({tool_run.argument!r}) said:\n{failure}"
     return (ChatMessage("system", ANSWER_SYSTEM), ChatMessage("user", body))
 
 

@@ -16,7 +16,12 @@ from engine.core.records import NO_TOOL
 # the model's rating (the 135M model sent arithmetic and unit questions to "none" although the
 # calculator was there). Only the cold start follows it: once the tool has outcomes for this kind
 # of query, the tool policy's posterior decides, so a wrong prior costs a few pulls, no more.
-FAMILY_TOOLS = {"arithmetic": "calculator", "unit_conversion": "calculator"}
+FAMILY_TOOLS = {
+    "arithmetic": "calculator",
+    "unit_conversion": "units",
+    "letters": "text",
+    "letter_position": "text",
+}
 _SEQUENCE = re.compile(
     r"\b(?:sequence|series|what comes next|next (?:number|term)|continue the pattern)\b",
     re.IGNORECASE,
@@ -40,12 +45,12 @@ def prior_tool(query: str, available: Collection[str]) -> str | None:
 
     >>> prior_tool("What is 17 + 25?", ["none", "calculator"])
     'calculator'
-    >>> prior_tool("What comes next: 2, 4, 8, 16?", ["none", "calculator"])
-    'calculator'
+    >>> prior_tool("What comes next: 2, 4, 8, 16?", ["none", "calculator", "numbers"])
+    'numbers'
     >>> prior_tool("Who wrote Hamlet?", ["none", "calculator"]) is None
     True
     """
-    tool = "calculator" if _SEQUENCE.search(query) else FAMILY_TOOLS.get(family(query))
+    tool = "numbers" if _SEQUENCE.search(query) else FAMILY_TOOLS.get(family(query))
     return tool if tool in available else None
 
 

@@ -9,8 +9,11 @@
 from engine.adapters.tools.calculator import Calculator
 from engine.adapters.tools.catalog import standard_tools
 from engine.adapters.tools.no_tool import NoTool
+from engine.adapters.tools.number_list import NumberList
 from engine.adapters.tools.registry import ToolRegistry
 from engine.adapters.tools.search import SearchTool, local_search_tool, web_search_tool
+from engine.adapters.tools.text_facts import TextFacts
+from engine.adapters.tools.units import UnitConverter
 from engine.core.ports import Tool
 from engine.core.records import NO_TOOL, ToolResult
 
@@ -18,10 +21,13 @@ __all__ = [
     "NO_TOOL",
     "Calculator",
     "NoTool",
+    "NumberList",
     "SearchTool",
+    "TextFacts",
     "Tool",
     "ToolRegistry",
     "ToolResult",
+    "UnitConverter",
     "local_search_tool",
     "standard_tools",
     "web_search_tool",

@@ -1,7 +1,10 @@
 """The standard tool set, for the composition root to filter with the settings' allow-list."""
 
 from engine.adapters.tools.calculator import Calculator
+from engine.adapters.tools.number_list import NumberList
 from engine.adapters.tools.search import local_search_tool, web_search_tool
+from engine.adapters.tools.text_facts import TextFacts
+from engine.adapters.tools.units import UnitConverter
 from engine.core.ports import Tool
 from retrieval.port import Searcher
 
@@ -11,13 +14,17 @@ __all__ = ["standard_tools"]
 def standard_tools(
     local_searcher: Searcher | None = None, web_searcher: Searcher | None = None
 ) -> list[Tool]:
-    """The calculator, plus a search tool for each searcher given.
+    """The exact tools (calculator, units, text, numbers), plus a search tool per searcher given.
+
+    The exact tools compute what a small model gets wrong (sums, conversions, letters in a word,
+    the next term of a sequence); each refuses a question it cannot read, so the tool policy
+    learns which kind of question each one serves.
 
     >>> from engine.adapters.tools import ToolRegistry
-    >>> ToolRegistry(standard_tools(), allowed=["calculator"]).names()
-    ['none', 'calculator']
+    >>> ToolRegistry(standard_tools(), allowed=["calculator", "units"]).names()
+    ['none', 'calculator', 'units']
     """
-    tools: list[Tool] = [Calculator()]
+    tools: list[Tool] = [Calculator(), UnitConverter(), TextFacts(), NumberList()]
     if local_searcher is not None:
         tools.append(local_search_tool(local_searcher))
     if web_searcher is not None:

@@ -4,7 +4,8 @@ Why: questions put to the engine say "has 4 apples and gets 3 more", not "4 + 3"
 rarely turns one into the other, so a calculator that needs symbols went unused. This reader
 handles the plain one-operation-per-number problems of everyday English:
 
-- numbers as digits or as words up to the tens ("seven", "twenty-one", "a dozen");
+- numbers as digits or as words ("seven", "twenty-one", "a dozen"; `number_words`), but not
+  "one", which is rarely an operand ("which one", "one of them");
 - a few fixed forms, some of which put the second number first: "add A and B", "the sum of A
   and B", "take B (away) from A", "subtract B from A", "divide A among B", "B friends share A";
 - otherwise a running total: the first number starts it, and each later number is added,
@@ -25,22 +26,11 @@ is not the calculator's. Word lists come from general English and the replay sui
 
 import re
 
+from engine.adapters.tools.number_words import digits_for_words
 from engine.errors import ToolError
 
 __all__ = ["word_problem_expression"]
 
-# "one" is left out ("which one", "one of them" are no operands); "zero" only pads the index.
-_UNITS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-    "fifteen sixteen seventeen eighteen nineteen"
-).split()
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70}
-_TENS |= {"eighty": 80, "ninety": 90}
-_SPELLED = re.compile(
-    r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[- ](?P<unit>" + "|".join(_UNITS[1:10]) + r"))?"
-    r"|(?P<word>" + "|".join(_UNITS[2:]) + r"))\b"
-)
-_DOZENS = re.compile(r"\b(?:(?P<count>\d+)|a)\s+dozens?\b")
 _NUMBER = r"(\d+(?:\.\d+)?)"
 
 # Forms where the operand written first is not the one the total starts from.
@@ -81,14 +71,16 @@ def word_problem_expression(text: str) -> str:
     >>> word_problem_expression("Sam had 12 cards and gave away 5. How many are left?")
     '12 - 5'
     """
-    spoken = _digits_for_words(text.lower())
+    spoken = digits_for_words(text.lower(), one=False)
     for pattern, form in _FIXED:
         match = pattern.search(spoken)
         if match:
             return form.format(*match.groups())
     numbers = list(re.finditer(_NUMBER, spoken))
     if len(numbers) < 2:
-        raise ToolError("no arithmetic found: the question needs two numbers and how to combine them")
+        raise ToolError(
+            "no arithmetic found: the question needs two numbers and how to combine them"
+        )
     parts = [numbers[0].group()]
     for index, number in enumerate(numbers[1:], start=1):
         before = spoken[numbers[index - 1].end() : number.start()]
@@ -130,18 +122,3 @@ def _left_to_right(parts: list[str]) -> str:
     for index, part in enumerate(parts[1:]):
         expression = f"({expression}) {part}" if index else f"{expression} {part}"
     return expression
-
-
-def _digits_for_words(text: str) -> str:
-    """Spelled-out numbers as digits: "twenty-one" -> "21", "a dozen" -> "12"."""
-
-    def digits(match: re.Match[str]) -> str:
-        if match.group("tens"):
-            unit = match.group("unit")
-            return str(_TENS[match.group("tens")] + (_UNITS.index(unit) if unit else 0))
-        return str(_UNITS.index(match.group("word")))
-
-    def dozens(match: re.Match[str]) -> str:
-        return str(12 * int(match.group("count") or 1))
-
-    return _DOZENS.sub(dozens, _SPELLED.sub(digits, text))

@@ -67,15 +67,17 @@ def test_a_looping_or_answering_brief_is_not_used(world) -> None:
     ("query", "tool"),
     [
         ("What is 17 + 25?", "calculator"),
-        ("Convert 3 kilometres to metres.", "calculator"),
-        ("What comes next: 2, 4, 6, 8?", "calculator"),
-        ("Continue the sequence 1, 3, 5", "calculator"),
+        ("Convert 3 kilometres to metres.", "units"),
+        ("What comes next: 2, 4, 6, 8?", "numbers"),
+        ("Continue the sequence 1, 3, 5", "numbers"),
+        ("How many times does the letter 'r' appear in 'strawberry'?", "text"),
+        ("What is the first letter of the word 'apple'?", "text"),
         ("Who wrote Hamlet?", None),
-        ("What is the first letter of the word 'apple'?", None),
     ],
 )
 def test_the_prior_tool_follows_the_kind_of_query(query: str, tool: str | None) -> None:
-    assert prior_tool(query, ["none", "calculator", "local_search"]) == tool
+    tools = ["none", "calculator", "units", "text", "numbers", "local_search"]
+    assert prior_tool(query, tools) == tool
     assert prior_tool(query, ["none"]) is None  # never a tool that is not available
 
 

@@ -59,7 +59,8 @@ def test_bad_queries_are_refused_before_searching(query: str, message: str) -> N
 def test_standard_tools_offer_a_search_tool_per_searcher_given() -> None:
     from engine.adapters.tools import ToolRegistry, standard_tools
 
-    assert [t.name for t in standard_tools()] == ["calculator"]
+    exact = ["calculator", "units", "text", "numbers"]
+    assert [t.name for t in standard_tools()] == exact
     both = standard_tools(local_searcher=Shelf([]), web_searcher=Shelf([]))
     assert ToolRegistry(both, allowed=["local_search"]).names() == ["none", "local_search"]
-    assert [t.name for t in both] == ["calculator", "local_search", "web_search"]
+    assert [t.name for t in both] == [*exact, "local_search", "web_search"]

@@ -1,0 +1,346 @@
+"""Facts about a list of numbers in a question: the next term of a sequence, or a statistic.
+
+Numbers are read from digits only ("-2", "3.5", "1,250"); a number glued to a word ("3rd", "x2")
+is not one, so ordinals never join the list. As in the calculator, a comma before exactly three
+digits is a thousands separator: "1,250" is one number, so a list is written "100, 200". The list
+is the longest run of numbers separated only by commas, spaces, hyphens, "and", "or", "then" or
+arrows; a run with a gap ("2, ?, 8", "1, 2, ..., 10") is refused: this tool continues a sequence
+but does not fill gaps.
+
+The question is read from cue words: the next term (or the next N terms, or the N-th term) of a
+sequence, whose rule must be a constant difference, a constant ratio, a constant second difference
+or each term the sum of the two before; the largest, smallest, N-th largest or N-th smallest (of
+the different values), sum, product, average, median, range, sorted order and count. With no cue
+word it reports the sequence's rule and next term if one fits, else the smallest, largest and sum.
+A question about part of the list ("the even numbers", "greater than 5", "the first 3 numbers")
+is refused rather than answered about the whole list. Results are exact fractions; one that is not
+a short decimal is shown as a fraction with its approximate value.
+
+>>> NumberList().run("What comes next: 2, 4, 6, 8?")
+'The sequence adds 2 each time, so the next number is 10.'
+>>> NumberList().run("What is the average of 3, 4 and 8?")
+'The average is 5.'
+"""
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import pairwise
+
+from engine.adapters.tools.calculator import MAX_INT_BITS, format_number
+from engine.adapters.tools.text_facts import (
+    COUNT_WORDS,
+    ORDINAL,
+    count_value,
+    ordinal_name,
+    ordinal_value,
+)
+from engine.errors import ToolError
+
+__all__ = ["MAX_INPUT_CHARS", "NumberList", "continue_sequence", "find_numbers", "show"]
+
+MAX_INPUT_CHARS = 200
+MAX_TERM = 100  # the furthest term it computes: "the 100th term"
+MAX_NEXT = 10  # the most terms "the next N numbers" may ask for
+MAX_DECIMALS = 12  # a longer exact decimal is shown as a fraction with its approximate value
+
+_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?!\w)")
+# One character or word per repetition: a nested `\s+` would backtrack exponentially on a long gap.
+_SEPARATOR = re.compile(r"(?:[-\s,;&]|and|or|then|->|→)+", re.IGNORECASE)
+# "2, ?, 8", "2, _, 8", "1, 2, ..., 10" and "2, x, 8"; but "12 x 4" is a product, not a gap.
+_GAP = re.compile(r"[\s,;]*(?:\?+|_+|\.{2,}|…|blank)[\s,;]*|\s*,\s*x\s*,\s*", re.IGNORECASE)
+_ARITHMETIC = re.compile(
+    r"\d\s*[+*/×÷^=]\s*[-+]?\d|\d\s+[-x]\s+\d|\b(?:plus|minus|times|divided|multiplied)\b",
+    re.IGNORECASE,
+)
+_COUNT = "|".join(COUNT_WORDS)
+_SOME = r"(?:even|odd|prime|positive|negative|whole)"
+_PART = re.compile(
+    rf"\b{_SOME}\s+(?:numbers?|ones|values)\s+(?:in|of|among|from)\b|\bhow\s+many\s+{_SOME}\b"
+    r"|\b(?:greater|less|more|bigger|smaller|larger|higher|lower|fewer)\s+than\b"
+    r"|\b(?:except|excluding|divisible)\b"
+    rf"|\b(?:first|last)\s+(?:\d+|{_COUNT})\s+(?:numbers|terms|values)\b",
+    re.IGNORECASE,
+)
+_LARGE = r"(?:largest|biggest|greatest|highest|maximum|max|larger|bigger|greater|higher)"
+_SMALL = r"(?:smallest|lowest|least|minimum|min|smaller|lower|lesser)"
+_EXTREME = f"(?:{_LARGE}|{_SMALL})"
+# One alternative per answer, in priority order where two could match at the same place:
+# "largest to smallest" is a sort, "second largest" is not the largest, "next 3" is not "next".
+_CUES = re.compile(
+    "|".join(
+        (
+            rf"(?P<kth>\b(?P<rank>{ORDINAL})[\s-]+{_EXTREME}\b)",
+            rf"(?P<nth>\b(?P<position>{ORDINAL})\s+(?:term|number|element|value|item|entry)\b)",
+            rf"(?P<next_many>\bnext\s+(?P<many>\d+|{_COUNT})\s+(?:terms|numbers|values)\b)",
+            r"(?P<next>\bnext\b|\bcomes?\s+after\b|\bcontinue|\bextend|\bfollows\b)",
+            rf"(?P<range>\brange\b|\bdifference\s+between\s+the\s+{_EXTREME}(?:\s+(?:number|value))?"
+            rf"\s+and\s+(?:the\s+)?{_EXTREME}\b)",
+            rf"(?P<descending>\bdescending\b|\bdecreasing\b|\b{_LARGE}\s+to\s+(?:the\s+)?{_SMALL}\b"
+            r"|\bhigh\s+to\s+low\b)",
+            rf"(?P<ascending>\bascending\b|\bincreasing\b|\b{_SMALL}\s+to\s+(?:the\s+)?{_LARGE}\b"
+            r"|\blow\s+to\s+high\b|\bsort|\border\b|\barrange)",
+            rf"(?P<largest>\b{_LARGE}\b)",
+            rf"(?P<smallest>(?<!at\s)\b{_SMALL}\b)",
+            r"(?P<sum>\bsum\b|\btotal\b|\badd(?:ed)?\b|\baltogether\b)",
+            r"(?P<product>\bproduct\b|\bmultiply\b)",
+            r"(?P<mean>\baverage\b|\bmean\b)",
+            r"(?P<median>\bmedian\b|\bmiddle\s+(?:number|value)\b)",
+            r"(?P<count>\bhow\s+many\s+(?:numbers|values|terms|items)\b|\bcount\b"
+            r"|\bnumber\s+of\s+(?:numbers|values|terms|items)\b)",
+        )
+    ),
+    re.IGNORECASE,
+)
+_SEQUENCE_CUES = frozenset({"next", "next_many", "nth"})
+
+
+def find_numbers(text: str) -> list[Fraction]:
+    """The list of numbers in `text`: its longest run of numbers with only separators between.
+
+    >>> [str(number) for number in find_numbers("Sort these 4 numbers: 3, -1.5, 10 and 2")]
+    ['3', '-3/2', '10', '2']
+    """
+    if len(text) > MAX_INPUT_CHARS:
+        raise ToolError(f"input is longer than {MAX_INPUT_CHARS} characters")
+    text = text.replace("−", "-")
+    runs: list[list[re.Match[str]]] = []
+    gapped: set[int] = set()
+    for match in _NUMBER.finditer(text):
+        between = text[runs[-1][-1].end() : match.start()] if runs else ""
+        if runs and _GAP.fullmatch(between):
+            gapped.add(len(runs) - 1)
+        if runs and (_SEPARATOR.fullmatch(between) or _GAP.fullmatch(between)):
+            runs[-1].append(match)
+        else:
+            runs.append([match])
+    longest = max((len(run) for run in runs), default=0)
+    if longest < 2:
+        raise ToolError(
+            "found no list of two or more numbers (in digits, separated by commas, spaces or 'and')"
+        )
+    chosen = [index for index, run in enumerate(runs) if len(run) == longest]
+    if len(chosen) > 1:
+        raise ToolError(f"found {len(chosen)} separate lists of {longest} numbers; give one list")
+    if chosen[0] in gapped:
+        raise ToolError("the list has a gap; this tool continues a sequence but does not fill gaps")
+    return [Fraction(match.group().replace(",", "")) for match in runs[chosen[0]]]
+
+
+def show(value: Fraction) -> str:
+    """A number as a small model copies it best: exact, whole numbers without a decimal point.
+
+    >>> show(Fraction(10)), show(Fraction(-1, 8)), show(Fraction(7, 3))
+    ('10', '-0.125', '7/3 (about 2.33333333333)')
+    """
+    if value.denominator == 1:
+        return str(value.numerator)
+    for places in range(1, MAX_DECIMALS + 1):
+        scaled = value * 10**places
+        if scaled.denominator == 1:
+            digits = str(abs(scaled.numerator)).rjust(places + 1, "0")
+            sign = "-" if value < 0 else ""
+            return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    try:
+        return f"{value} (about {format_number(float(value))})"
+    except OverflowError:
+        return str(value)
+
+
+def _differences(terms: Sequence[Fraction]) -> list[Fraction]:
+    return [after - before for before, after in pairwise(terms)]
+
+
+def _rule(terms: Sequence[Fraction]) -> str:
+    """Which rule the terms follow; the simplest that fits, as a person would read them."""
+    if len(terms) < 3:
+        raise ToolError("a sequence needs at least three terms to show its rule")
+    if len(set(_differences(terms))) == 1:
+        return "difference"
+    ratios = {after / before for before, after in pairwise(terms) if before}
+    if all(terms) and len(ratios) == 1:
+        return "ratio"
+    # With three terms a second difference or a two-term sum always or never fits by accident.
+    if len(terms) >= 4 and len(set(_differences(_differences(terms)))) == 1:
+        return "second difference"
+    if len(terms) >= 4 and all(
+        a + b == c for a, b, c in zip(terms, terms[1:], terms[2:], strict=False)
+    ):
+        return "sum"
+    raise ToolError(
+        "no rule fits; checked a constant difference, a constant ratio, a constant second "
+        "difference and each term the sum of the two before (the last two need four terms)"
+    )
+
+
+_STEPS: dict[str, Callable[[Sequence[Fraction]], Fraction]] = {
+    "difference": lambda t: 2 * t[-1] - t[-2],
+    "ratio": lambda t: t[-1] * t[-1] / t[-2],
+    "second difference": lambda t: 3 * t[-1] - 3 * t[-2] + t[-3],
+    "sum": lambda t: t[-1] + t[-2],
+}
+
+
+def _describe(terms: Sequence[Fraction], rule: str) -> str:
+    if rule == "difference":
+        step = terms[1] - terms[0]
+        if step == 0:
+            return f"every number is {show(terms[0])}"
+        return f"the sequence {'adds' if step > 0 else 'subtracts'} {show(abs(step))} each time"
+    if rule == "ratio":
+        ratio = terms[1] / terms[0]
+        if ratio.numerator == 1:
+            return f"the sequence divides by {ratio.denominator} each time"
+        return f"the sequence multiplies by {show(ratio)} each time"
+    if rule == "second difference":
+        change = _differences(_differences(terms))[0]
+        grow = "grow" if change > 0 else "shrink"
+        return f"the differences between terms {grow} by {show(abs(change))} each time"
+    return "each number is the sum of the two before it"
+
+
+def continue_sequence(terms: Sequence[Fraction], count: int = 1) -> tuple[str, list[Fraction]]:
+    """The rule the terms follow, in words, and the next `count` terms.
+
+    >>> continue_sequence([Fraction(n) for n in (1, 1, 2, 3, 5)], 2)
+    ('each number is the sum of the two before it', [Fraction(8, 1), Fraction(13, 1)])
+    """
+    rule = _rule(terms)
+    extended = list(terms)
+    for _ in range(count):
+        term = _STEPS[rule](extended)
+        if max(term.numerator.bit_length(), term.denominator.bit_length()) > MAX_INT_BITS:
+            raise ToolError("the term is too large")
+        extended.append(term)
+    return _describe(terms, rule), extended[len(terms) :]
+
+
+def _nth_term(numbers: list[Fraction], match: re.Match[str]) -> str:
+    position = ordinal_value(match["position"])
+    if position == 0 or -position > len(numbers):
+        raise ToolError(f"there is no {match.group().lower()} in a list of {len(numbers)}")
+    if position <= len(numbers):
+        value = numbers[position - 1] if position > 0 else numbers[position]
+        return f"the {ordinal_name(position)} number is {show(value)}"
+    if position > MAX_TERM:
+        raise ToolError(f"can compute terms up to the {ordinal_name(MAX_TERM)} only")
+    rule, after = continue_sequence(numbers, position - len(numbers))
+    return f"{rule}, so the {ordinal_name(position)} term is {show(after[-1])}"
+
+
+def _kth(numbers: list[Fraction], match: re.Match[str]) -> str:
+    rank = ordinal_value(match["rank"])
+    largest = re.search(_LARGE, match.group(), re.IGNORECASE) is not None
+    values = sorted(set(numbers), reverse=largest)
+    if not 0 < rank <= len(values):
+        raise ToolError(
+            f"there is no {match.group().lower()} among {len(values)} different numbers"
+        )
+    which = "largest" if largest else "smallest"
+    return f"the {ordinal_name(rank)} {which} number is {show(values[rank - 1])}"
+
+
+def _next_many(numbers: list[Fraction], match: re.Match[str]) -> str:
+    count = count_value(match["many"])
+    if not 0 < count <= MAX_NEXT:
+        raise ToolError(f"can give the next 1 to {MAX_NEXT} numbers")
+    rule, after = continue_sequence(numbers, count)
+    return f"{rule}, so the next {count} numbers are {', '.join(show(term) for term in after)}"
+
+
+def _next(numbers: list[Fraction]) -> str:
+    rule, after = continue_sequence(numbers)
+    return f"{rule}, so the next number is {show(after[0])}"
+
+
+def _sorted(numbers: list[Fraction], descending: bool) -> str:
+    order = "from largest to smallest" if descending else "from smallest to largest"
+    return f"{order}: {', '.join(show(n) for n in sorted(numbers, reverse=descending))}"
+
+
+def _median(numbers: list[Fraction]) -> Fraction:
+    ordered = sorted(numbers)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _product(numbers: list[Fraction]) -> Fraction:
+    result = Fraction(1)
+    for number in numbers:  # the input bound keeps this small: at most 200 digits in all
+        result *= number
+    return result
+
+
+def _largest(numbers: list[Fraction]) -> str:
+    return f"the largest number is {show(max(numbers))}"
+
+
+def _smallest(numbers: list[Fraction]) -> str:
+    return f"the smallest number is {show(min(numbers))}"
+
+
+def _sum(numbers: list[Fraction]) -> str:
+    return f"the sum is {show(sum(numbers, Fraction(0)))}"
+
+
+_Answer = Callable[[list[Fraction], re.Match[str]], str]
+_ANSWERS: dict[str, _Answer] = {
+    "kth": _kth,
+    "nth": _nth_term,
+    "next_many": _next_many,
+    "next": lambda n, _: _next(n),
+    "range": lambda n, _: f"the range (largest minus smallest) is {show(max(n) - min(n))}",
+    "descending": lambda n, _: _sorted(n, descending=True),
+    "ascending": lambda n, _: _sorted(n, descending=False),
+    "largest": lambda n, _: _largest(n),
+    "smallest": lambda n, _: _smallest(n),
+    "sum": lambda n, _: _sum(n),
+    "product": lambda n, _: f"the product is {show(_product(n))}",
+    "mean": lambda n, _: f"the average is {show(sum(n, Fraction(0)) / len(n))}",
+    "median": lambda n, _: f"the median is {show(_median(n))}",
+    "count": lambda n, _: f"the count of numbers is {len(n)}",
+}
+
+
+def _sentence(clauses: list[str]) -> str:
+    text = clauses[0] if len(clauses) == 1 else ", ".join(clauses[:-1]) + " and " + clauses[-1]
+    return text[0].upper() + text[1:] + "."
+
+
+def _uncued(numbers: list[Fraction], question: str) -> str:
+    """No cue word: the sequence's next term if a rule fits, else the plain facts of the list."""
+    if _ARITHMETIC.search(question):
+        raise ToolError("this looks like arithmetic, not a list of numbers; use the calculator")
+    try:
+        return _sentence([_next(numbers)])
+    except ToolError:  # no rule fits: nothing was asked of a sequence, so the list's facts serve
+        return _sentence([_smallest(numbers), _largest(numbers), _sum(numbers)])
+
+
+@dataclass(frozen=True)
+class NumberList:
+    """The number-list tool: finds the list in its argument and answers what the question asks."""
+
+    name: str = "numbers"
+    description: str = (
+        "Facts about a list of numbers: the next number of a sequence, the largest, smallest, "
+        "sum, average, median or sorted order. Give it the question with its numbers, e.g. "
+        "What comes next: 2, 4, 6, 8?"
+    )
+
+    def run(self, argument: str) -> str:
+        numbers = find_numbers(argument)
+        cues = list(_CUES.finditer(argument))
+        names = {cue.lastgroup for cue in cues}
+        part = _PART.search(argument)
+        if part and not (names and names <= _SEQUENCE_CUES):
+            raise ToolError(f"'{part.group()}' asks about part of the list; I answer for all of it")
+        clauses: list[str] = []
+        for cue in cues:
+            if cue.lastgroup == "ascending" and "descending" in names:
+                continue  # "sort in descending order" names both
+            clause = _ANSWERS[str(cue.lastgroup)](numbers, cue)
+            if clause not in clauses:
+                clauses.append(clause)
+        return _sentence(clauses) if clauses else _uncued(numbers, argument)
