@@ -1,19 +1,18 @@
 """The versioned JSON API (`/api/v1`): decisions, outcomes, arms, templates, health.
 
-Request and response bodies are the engine's own pydantic models, so the OpenAPI schema is the
-library's types. Endpoints that wait on the model are plain `def`s: FastAPI runs them in its
-thread pool, off the event loop, and the engine is safe to share between threads.
+Request bodies are the ones in `ui.service.schemas`, responses the engine's own pydantic models,
+so the OpenAPI schema is the library's types. Endpoints that wait on the model are plain `def`s:
+FastAPI runs them in its thread pool, off the event loop, and the engine is safe to share between
+threads.
 """
 
 from collections.abc import Sequence
-from datetime import date
 from importlib import metadata
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, FastAPI, Path, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from engine.core.checkers import check_answer
 from engine.core.facade import Engine
@@ -33,72 +32,13 @@ from templates import Template
 from ui.service.auth import Access, AuthGate
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS, CorsPolicy, HostGuard
 from ui.service.openai_compat import OPENAI_PREFIX, create_openai_app
+from ui.service.schemas import DecideRequest, Health, OutcomeRequest, RetireRequest
 from ui.service.security import BodySizeLimit
 from ui.service.strict_json import StrictJson, validation_error
 
 API_PREFIX = "/api/v1"
 # Decision and arm ids alike: short, and nothing that needs escaping in a path.
 DecisionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DecideRequest(_Body):
-    """A query, and optionally its known answer so that an exact checker scores the decision."""
-
-    query: str = Field(min_length=1, max_length=8000)
-    expected_answer: str | None = Field(default=None, max_length=500)
-    answer_kind: Literal["numeric", "exact", "choice", "date"] | None = None
-
-    @model_validator(mode="after")
-    def _both_or_neither(self) -> "DecideRequest":
-        if (self.expected_answer is None) != (self.answer_kind is None):
-            raise ValueError("give expected_answer and answer_kind together, or neither")
-        if self.answer_kind is not None:  # fail now, not after the model has answered
-            probe = {"numeric": "0", "date": "2000-01-01"}.get(self.answer_kind, "a")
-            try:
-                check_answer(probe, _expected(self), self.answer_kind)
-            except ValueError as error:
-                raise ValueError(f"expected_answer does not fit answer_kind: {error}") from None
-        return self
-
-
-class OutcomeRequest(_Body):
-    """A reward for a decision from one source; the weight defaults to the source's."""
-
-    source: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
-    # strict: a JSON number only; "0.5" and true are refused rather than read as numbers.
-    reward: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)
-    weight: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False, strict=True)
-
-    @field_validator("reward", "weight", mode="before")
-    @classmethod
-    def _json_number(cls, value: object, info: ValidationInfo) -> object:
-        # bool is an int to Python; say plainly what was sent instead of pydantic's type error.
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
-            sent = {bool: "true/false", str: "a string"}.get(type(value), type(value).__name__)
-            raise ValueError(f"{info.field_name} must be a JSON number in [0, 1], not {sent}")
-        return value
-
-
-class RetireRequest(_Body):
-    """Why a template is retired: kept with its record, shown with its statistics."""
-
-    reason: str = Field(min_length=1, max_length=200)
-
-
-class Health(BaseModel):
-    status: Literal["ok"]
-    version: str
-    namespace: str
-    arms: int
-
-
-def _expected(request: DecideRequest) -> str | date:
-    value = request.expected_answer or ""
-    return date.fromisoformat(value) if request.answer_kind == "date" else value
 
 
 # Each engine error becomes the 4xx (or 503) that says what the caller can do about it.
@@ -128,7 +68,7 @@ def build_router(engine: Engine) -> APIRouter:
         """Decide on a query: seed, path, tool, answer, and (with an expected answer) its score."""
         checker = None
         if request.answer_kind is not None:
-            expected, kind = _expected(request), request.answer_kind
+            expected, kind = request.expected_value(), request.answer_kind
 
             def checker(answer: str) -> float:
                 return check_answer(answer, expected, kind)

@@ -38,7 +38,7 @@ from engine.errors import (
     StoreUnavailableError,
     ThinkPathError,
 )
-from ui.service.openai_schema import (
+from ui.service.schemas import (
     BASE_MODEL,
     ChatCompletionRequest,
     OpenAIError,

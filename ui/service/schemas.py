@@ -1,19 +1,24 @@
-"""The OpenAI chat-completions wire format, as ThinkPath reads and writes it.
+"""Every wire schema of the service, in one place: the JSON API's bodies, and the OpenAI format.
 
-Requests are validated here and turned into the engine's input (a query and `ChatOptions`);
-decisions are turned into OpenAI's response, chunk and error bodies. Nothing here runs a model:
-`openai_compat` holds the routes.
+- `/api/v1` (routes in `ui.service.api`): `DecideRequest`, `OutcomeRequest`, `RetireRequest` and
+  `Health`; decisions, outcomes and arm statistics go out as the engine's own models.
+- `/v1`, OpenAI's chat completions (routes in `ui.service.openai_compat`): requests are
+  validated here and turned into the engine's input (a query and `ChatOptions`); decisions are
+  turned into OpenAI's response, chunk and error bodies.
 
-Parameters are accepted only where ThinkPath honours them. Anything else a client sets to a
-non-neutral value (`n > 1`, `tools`, `logprobs`, ...) is refused with a 400 naming it, because a
-silently ignored parameter would let a client believe it got what it asked for.
+Nothing here runs a model. OpenAI parameters are accepted only where ThinkPath honours them.
+Anything else a client sets to a non-neutral value (`n > 1`, `tools`, `logprobs`, ...) is refused
+with a 400 naming it, because a silently ignored parameter would let a client believe it got what
+it asked for.
 """
 
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from engine.core.checkers import check_answer
 from engine.core.models import Decision
 from engine.core.records import ChatMessage, ChatOptions
 
@@ -36,6 +41,69 @@ _NEUTRAL: Mapping[str, tuple[object, ...]] = {
     "parallel_tool_calls": (False, True),  # meaningless without tools, which are refused
     "store": (False,),
 }
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DecideRequest(_Body):
+    """A query, and optionally its known answer so that an exact checker scores the decision."""
+
+    query: str = Field(min_length=1, max_length=8000)
+    expected_answer: str | None = Field(default=None, max_length=500)
+    answer_kind: Literal["numeric", "exact", "choice", "date"] | None = None
+
+    @model_validator(mode="after")
+    def _both_or_neither(self) -> "DecideRequest":
+        if (self.expected_answer is None) != (self.answer_kind is None):
+            raise ValueError("give expected_answer and answer_kind together, or neither")
+        if self.answer_kind is not None:  # fail now, not after the model has answered
+            probe = {"numeric": "0", "date": "2000-01-01"}.get(self.answer_kind, "a")
+            try:
+                check_answer(probe, self.expected_value(), self.answer_kind)
+            except ValueError as error:
+                raise ValueError(f"expected_answer does not fit answer_kind: {error}") from None
+        return self
+
+    def expected_value(self) -> str | date:
+        """The expected answer as the checker takes it (a date for the date kind)."""
+        value = self.expected_answer or ""
+        return date.fromisoformat(value) if self.answer_kind == "date" else value
+
+
+class OutcomeRequest(_Body):
+    """A reward for a decision from one source; the weight defaults to the source's."""
+
+    source: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    # strict: a JSON number only; "0.5" and true are refused rather than read as numbers.
+    reward: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)
+    weight: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False, strict=True)
+
+    @field_validator("reward", "weight", mode="before")
+    @classmethod
+    def _json_number(cls, value: object, info: ValidationInfo) -> object:
+        # bool is an int to Python; say plainly what was sent instead of pydantic's type error.
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
+            sent = {bool: "true/false", str: "a string"}.get(type(value), type(value).__name__)
+            raise ValueError(f"{info.field_name} must be a JSON number in [0, 1], not {sent}")
+        return value
+
+
+class RetireRequest(_Body):
+    """Why a template is retired: kept with its record, shown with its statistics."""
+
+    reason: str = Field(min_length=1, max_length=200)
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    version: str
+    namespace: str
+    arms: int
+
+
+# -- OpenAI chat completions -------------------------------------------------------------------
 
 
 class OpenAIError(Exception):
