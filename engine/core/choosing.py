@@ -14,7 +14,7 @@ from engine.core.config import EngineConfig
 from engine.core.models import Candidate
 from engine.core.ports import ToolBox
 from engine.core.records import NO_TOOL, PathDefinition
-from engine.core.run_state import RunState, llm_stage
+from engine.core.run_state import RunState, run_stage
 from engine.stages import detour, rating, selection, tools
 
 
@@ -128,7 +128,7 @@ class Chooser:
         tools_described = {NO_TOOL: "answer without a tool"}
         if self._toolbox is not None:
             tools_described.update(self._toolbox.describe())
-        found = llm_stage(
+        found = run_stage(
             run,
             "rating",
             lambda: rating.rate_paths(
@@ -161,7 +161,7 @@ class Chooser:
         self, run: RunState, view: PolicyView, trigger: str, later_calls: int
     ) -> list[PathDefinition]:
         started = run.trace.start()
-        fresh = llm_stage(
+        fresh = run_stage(
             run,
             "detour",
             lambda: detour.generate_paths(

@@ -26,10 +26,9 @@ from engine.core.config import EngineConfig
 from engine.core.models import Choice, Decision, Seed, ToolRun
 from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.core.records import NO_TOOL, ChatOptions, PathDefinition
-from engine.core.run_state import RunState, llm_stage
+from engine.core.run_state import RunState, run_stage
 from engine.core.scoring import Checker, Score, Scorer
 from engine.core.trace import TraceRecorder
-from engine.errors import ThinkPathError
 from engine.stages import answer, tools
 from engine.stages.seed_gate import SeedGate
 from engine.stages.seeding import Seeder
@@ -176,11 +175,7 @@ class Pipeline:
             return None
         started = run.trace.start()
         argument = argument or tools.default_argument(tool, run.query)
-        try:
-            result = tools.run_tool(self._toolbox, tool, argument, self._config.tool_timeout_s)
-        except ThinkPathError as error:  # e.g. a tool taken off the allow-list since it was chosen
-            run.trace.fault("tool", error, started, inputs={"tool": tool}, degrades=False)
-            return ToolRun(tool=tool, argument=argument, ok=False, error=str(error))
+        result = tools.run_tool(self._toolbox, tool, argument, self._config.tool_timeout_s)
         if result is None:
             return None
         run.trace.add(
@@ -209,7 +204,7 @@ class Pipeline:
         if chat is not None:  # what the prompt carried besides the query, for the record
             inputs["chat_turns"] = len(chat.history)
             inputs["instructions"] = chat.instructions is not None
-        text = llm_stage(
+        text = run_stage(
             run,
             "answer",
             lambda: answer.write_answer(

@@ -48,28 +48,30 @@ class RunState:
         return 1 if self.meter.cost.calls + 2 + later_calls <= ceiling else 0
 
 
-def llm_stage(
+def run_stage(
     run: RunState,
     stage: str,
     call: Callable[[], T],
     *,
     started: float,
+    faults: type[Exception] | tuple[type[Exception], ...] = LLM_FAULTS,
     optional: str | None = None,
     inputs: dict[str, Any] | None = None,
     degrades: bool = True,
 ) -> T | None:
-    """One LLM stage's call, with the rules every such stage shares; None when it did not run.
+    """One stage's work, with the rules every stage shares; None when it did not run or failed.
 
     An `optional` stage (its value: why it stops) runs only while the answer stays affordable,
-    else it is traced as a budget stop. An LLM fault (or a budget the call would overrun) is
-    traced as the stage's fault and the decision goes on. Success is the caller's to trace:
-    what it outputs is its own.
+    else it is traced as a budget stop. A fault of the stage's kind (`faults`: by default an LLM
+    fault or a budget the call would overrun; a search, tool or checker stage names its own) is
+    traced as the stage's fault, timed from `started`, and the decision goes on. Success is the
+    caller's to trace: what it outputs is its own.
     """
     if optional is not None and not run.can_afford_optional():
         run.trace.budget_stop(stage, started, optional)
         return None
     try:
         return call()
-    except LLM_FAULTS as error:
+    except faults as error:
         run.trace.fault(stage, error, started, inputs=inputs, degrades=degrades)
         return None

@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.core.config import EngineConfig
-from engine.core.run_state import RunState, llm_stage
+from engine.core.run_state import RunState, run_stage
 from engine.stages import referee
 
 Checker = Callable[[str], float]
@@ -70,7 +70,7 @@ class Scorer:
         reliability: dict[str, object] | None = None,
     ) -> float | None:
         """One referee call; its reward, or None after a traced fault."""
-        verdict = llm_stage(
+        verdict = run_stage(
             run,
             "referee",
             lambda: referee.judge(
@@ -100,12 +100,15 @@ class Scorer:
 
 
 def _check(run: RunState, text: str, checker: Checker, started: float) -> list[Score]:
-    try:
+    def reward_of() -> float:
         reward = float(checker(text))
         if not 0.0 <= reward <= 1.0:  # NaN fails this comparison too
             raise ValueError(f"the checker returned {reward!r}, not a reward in [0, 1]")
-    except Exception as error:  # a caller's checker may fail in any way: record, go on
-        run.trace.fault("checker", error, started)
+        return reward
+
+    # A caller's checker may fail in any way: traced as its fault, and the decision goes on.
+    reward = run_stage(run, "checker", reward_of, started=started, faults=Exception)
+    if reward is None:
         return []
     run.trace.add("checker", "done", started, outputs={"reward": reward})
     return [Score("checker", reward)]

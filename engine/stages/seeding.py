@@ -4,7 +4,7 @@ from engine.core.config import EngineConfig
 from engine.core.models import Seed, SeedSource
 from engine.core.ports import Searcher
 from engine.core.records import Passage
-from engine.core.run_state import RunState, llm_stage
+from engine.core.run_state import RunState, run_stage
 from engine.errors import RetrievalError
 from engine.stages import seed, seed_check
 from retrieval.gather import gather
@@ -71,10 +71,15 @@ class Seeder:
         """Gather passages for `query` (several searches merged, sanitised, instruction-like
         text flagged into `flags`); a failure is a traced fault and no passages."""
         started = run.trace.start()
-        try:
-            found = gather(self._searcher, query, limit=limit)
-        except RetrievalError as error:
-            run.trace.fault("search", error, started, inputs={"query": query})
+        found = run_stage(
+            run,
+            "search",
+            lambda: gather(self._searcher, query, limit=limit),
+            started=started,
+            faults=RetrievalError,
+            inputs={"query": query},
+        )
+        if found is None:
             return []
         for passage in found.passages:
             flags[passage.source] = list(found.flags.get(passage.source, ()))
@@ -100,7 +105,7 @@ class Seeder:
     ) -> Seed:
         started = run.trace.start()
         partial = Seed(sources=sources, relevance=verdict.score, rebuilt=rebuilt)
-        brief = llm_stage(
+        brief = run_stage(
             run,
             "seed",
             lambda: seed.write_brief(

@@ -11,6 +11,7 @@ from engine.core.features import family
 from engine.core.models import ToolRun
 from engine.core.ports import ToolBox
 from engine.core.records import NO_TOOL
+from engine.errors import ThinkPathError
 
 # The tool a kind of query starts from, before any outcome: what the query *is* decides it, not
 # the model's rating (the 135M model sent arithmetic and unit questions to "none" although the
@@ -55,10 +56,13 @@ def prior_tool(query: str, available: Collection[str]) -> str | None:
 
 
 def run_tool(toolbox: ToolBox, tool: str, argument: str, timeout_s: float) -> ToolRun | None:
-    """Run the chosen tool (None for "none"); its failure comes back as data, not an exception."""
+    """Run the chosen tool (None for "none"); any failure comes back as data, not an exception."""
     if tool == NO_TOOL:
         return None
-    result = toolbox.run(tool, argument, timeout_s)
+    try:
+        result = toolbox.run(tool, argument, timeout_s)
+    except ThinkPathError as error:  # e.g. a tool taken off the allow-list since it was chosen
+        return ToolRun(tool=tool, argument=argument, ok=False, error=str(error))
     return ToolRun(
         tool=tool,
         argument=argument,
