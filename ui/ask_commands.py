@@ -89,10 +89,11 @@ def summary(decision: "Decision") -> str:
     """The decision as a few labelled lines."""
     cost = decision.cost
     money = money_text(cost)
+    path, tool = decision.path, decision.tool
     lines = [
         f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
-        f"path:     {decision.path.arm_id} ({decision.path.reason}, p={decision.path.propensity})",
-        f"tool:     {decision.tool.arm_id} ({decision.tool.reason}, p={decision.tool.propensity})",
+        f"path:     {path.arm_id} ({path.reason}, p={path.propensity:.3g})",
+        f"tool:     {tool.arm_id} ({tool.reason}, p={tool.propensity:.3g})",
         f"cost:     {cost.calls} LLM calls, {cost.prompt_tokens + cost.completion_tokens} tokens,"
         f" {cost.seconds:.1f} s, {money}",
     ]

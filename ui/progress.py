@@ -191,16 +191,27 @@ class StagePrinter:
     >>> StagePrinter(out.write).on_stage(TraceStep(stage="search", reason="done"))
     >>> out.getvalue()
     '- Searched for background: 0 passages found\\n'
+    >>> out = io.StringIO()
+    >>> printer = StagePrinter(out.write)
+    >>> printer.on_token("Answer: 7")
+    >>> printer.on_stage(TraceStep(stage="answer", reason="done"))
+    >>> out.getvalue().splitlines()[0]
+    'Answer: 7'
     """
 
     def __init__(self, write: Callable[[str], object]) -> None:
         self._write = write
+        self._mid_line = False  # streamed answer text not yet ended by a line break
 
     def on_stage(self, step: TraceStep) -> None:
-        self._write(f"- {describe_stage(step)}\n")
+        # A stage line after streamed tokens starts on a line of its own.
+        self._write(f"{chr(10) if self._mid_line else ''}- {describe_stage(step)}\n")
+        self._mid_line = False
 
     def on_token(self, text: str) -> None:
         self._write(text)
+        if text:
+            self._mid_line = not text.endswith("\n")
 
 
 class ProgressQueue:
