@@ -1,5 +1,6 @@
 """The standard tool set, for the composition root to filter with the settings' allow-list."""
 
+from engine.adapters.tools.answer_line import AnswerLine
 from engine.adapters.tools.calculator import Calculator
 from engine.adapters.tools.number_list import NumberList
 from engine.adapters.tools.search import local_search_tool, web_search_tool
@@ -24,7 +25,10 @@ def standard_tools(
     >>> ToolRegistry(standard_tools(), allowed=["calculator", "units"]).names()
     ['none', 'calculator', 'units']
     """
-    tools: list[Tool] = [Calculator(), UnitConverter(), TextFacts(), NumberList()]
+    # The calculator's "expression = result" already ends with its value (and measured no gain
+    # from the answer line); the others state theirs in a sentence.
+    exact = [AnswerLine(UnitConverter()), AnswerLine(TextFacts()), AnswerLine(NumberList())]
+    tools: list[Tool] = [Calculator(), *exact]
     if local_searcher is not None:
         tools.append(local_search_tool(local_searcher))
     if web_searcher is not None:
