@@ -1,0 +1,45 @@
+"""The answer line: an exact tool's single value, restated as the line the answer prompt wants."""
+
+import pytest
+
+from engine.adapters.tools import ToolRegistry, standard_tools
+from engine.adapters.tools.answer_line import AnswerLine, answer_line
+from engine.adapters.tools.number_list import NumberList
+from engine.adapters.tools.text_facts import TextFacts
+from engine.errors import ToolError
+
+
+@pytest.mark.parametrize(
+    ("sentence", "value"),
+    [
+        ("The first letter of 'kitten' is 'k'.", "k"),
+        ("The letter 'r' occurs 3 times in 'strawberry'.", "3"),
+        ("7 kilometres = 7000 metres", "7000"),
+        ("The sequence adds 4 each time, so the next number is 23.", "23"),
+        ("Ascending: 1, 2, 3.", None),  # a list is no single value
+        ("The sequence adds 1 each time, so the next 3 numbers are 5, 6, 7.", None),
+    ],
+)
+def test_the_value_is_what_the_checker_reads_and_lists_get_none(
+    sentence: str, value: str | None
+) -> None:
+    assert answer_line(sentence) == value
+
+
+def test_the_wrapper_keeps_the_tools_name_description_and_errors() -> None:
+    wrapped = AnswerLine(TextFacts())
+    assert (wrapped.name, wrapped.description) == (TextFacts().name, TextFacts().description)
+    assert wrapped.run("How many letters are in 'banana'?").endswith("\nAnswer: 6")
+    with pytest.raises(ToolError):
+        wrapped.run("Who wrote Hamlet?")
+
+
+def test_a_list_answer_is_left_as_the_tool_said_it() -> None:
+    question = "Sort 3, 1, 2 in ascending order."
+    assert AnswerLine(NumberList()).run(question) == NumberList().run(question)
+
+
+def test_the_standard_tools_answer_with_the_line_except_the_calculator() -> None:
+    registry = ToolRegistry(standard_tools())
+    assert registry.run("units", "Convert 2 hours to minutes", 5.0).output.endswith("Answer: 120")
+    assert registry.run("calculator", "2 + 2", 5.0).output == "2 + 2 = 4"
