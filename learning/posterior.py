@@ -1,4 +1,5 @@
-"""Posterior summaries shared by the policies: Beta moments and Monte Carlo argmax frequencies."""
+"""Posterior summaries shared by the policies: Beta moments, P(best) by quadrature for Beta
+posteriors, and Monte Carlo argmax frequencies for the rest."""
 
 from __future__ import annotations
 
@@ -67,13 +68,13 @@ def beta_prob_best(
 ) -> FloatArray:
     """Probability that each arm's Beta(alpha_i, beta_i) draw is the largest.
 
-    Arms with equal posteriors are tied by symmetry (exactly 1/K each while nothing is known);
-    otherwise a Monte Carlo estimate within `STANDARD_ERROR` (`sequential_frequencies`). Draws
-    X ~ Gamma(alpha), Y ~ Gamma(beta): X / (X + Y) ~ Beta(alpha, beta), and X / Y is monotone
-    in it, so the argmax of X / Y is the argmax of the Beta draws.
+    Arms with equal posteriors are tied by symmetry (exactly 1/K each while nothing is known).
+    Otherwise, while `EXACT` holds and every parameter is at least 1, by quadrature
+    (`beta_prob_best_quadrature`, within about 0.001); else by Monte Carlo within
+    `STANDARD_ERROR` (`beta_prob_best_sampled`, using `rng` and at most `draws` draws).
 
     >>> p = beta_prob_best(np.array([50.0, 1.0]), np.array([1.0, 50.0]), np.random.default_rng(0))
-    >>> p.tolist()
+    >>> p.round(6).tolist()
     [1.0, 0.0]
     >>> beta_prob_best(np.ones(4), np.ones(4), np.random.default_rng(0)).tolist()
     [0.25, 0.25, 0.25, 0.25]
@@ -81,6 +82,64 @@ def beta_prob_best(
     arms = alpha.size
     if np.all(alpha == alpha[0]) and np.all(beta == beta[0]):
         return np.full(arms, 1.0 / arms)
+    if EXACT and float(min(alpha.min(), beta.min())) >= 1.0:
+        return beta_prob_best_quadrature(alpha, beta)
+    return beta_prob_best_sampled(alpha, beta, rng, draws)
+
+
+# Quadrature is the default: on the decision path it took a tenth of the time of the sampled
+# estimate (13 arms: ~0.05 ms against 0.5-1.5 ms for 1-3 blocks of 1,024 draws), with a smaller
+# error. The overhead benchmark's reference turns it off to time the sampled estimate.
+EXACT = True
+# Grid spacing: a quarter of the narrowest posterior's standard deviation, over the span where
+# any arm has mass (mean +- 8 sd), at most `QUADRATURE_POINTS` points.
+_SPACING_IN_SD = 0.25
+_SPAN_IN_SD = 8.0
+QUADRATURE_POINTS = 4096
+
+
+def beta_prob_best_quadrature(alpha: FloatArray, beta: FloatArray) -> FloatArray:
+    """P(arm i's Beta draw is the largest) = integral of pdf_i(x) * prod_{j != i} CDF_j(x) dx,
+    on a grid fine enough for the narrowest posterior; every parameter must be at least 1
+    (a bounded density). The CDFs are cumulative sums of the same grid's densities, each
+    normalised to 1, so a coarse grid errs symmetrically rather than leaking probability.
+
+    >>> p = beta_prob_best_quadrature(np.array([3.0, 2.0]), np.array([2.0, 3.0]))
+    >>> p.round(3).tolist()  # 2,000,000 draws give 0.757 for the first
+    [0.757, 0.243]
+    """
+    mean = alpha / (alpha + beta)
+    std = np.sqrt(alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1.0)))
+    low = max(0.0, float((mean - _SPAN_IN_SD * std).min()))
+    high = min(1.0, float((mean + _SPAN_IN_SD * std).max()))
+    points = int(min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * std.min()))))
+    # Cell midpoints: the density is finite there even where the grid touches 0 or 1.
+    x = low + (np.arange(points) + 0.5) * ((high - low) / points)
+    log_density = (alpha[:, None] - 1.0) * np.log(x) + (beta[:, None] - 1.0) * np.log1p(-x)
+    density = np.exp(log_density - log_density.max(axis=1, keepdims=True))
+    mass = density / density.sum(axis=1, keepdims=True)  # each arm's probability per cell
+    # CDF at a cell's midpoint: the cells below it, and half of its own.
+    cdf = np.cumsum(mass, axis=1) - 0.5 * mass
+    log_cdf = np.log(np.maximum(cdf, 1e-300))
+    others = np.exp(log_cdf.sum(axis=0, keepdims=True) - log_cdf)
+    best = (mass * others).sum(axis=1)
+    return best / best.sum()
+
+
+def beta_prob_best_sampled(
+    alpha: FloatArray, beta: FloatArray, rng: np.random.Generator, draws: int = MONTE_CARLO_DRAWS
+) -> FloatArray:
+    """`beta_prob_best` by Monte Carlo, within `STANDARD_ERROR` (`sequential_frequencies`).
+
+    Draws X ~ Gamma(alpha), Y ~ Gamma(beta): X / (X + Y) ~ Beta(alpha, beta), and X / Y is
+    monotone in it, so the argmax of X / Y is the argmax of the Beta draws.
+
+    >>> p = beta_prob_best_sampled(np.array([50.0, 1.0]), np.array([1.0, 50.0]),
+    ...                            np.random.default_rng(0))
+    >>> p.tolist()
+    [1.0, 0.0]
+    """
+    arms = alpha.size
     shape = np.concatenate((alpha, beta))
 
     def sample(count: int) -> FloatArray:

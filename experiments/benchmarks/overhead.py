@@ -8,10 +8,11 @@ propensities), rating and detour decisions, both picks, the trace, the commit an
 the outcome. Three engines decide the same stream side by side, interleaved query by query so
 that the shared machine's noise falls on all of them alike:
 
-- `memory`: the in-memory store, with P(best) to a stated error (`learning.posterior`);
+- `memory`: the in-memory store, with P(best) by quadrature for the Beta posteriors
+  (`learning.posterior`);
 - `sqlite`: the same on a SQLite file (a durable commit per decision);
 - `reference`: the in-memory store with P(best) from a fixed 4,096 Monte Carlo draws, as every
-  decision paid before the error-bounded estimate.
+  decision paid before the error-bounded estimate and quadrature.
 
 It prints the median and 95th percentile per engine and the ratios to the reference.
 """
@@ -77,13 +78,13 @@ def build(store: Store) -> Engine:
 
 @contextmanager
 def fixed_draws() -> Iterator[None]:
-    """P(best) as before the error bound: always the full 4,096 draws."""
-    saved = posterior.STANDARD_ERROR
-    posterior.STANDARD_ERROR = 0.0
+    """P(best) as before quadrature and the error bound: always the full 4,096 draws."""
+    saved = posterior.STANDARD_ERROR, posterior.EXACT
+    posterior.STANDARD_ERROR, posterior.EXACT = 0.0, False
     try:
         yield
     finally:
-        posterior.STANDARD_ERROR = saved
+        posterior.STANDARD_ERROR, posterior.EXACT = saved
 
 
 def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:

@@ -11,7 +11,7 @@ from scipy import stats as scipy_stats
 
 from learning import make_policy
 from learning.kl import kl_bernoulli, kl_ucb_index
-from learning.posterior import beta_std
+from learning.posterior import beta_prob_best, beta_prob_best_quadrature, beta_std
 
 probability = st.floats(0.0, 1.0)
 pulls = st.floats(1.0, 1e6)
@@ -117,3 +117,29 @@ def test_counting_policies_keep_weighted_pulls_and_sums(
         assert stats["pulls"][0] == 0.0
         assert math.isclose(stats["pulls"][1], sum(w for _, w in observations), abs_tol=1e-9)
         assert math.isclose(stats["sums"][1], sum(r * w for r, w in observations), abs_tol=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    arms=st.integers(2, 13),
+    pulls_per_arm=st.sampled_from([0, 3, 30, 300, 3000]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_quadrature_p_best_agrees_with_many_draws(arms: int, pulls_per_arm: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    successes = rng.binomial(pulls_per_arm, rng.uniform(0.1, 0.9, size=arms)).astype(float)
+    alpha, beta = 1.0 + successes, 1.0 + pulls_per_arm - successes
+    alpha[0], beta[0] = 1.0, 1.0  # one arm still at its prior: wide beside narrow ones
+    exact = beta_prob_best_quadrature(alpha, beta)
+    draws = 200_000
+    sampled = np.bincount(rng.beta(alpha, beta, size=(draws, arms)).argmax(axis=1), minlength=arms)
+    # 5 standard errors of the sampled share (at most 0.0011 at p = 0.5), plus the grid's 0.002
+    assert np.abs(exact - sampled / draws).max() <= 5 * 0.5 / math.sqrt(draws) + 0.002
+    assert math.isclose(float(exact.sum()), 1.0)
+
+
+def test_p_best_falls_back_to_draws_below_a_bounded_density() -> None:
+    alpha, beta = np.array([0.5, 3.0]), np.array([0.5, 1.0])  # a Jeffreys prior: unbounded at 0, 1
+    first = beta_prob_best(alpha, beta, np.random.default_rng(1))
+    assert first.tolist() == beta_prob_best(alpha, beta, np.random.default_rng(1)).tolist()
+    assert abs(float(first[1]) - 0.68) < 0.05
