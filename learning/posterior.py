@@ -122,8 +122,8 @@ def beta_prob_best_quadrature(alpha: FloatArray, beta: FloatArray) -> FloatArray
     cdf = np.cumsum(mass, axis=1) - 0.5 * mass
     log_cdf = np.log(np.maximum(cdf, 1e-300))
     others = np.exp(log_cdf.sum(axis=0, keepdims=True) - log_cdf)
-    best = (mass * others).sum(axis=1)
-    return best / best.sum()
+    best: FloatArray = (mass * others).sum(axis=1)
+    return best / float(best.sum())
 
 
 def beta_prob_best_sampled(
