@@ -9,8 +9,9 @@ The lock is held only while reading or changing the policies, never during an LL
 model never stalls another decision's bookkeeping.
 """
 
+import math
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from types import MappingProxyType
@@ -57,7 +58,7 @@ class PolicyView:
     @property
     def cold_path_mass(self) -> float:
         """The path policy's probability of drawing a cold arm."""
-        return sum(self.exact_propensities.get(arm, 0.0) for arm in self.cold_paths)
+        return probability_mass(self.exact_propensities, self.cold_paths)
 
     @property
     def draws_cold(self) -> bool:
@@ -140,9 +141,7 @@ class ArmBook:
                 tool_draw=selection.choose_by_posterior(
                     tool_policy, tool_context, tool_explained.probabilities
                 ),
-                cold_tool_mass=sum(
-                    tool_explained.probabilities.get(arm, 0.0) for arm in cold_tools
-                ),
+                cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
             )
 
     def path(self, arm_id: str) -> PathDefinition:
@@ -392,3 +391,15 @@ def _state(row: ArmStats) -> str:
 
 def _frozen(values: Mapping[str, float]) -> Mapping[str, float]:
     return MappingProxyType({key: float(value) for key, value in values.items()})
+
+
+def probability_mass(probabilities: Mapping[str, float], arms: Iterable[str]) -> float:
+    """The probability of drawing any of `arms`: a sum that rounding could push past 1 (a
+    propensity of 1.0000000000000002 failed the store's validation), so capped at 1.
+
+    >>> shares = [0.05383017413698619, 0.3395062870351673, 0.30599004231012344,
+    ...           0.10218797540377206, 0.19848552111395115]  # normalised: their sum rounds up
+    >>> math.fsum(shares), probability_mass(dict(zip("abcde", shares)), "abcde")
+    (1.0000000000000002, 1.0)
+    """
+    return min(1.0, math.fsum(probabilities.get(arm, 0.0) for arm in arms))
