@@ -1,6 +1,5 @@
 """The number-list tool: sequence rules and list facts, exact, and a reasoned refusal otherwise."""
 
-import contextlib
 from fractions import Fraction
 
 import pytest
@@ -245,27 +244,6 @@ def test_list_facts_match_python(numbers: list[int]) -> None:
 )
 def test_show_is_exact_where_it_can_be(value: Fraction, shown: str) -> None:
     assert show(value) == shown
-
-
-# Inputs at the length limit built to make a careless pattern backtrack without end.
-HOSTILE = [
-    "1" + " " * 190 + "x 2",
-    " " * MAX_INPUT_CHARS,
-    "'" * MAX_INPUT_CHARS,
-    "a'" * 100,
-    "1," * 100,
-    "- " * 100,
-    "second to " * 20,
-    "the word " * 22,
-    "1 and " * 33,
-]
-
-
-@pytest.mark.timeout(5)
-@pytest.mark.parametrize("text", HOSTILE)
-def test_hostile_input_ends_quickly(text: str) -> None:
-    with contextlib.suppress(ToolError):  # a refusal is as good as an answer: time is tested
-        NumberList().run(text)
 
 
 def test_the_tool_describes_itself() -> None:

@@ -1,7 +1,5 @@
 """The text-facts tool: exact letter facts for many phrasings, and a reasoned refusal otherwise."""
 
-import contextlib
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -264,27 +262,6 @@ def test_ordinals_read_and_write_back(ordinal: str, position: int) -> None:
 
 def test_count_words_and_digits_read_alike() -> None:
     assert [count_value(text) for text in ("three", "Ten", "7")] == [3, 10, 7]
-
-
-# Inputs at the length limit built to make a careless pattern backtrack without end.
-HOSTILE = [
-    "1" + " " * 190 + "x 2",
-    " " * MAX_INPUT_CHARS,
-    "'" * MAX_INPUT_CHARS,
-    "a'" * 100,
-    "1," * 100,
-    "- " * 100,
-    "second to " * 20,
-    "the word " * 22,
-    "1 and " * 33,
-]
-
-
-@pytest.mark.timeout(5)
-@pytest.mark.parametrize("text", HOSTILE)
-def test_hostile_input_ends_quickly(text: str) -> None:
-    with contextlib.suppress(ToolError):  # a refusal is as good as an answer: time is tested
-        TextFacts().run(text)
 
 
 def test_the_tool_describes_itself() -> None:

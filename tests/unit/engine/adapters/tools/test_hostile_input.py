@@ -1,0 +1,34 @@
+"""Every tool that reads plain English ends quickly on input built to make a pattern backtrack."""
+
+import contextlib
+
+import pytest
+
+from engine.adapters.tools import Calculator, NumberList, TextFacts, UnitConverter
+from engine.adapters.tools.calculator import MAX_INPUT_CHARS
+from engine.core.ports import Tool
+from engine.errors import ToolError
+
+# Inputs at the length limit built to make a careless pattern backtrack without end.
+HOSTILE = [
+    "1" + " " * 190 + "x 2",
+    " " * MAX_INPUT_CHARS,
+    "'" * MAX_INPUT_CHARS,
+    "a'" * 100,
+    "1," * 100,
+    "- " * 100,
+    "second to " * 20,
+    "the word " * 22,
+    "1 and " * 33,
+    "1 more " * 28,
+    "twenty " * 28,
+    "convert 1 km to " * 12,
+]
+
+
+@pytest.mark.timeout(5)
+@pytest.mark.parametrize("tool", [Calculator(), UnitConverter(), TextFacts(), NumberList()])
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_input_ends_quickly(tool: Tool, text: str) -> None:
+    with contextlib.suppress(ToolError):  # a refusal is as good as an answer: time is tested
+        tool.run(text)
