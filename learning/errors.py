@@ -1,8 +1,9 @@
 """Errors raised by the learning core, and the root of every ThinkPath error.
 
 The root lives here, in the innermost package, in a module that imports nothing: every layer can
-raise errors of the one project-wide hierarchy without importing anything outward. The whole
-tree is drawn once, in `engine.errors`.
+raise errors of the one project-wide hierarchy without importing anything outward, and, since
+`learning/__init__` loads its names lazily, importing this leaf loads no numpy or scipy (a test
+in `tests/unit/test_layers.py` holds both). The whole tree is drawn once, in `engine.errors`.
 """
 
 

@@ -55,3 +55,19 @@ def test_the_checker_sees_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("import engine.core.ports\nfrom ui import cli\nfrom . import sibling\n")
     assert imported_top_levels(sample) == {"engine", "ui"}
+
+
+def test_the_root_error_is_a_leaf_that_loads_no_numerics() -> None:
+    """`templates` and `retrieval` import the root error from `learning.errors`: a leaf, cheap."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, learning.errors, templates.errors, retrieval.errors;"
+        "print(sorted({'numpy', 'scipy', 'learning.base'} & set(sys.modules)))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.strip()
+    assert loaded == "[]"
+    assert imported_top_levels(ROOT / "learning" / "errors.py") == set()
