@@ -37,6 +37,7 @@ from experiments.online import ENGINE_VARIANTS, OnlineRuns, Step, run_contenders
 from experiments.online_report import (
     Summary,
     choices_table,
+    lift_table,
     referee_reliability,
     summarise,
     summary_table,
@@ -127,6 +128,10 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
     }
     for label in shown[4:]:
         tables[f"tables/choices-{label.split(':')[1]}.md"] = choices_table(runs.steps[label])
+    if shown[4:]:
+        tables["tables/lift.md"] = lift_table(
+            runs.steps, shown[4:], ["bare", best_fixed, "random"], params.final_window
+        )
     engine = summaries.get("engine:checker")
     tags = {"best_fixed": best_fixed}
     if engine is not None:

@@ -2,7 +2,7 @@
 intervals over stream orders, cost per decision, and the referee's reliability against the checker.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,7 +10,15 @@ from scipy import stats
 
 from experiments.online import Step
 
-__all__ = ["Summary", "auc", "referee_reliability", "summarise", "summary_table"]
+__all__ = [
+    "Summary",
+    "auc",
+    "choices_table",
+    "lift_table",
+    "referee_reliability",
+    "summarise",
+    "summary_table",
+]
 
 
 @dataclass(frozen=True)
@@ -37,18 +45,27 @@ def window_start(length: int, final_window: float) -> int:
     return min(length - 1, round(length * (1.0 - final_window)))
 
 
-def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -> Summary:
-    """Final-window accuracy with a t interval over orders, and per-decision costs."""
+def final_windows(runs: Sequence[Sequence[Step]], final_window: float) -> list[float]:
+    """Accuracy in the final window of each order."""
     finals = []
     for steps in runs:
         start = window_start(len(steps), final_window)
         finals.append(float(np.mean([step.reward for step in steps[start:]])))
-    mean = float(np.mean(finals))
-    if len(finals) > 1:
-        half = float(stats.t.ppf(0.975, len(finals) - 1) * np.std(finals, ddof=1))
-        half /= np.sqrt(len(finals))
-    else:
-        half = float("nan")
+    return finals
+
+
+def t_interval(values: Sequence[float]) -> tuple[float, float]:
+    """Mean and half-width of the 95% Student t interval (NaN half-width for one value)."""
+    mean = float(np.mean(values))
+    if len(values) < 2:
+        return mean, float("nan")
+    spread = float(np.std(values, ddof=1)) / np.sqrt(len(values))
+    return mean, float(stats.t.ppf(0.975, len(values) - 1)) * spread
+
+
+def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -> Summary:
+    """Final-window accuracy with a t interval over orders, and per-decision costs."""
+    mean, half = t_interval(final_windows(runs, final_window))
     every = [step for steps in runs for step in steps]
     warm = [step for step in every if step.warm]
     return Summary(
@@ -83,6 +100,38 @@ def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
             f"{s.median_tokens:.0f} | {s.median_seconds:.2f} | {100 * s.seeded:.0f}% | "
             f"{s.warm}, {s.warm_calls:.2f}, {s.warm_median_seconds:.2f} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def lift_table(
+    steps: Mapping[str, Sequence[Sequence[Step]]],
+    engines: Sequence[str],
+    references: Sequence[str],
+    final_window: float,
+) -> str:
+    """Each engine's lift over each reference, paired by order: the same tasks in the same final
+    window, so the orders' difference in difficulty cancels; a 95% t interval over orders."""
+    lines = [
+        f"| engine | over | lift in the final window (last {final_window:.0%}), points, 95% CI "
+        "| per order |",
+        "|---|---|---|---|",
+    ]
+    for engine in engines:
+        for reference in references:
+            lifts = [
+                100 * (a - b)
+                for a, b in zip(
+                    final_windows(steps[engine], final_window),
+                    final_windows(steps[reference], final_window),
+                    strict=True,
+                )
+            ]
+            mean, half = t_interval(lifts)
+            shown = ", ".join(f"{lift:+.1f}" for lift in lifts)
+            lines.append(
+                f"| {engine} | {reference} | {mean:+.1f} [{mean - half:+.1f}, {mean + half:+.1f}] "
+                f"| {shown} |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -133,22 +182,31 @@ def referee_reliability(runs: Sequence[Sequence[Step]]) -> str:
 
 
 def choices_table(runs: Sequence[Sequence[Step]]) -> str:
-    """Per family: accuracy, the share of each tool, the most chosen path."""
+    """Per family: accuracy overall and in each order's last third, each tool's share (and its
+    accuracy), the most chosen path."""
     every = [step for steps in runs for step in steps]
+    names = sorted({step.tool for step in every})
+    late = {id(step) for steps in runs for step in steps[window_start(len(steps), 1 / 3) :]}
     lines = [
-        "| family | decisions | accuracy | calculator | none | other tools | top path |",
-        "|---|---|---|---|---|---|---|",
+        "| family | decisions | accuracy | last third | "
+        + " | ".join(f"{name}: share (right)" for name in names)
+        + " | top path |",
+        "|---|---|---|---|" + "---|" * len(names) + "---|",
     ]
     for family in sorted({step.task.family for step in every}):
         rows = [s for s in every if s.task.family == family]
-        tools = [s.tool for s in rows]
         paths = [s.arm for s in rows]
         top = max(set(paths), key=paths.count)
+        cells = []
+        for name in names:
+            used = [s for s in rows if s.tool == name]
+            right = f" ({100 * np.mean([s.reward for s in used]):.0f}%)" if used else ""
+            cells.append(f"{100 * len(used) / len(rows):.0f}%{right}")
+        late_rows = [s for s in rows if id(s) in late]
         lines.append(
             f"| {family} | {len(rows)} | {100 * np.mean([s.reward for s in rows]):.0f}% | "
-            f"{100 * tools.count('calculator') / len(rows):.0f}% | "
-            f"{100 * tools.count('none') / len(rows):.0f}% | "
-            f"{100 * sum(t not in ('calculator', 'none') for t in tools) / len(rows):.0f}% | "
-            f"{top} ({100 * paths.count(top) / len(rows):.0f}%) |"
+            f"{100 * np.mean([s.reward for s in late_rows]):.0f}% | "
+            + " | ".join(cells)
+            + f" | {top} ({100 * paths.count(top) / len(rows):.0f}%) |"
         )
     return "\n".join(lines) + "\n"

@@ -109,3 +109,18 @@ def test_the_experiment_is_registered_and_validates_its_parameters() -> None:
         resolve_params(experiment, {"variants": "checker,psychic"})
     with pytest.raises(ConfigError, match="held-out families"):
         resolve_params(experiment, {"families": "gardening"})
+
+
+def test_the_lift_is_paired_by_order_and_tools_are_shown_one_by_one(
+    result_and_llm: tuple[Any, Any],
+) -> None:
+    result, _ = result_and_llm
+    lift = result.tables["tables/lift.md"]
+    # The bare model is always wrong here, so the lift over it is the engine's own accuracy.
+    curve = {c.label: c for c in result.curves}
+    engine = 100 * curve["engine:checker"].final["final_window_accuracy"]
+    assert f"| engine:checker | bare | {engine:+.1f} [" in lift
+    assert "| engine:tools_off | random |" in lift
+    choices = result.tables["tables/choices-checker.md"]
+    assert "| calculator: share (right) | none: share (right) |" in choices
+    assert "last third" in choices
