@@ -127,7 +127,9 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
         "tables/referee.md": referee_reliability(runs.steps.get("engine:referee", [])),
     }
     for label in shown[4:]:
-        tables[f"tables/choices-{label.split(':')[1]}.md"] = choices_table(runs.steps[label])
+        tables[f"tables/choices-{label.split(':')[1]}.md"] = choices_table(
+            runs.steps[label], params.final_window
+        )
     if shown[4:]:
         tables["tables/lift.md"] = lift_table(
             runs.steps, shown[4:], ["bare", best_fixed, "random"], params.final_window

@@ -181,14 +181,14 @@ def referee_reliability(runs: Sequence[Sequence[Step]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def choices_table(runs: Sequence[Sequence[Step]]) -> str:
-    """Per family: accuracy overall and in each order's last third, each tool's share (and its
+def choices_table(runs: Sequence[Sequence[Step]], final_window: float) -> str:
+    """Per family: accuracy overall and in each order's final window, each tool's share (and its
     accuracy), the most chosen path."""
     every = [step for steps in runs for step in steps]
     names = sorted({step.tool for step in every})
-    late = {id(step) for steps in runs for step in steps[window_start(len(steps), 1 / 3) :]}
+    finals = [step for steps in runs for step in steps[window_start(len(steps), final_window) :]]
     lines = [
-        "| family | decisions | accuracy | last third | "
+        f"| family | decisions | accuracy | final window (last {final_window:.0%}) | "
         + " | ".join(f"{name}: share (right)" for name in names)
         + " | top path |",
         "|---|---|---|---|" + "---|" * len(names) + "---|",
@@ -202,10 +202,10 @@ def choices_table(runs: Sequence[Sequence[Step]]) -> str:
             used = [s for s in rows if s.tool == name]
             right = f" ({100 * np.mean([s.reward for s in used]):.0f}%)" if used else ""
             cells.append(f"{100 * len(used) / len(rows):.0f}%{right}")
-        late_rows = [s for s in rows if id(s) in late]
+        late = [s.reward for s in finals if s.task.family == family]
         lines.append(
             f"| {family} | {len(rows)} | {100 * np.mean([s.reward for s in rows]):.0f}% | "
-            f"{100 * np.mean([s.reward for s in late_rows]):.0f}% | "
+            f"{100 * np.mean(late) if late else float('nan'):.0f}% | "
             + " | ".join(cells)
             + f" | {top} ({100 * paths.count(top) / len(rows):.0f}%) |"
         )

@@ -43,7 +43,8 @@ def main(argv: list[str] | None = None) -> None:
         tool = prior_tool(task.query, toolbox.names()) or "none"
         ran = run_tool(toolbox, tool, task.query, timeout_s=5.0)
         row = counts[task.family]
-        row["tool right"] += float(ran is not None and ran.ok and task.expected in ran.output)
+        # The tool's output read by the same checker as an answer ("7" is in "17 + 5 = 22" too).
+        row["tool right"] += check_task(ran.output, task) if ran is not None and ran.ok else 0.0
         for template in chosen_templates(TEMPLATES):
             path = PathDefinition.from_template(template)
             row["answers"] += 1

@@ -123,4 +123,4 @@ def test_the_lift_is_paired_by_order_and_tools_are_shown_one_by_one(
     assert "| engine:tools_off | random |" in lift
     choices = result.tables["tables/choices-checker.md"]
     assert "| calculator: share (right) | none: share (right) |" in choices
-    assert "last third" in choices
+    assert "final window (last 33%)" in choices
