@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.compose import build_engine
-    from engine.core.facade import Engine
-    from engine.core.models import Decision, OutcomeResult
+    from engine.orchestration.facade import Engine
+    from engine.domain.models import Decision, OutcomeResult
     from engine.settings import Settings, load_settings
 
 __all__ = ["Decision", "Engine", "OutcomeResult", "Settings", "build_engine", "load_settings"]
 
 _HOMES = {
     "build_engine": "engine.compose",
-    "Engine": "engine.core.facade",
-    "Decision": "engine.core.models",
-    "OutcomeResult": "engine.core.models",
+    "Engine": "engine.orchestration.facade",
+    "Decision": "engine.domain.models",
+    "OutcomeResult": "engine.domain.models",
     "Settings": "engine.settings",
     "load_settings": "engine.settings",
 }

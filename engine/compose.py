@@ -14,15 +14,15 @@ import numpy as np
 from engine.adapters.llm.connect import (
     connect_chat,  # cheap: litellm itself loads on the first call
 )
-from engine.adapters.llm.local_model import LocalModelSettings
+from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
-from engine.core import features
-from engine.core.facade import Engine
-from engine.core.learner import PolicyFactory
-from engine.core.ports import LLM, Searcher, Store, ToolBox, Tracker
-from engine.core.records import TemplateLike
+from engine.domain import features
+from engine.orchestration.facade import Engine
+from engine.orchestration.learner import PolicyFactory
+from engine.domain.ports import LLM, Searcher, Store, ToolBox, Tracker
+from engine.domain.records import TemplateLike
 from engine.errors import ConfigError
 from engine.settings import Settings, load_settings
 from learning import PolicyLike, make_policy

@@ -18,8 +18,8 @@ from typing import Annotated, Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
-from engine.adapters.llm.budget import Budget
-from engine.core.config import (
+from engine.domain.budget import Budget
+from engine.domain.config import (
     BUDGET_CALLS,
     BUDGET_SECONDS,
     BUDGET_TOKENS,
@@ -28,7 +28,7 @@ from engine.core.config import (
     EngineConfig,
 )
 from engine.errors import ConfigError
-from engine.stages.detour import DetourRules
+from engine.domain.config import DetourRules
 from learning import available_policies
 
 __all__ = ["Settings", "load_settings"]

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from engine.core.ports import LLM
+from engine.domain.ports import LLM
 from experiments.plots import Band
 
 __all__ = [

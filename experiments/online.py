@@ -24,9 +24,9 @@ from engine.adapters.llm.caching import CachingLLM, CallRecord
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
-from engine.core.models import Decision
-from engine.core.ports import Searcher
-from engine.core.records import ChatMessage, LLMRequest, PathDefinition, TemplateLike
+from engine.domain.models import Decision
+from engine.domain.ports import Searcher
+from engine.domain.records import ChatMessage, LLMRequest, PathDefinition, TemplateLike
 from engine.errors import LLMError, LLMUnavailableError
 from engine.settings import Settings
 from engine.stages.answer import answer_messages

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.adapters.llm.caching import CachingLLM
 from engine.adapters.tracking import metric_key
-from engine.core.ports import LLM, Searcher
+from engine.domain.ports import LLM, Searcher
 from engine.errors import ConfigError
 from engine.settings import Settings, load_settings
 from experiments.experiment import (
@@ -195,7 +195,7 @@ def run_online(
 
 def _model(params: OnlineParams, settings: Settings) -> LLM:
     from engine.adapters.llm.connect import connect_chat  # noqa: PLC0415
-    from engine.adapters.llm.local_model import LocalModelSettings  # noqa: PLC0415
+    from engine.adapters.llm.local_settings import LocalModelSettings  # noqa: PLC0415
 
     local = LocalModelSettings(
         threads=settings.llm_threads, n_ctx=settings.llm_context, stop_early=params.stop_early

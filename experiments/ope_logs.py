@@ -18,8 +18,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.core.ports import DecisionLog, OutcomeLog
-from engine.core.records import DecisionRecord
+from engine.domain.ports import DecisionLog, OutcomeLog
+from engine.domain.records import DecisionRecord
 from engine.errors import ConfigError
 from experiments.ope import LoggedBandit
 

@@ -13,7 +13,7 @@ import argparse
 from collections.abc import Sequence
 
 from engine.adapters.llm.caching import CachingLLM
-from engine.core.records import ChatMessage, LLMRequest, PathDefinition
+from engine.domain.records import ChatMessage, LLMRequest, PathDefinition
 from engine.errors import LLMError
 from engine.settings import load_settings
 from engine.stages import referee
@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     from engine.adapters.llm.connect import connect_chat  # noqa: PLC0415 - litellm is slow
-    from engine.adapters.llm.local_model import LocalModelSettings  # noqa: PLC0415
+    from engine.adapters.llm.local_settings import LocalModelSettings  # noqa: PLC0415
     from templates import load_templates  # noqa: PLC0415
 
     settings = load_settings(home=args.home, model=args.model, store_url="memory")

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.core.checkers import check_answer
-from engine.core.ports import LLM
-from engine.core.records import LLMRequest, PathDefinition, TemplateLike
+from engine.domain.checkers import check_answer
+from engine.domain.ports import LLM
+from engine.domain.records import LLMRequest, PathDefinition, TemplateLike
 from engine.errors import ConfigError, LLMError, LLMUnavailableError
 from engine.stages.answer import answer_messages
 from experiments.tasks import Task, TaskSuite

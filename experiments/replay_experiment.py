@@ -62,7 +62,7 @@ class ReplayParams(BaseModel):
 def _contexts(matrix: OutcomeMatrix, source: str) -> np.ndarray:
     if source == "family":
         return family_contexts(matrix.families)
-    from engine.core.features import query_features  # noqa: PLC0415
+    from engine.domain.features import query_features  # noqa: PLC0415
 
     return np.array([query_features(task.query) for task in matrix.tasks])
 

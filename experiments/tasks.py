@@ -5,7 +5,7 @@ conversion, ordering puzzles with one answer, and three-option multiple choice. 
 function of its seed and size, and its `fingerprint` (a hash of every task) keys the replay cache,
 so a changed generator can never be served a stale outcome matrix.
 
-The answer kinds are those of the engine's checkers (`engine.core.checkers.check_answer`):
+The answer kinds are those of the engine's checkers (`engine.domain.checkers.check_answer`):
 "numeric", "exact" (normalised exact match), "choice" (a multiple-choice letter) and "date"
 (ISO YYYY-MM-DD).
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from engine.adapters.tools import ToolRegistry, standard_tools
 from engine.compose import build_llm
-from engine.core.models import ToolRun
-from engine.core.ports import LLM
-from engine.core.records import LLMRequest, PathDefinition
+from engine.domain.models import ToolRun
+from engine.domain.ports import LLM
+from engine.domain.records import LLMRequest, PathDefinition
 from engine.settings import load_settings
 from engine.stages.answer import answer_messages
 from engine.stages.tools import prior_tool, run_tool

@@ -8,7 +8,7 @@ learned_outcome(3, "d1", path="a", reward=1.0)
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.core.records import ArmRecord, DecisionRecord, LearnedOutcome
+from engine.domain.records import ArmRecord, DecisionRecord, LearnedOutcome
 
 MOMENT = datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)
 

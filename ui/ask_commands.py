@@ -15,14 +15,14 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from engine.core.checkers import ANSWER_KINDS, checker_for
+from engine.domain.checkers import ANSWER_KINDS, checker_for
 from engine.errors import InvalidQueryError, InvalidRewardError
 from ui.progress import StagePrinter, money_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from engine.core.models import Decision
+    from engine.domain.models import Decision
 
 __all__ = ["parse_reward", "register", "summary"]
 

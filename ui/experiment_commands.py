@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.core.ports import LLM
+from engine.domain.ports import LLM
 from engine.errors import ConfigError, ThinkPathError
 
 __all__ = ["data_dir", "mlflow_ui_command", "register", "runs_link"]

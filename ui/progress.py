@@ -5,7 +5,7 @@ into a line a first-time user can read ("Searched: 2 passages found", "Chose the
 `worked_example` from what it has learned"), without the engine's internal words. The playground
 and `thinkpath ask` print the same lines, so the two never explain a stage differently.
 
->>> from engine.core.models import TraceStep
+>>> from engine.domain.models import TraceStep
 >>> describe_stage(TraceStep(stage="selection", reason="cold_start",
 ...                          outputs={"arm": "direct_answer", "propensity": 0.5}))
 'Chose the reasoning path `direct_answer` (the paths are still new, so the rating led; chance 50%)'
@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.core.models import TraceStep
-from engine.core.records import Cost
+from engine.domain.models import TraceStep
+from engine.domain.records import Cost
 
 __all__ = [
     "STAGE_TITLES",

@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engine.core.ports import LLM
-from engine.core.records import LLMRequest
+from engine.domain.ports import LLM
+from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
 from engine.settings import NameList
 
 MAX_SCRIPTED_DELAY_S = 10.0
 
 if TYPE_CHECKING:
-    from engine.core.facade import Engine
+    from engine.orchestration.facade import Engine
 
 
 class ServiceSettings(BaseSettings):

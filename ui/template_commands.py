@@ -12,7 +12,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.core.facade import Engine
+    from engine.orchestration.facade import Engine
 
 
 def register(subparsers: Any) -> None:

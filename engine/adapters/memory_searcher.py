@@ -11,7 +11,7 @@ backends live in `retrieval/`.
 
 from collections.abc import Sequence
 
-from engine.core.records import Passage
+from engine.domain.records import Passage
 from retrieval.query import content_words
 
 

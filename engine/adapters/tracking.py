@@ -23,7 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from engine.core.records import DecisionRecord, LearnedOutcome
+from engine.domain.records import DecisionRecord, LearnedOutcome
 from engine.errors import ConfigError, StoreError
 
 if TYPE_CHECKING:

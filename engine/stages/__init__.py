@@ -1,1 +1,1 @@
-"""The decision's stages, one module each; `engine.core.pipeline` runs them in order."""
+"""The decision's stages, one module each; `engine.orchestration.pipeline` runs them in order."""

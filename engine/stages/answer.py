@@ -4,9 +4,9 @@ The answer is deliberately not schema-constrained: constraining it erased the st
 on the small embedded model (docs/OFFLINE measurements), so it is left free and checked later.
 """
 
-from engine.core.models import ToolRun
-from engine.core.ports import LLM, TextSink
-from engine.core.records import ChatMessage, ChatOptions, LLMRequest, PathDefinition
+from engine.domain.models import ToolRun
+from engine.domain.ports import LLM, TextSink
+from engine.domain.records import ChatMessage, ChatOptions, LLMRequest, PathDefinition
 from engine.stages.prompting import DATA_RULE, fence, neutralise
 
 ANSWER_SYSTEM = "You are a careful problem solver. Follow the strategy you are given. " + DATA_RULE

@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping, Sequence
 
-from engine.core.records import PathDefinition, TemplateLike
+from engine.domain.records import PathDefinition, TemplateLike
 from engine.errors import ConfigError, TemplateError
 from templates.model import template_key
 

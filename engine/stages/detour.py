@@ -9,29 +9,16 @@ the catalogue.
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.adapters.llm.structured import ask_structured
-from engine.core.ports import LLM
-from engine.core.records import ArmTally, ChatMessage, PathDefinition
+from engine.domain.structured import ask_structured
+from engine.domain.ports import LLM
+from engine.domain.config import DetourRules
+from engine.domain.records import ArmTally, ChatMessage, PathDefinition
 from engine.stages.prompting import neutralise
 
 ANSWER_LINE = "End with a line 'Answer: <answer>'."
-
-
-@dataclass(frozen=True)
-class DetourRules:
-    """When a detour fires and when a detour arm is retired."""
-
-    prob_best_floor: float = 0.2  # every arm's P(best) below this: no path is convincing
-    failure_streak: int = 3  # this many path rewards in a row below `failure_below`
-    failure_below: float = 0.5
-    paths_per_detour: int = 2
-    max_live_detours: int = 4
-    retire_min_pulls: float = 3.0  # a fair trial before judging a detour arm
-    retire_below: float = 0.3
 
 
 def detour_trigger(

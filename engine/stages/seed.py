@@ -1,7 +1,7 @@
 """Stage 1, the thinking seed: retrieve passages, then ask the LLM for a short cited brief."""
 
-from engine.core.ports import LLM
-from engine.core.records import ChatMessage, LLMRequest, Passage
+from engine.domain.ports import LLM
+from engine.domain.records import ChatMessage, LLMRequest, Passage
 from engine.stages.prompting import DATA_RULE, fence
 
 SEED_SYSTEM = (

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.core.models import Reason
+from engine.domain.models import Reason
 from learning import PolicyLike
 
 NEUTRAL_RATING = 3  # an arm the rating call did not score is treated as middling

@@ -7,10 +7,10 @@ reward 0), which teaches the tool policy and nothing else.
 import re
 from collections.abc import Collection
 
-from engine.core.features import family
-from engine.core.models import ToolRun
-from engine.core.ports import ToolBox
-from engine.core.records import NO_TOOL
+from engine.domain.features import family
+from engine.domain.models import ToolRun
+from engine.domain.ports import ToolBox
+from engine.domain.records import NO_TOOL
 from engine.errors import ThinkPathError
 
 # The tool a kind of query starts from, before any outcome: what the query *is* decides it, not

@@ -28,7 +28,7 @@ from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
-from engine.core.records import LLMRequest, Passage
+from engine.domain.records import LLMRequest, Passage
 from engine.settings import load_settings
 from templates import load_templates
 

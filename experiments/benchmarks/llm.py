@@ -23,10 +23,11 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from engine.adapters.llm.litellm_chat import LiteLLMChat
-from engine.adapters.llm.local_model import LocalModelSettings, resolve_model_path
+from engine.adapters.llm.local_model import resolve_model_path
+from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.local_provider import register_local_provider
-from engine.adapters.llm.structured import ask_structured, parse_structured
-from engine.core.records import ChatMessage, LLMRequest
+from engine.domain.structured import ask_structured, parse_structured
+from engine.domain.records import ChatMessage, LLMRequest
 from engine.errors import LLMError
 
 PROMPTS = (

@@ -35,8 +35,8 @@ from pathlib import Path
 
 import httpx
 
-from engine.core.facade import Engine
-from engine.core.models import TraceStep
+from engine.orchestration.facade import Engine
+from engine.domain.models import TraceStep
 from engine.errors import ConfigError
 
 STARTUP_LIMIT_S = 300  # gradio's import alone takes tens of seconds on a busy 2-core machine

@@ -28,7 +28,7 @@ import json, sys, threading, time
 from datetime import UTC, datetime
 from engine.adapters.store.sandbox import temporary_schema
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import DecisionRecord, OutcomeRecord
+from engine.domain.records import DecisionRecord, OutcomeRecord
 
 url, count, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 paths = ("first_principles", "work_backwards", "analogy", "systematic")

@@ -38,7 +38,7 @@ import httpx
 
 from engine.adapters.store.sandbox import temporary_schema
 from engine.adapters.store.sql import SqlStore
-from engine.core.learner import roles_taught_by
+from engine.orchestration.learner import roles_taught_by
 from experiments.benchmarks.serve_start import free_port
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

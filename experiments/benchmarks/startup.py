@@ -33,10 +33,10 @@ from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.sql import SqlStore
 from engine.compose import build_policy_factory
-from engine.core import features
-from engine.core.config import EngineConfig
-from engine.core.facade import Engine
-from engine.core.records import NO_TOOL, DecisionRecord, OutcomeRecord
+from engine.domain import features
+from engine.domain.config import EngineConfig
+from engine.orchestration.facade import Engine
+from engine.domain.records import NO_TOOL, DecisionRecord, OutcomeRecord
 from engine.settings import Settings
 from templates import load_templates
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.adapters.store.connection import Durability
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import DecisionRecord, OutcomeRecord
+from engine.domain.records import DecisionRecord, OutcomeRecord
 
 BATCH = 5_000
 PATHS = ("first_principles", "work_backwards", "analogy", "systematic")

@@ -53,7 +53,7 @@ def test_learning_is_pure() -> None:
 
 def test_the_checker_sees_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text("import engine.core.ports\nfrom ui import cli\nfrom . import sibling\n")
+    sample.write_text("import engine.domain.ports\nfrom ui import cli\nfrom . import sibling\n")
     assert imported_top_levels(sample) == {"engine", "ui"}
 
 

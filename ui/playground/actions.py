@@ -10,9 +10,9 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from engine.core.checkers import check_answer
-from engine.core.facade import Engine
-from engine.core.models import ArmStats, Decision
+from engine.domain.checkers import check_answer
+from engine.orchestration.facade import Engine
+from engine.domain.models import ArmStats, Decision
 from engine.errors import ThinkPathError
 from templates import parse_template
 from ui.playground.figures import fits_workload, posterior_figure, regret_figure, reward_figure

@@ -11,8 +11,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy.stats import beta
 
-from engine.core.models import ArmStats
-from engine.core.records import LearnedOutcome
+from engine.domain.models import ArmStats
+from engine.domain.records import LearnedOutcome
 from engine.errors import ConfigError
 from experiments.benchmarks.harness import arm_names, play
 from experiments.environments import experiment_workloads

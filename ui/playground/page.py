@@ -9,8 +9,8 @@ from typing import Any, Literal
 
 import gradio as gr
 
-from engine.core.checkers import ANSWER_KINDS
-from engine.core.facade import Engine
+from engine.domain.checkers import ANSWER_KINDS
+from engine.orchestration.facade import Engine
 from experiments.environments import experiment_workloads
 from ui.playground.actions import ARM_COLUMNS, Actions
 from ui.playground.views import TRACE_COLUMNS

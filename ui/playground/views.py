@@ -10,8 +10,8 @@ import re
 from collections import Counter
 from typing import Any
 
-from engine.core.checkers import find_dates, parse_number_words
-from engine.core.models import Choice, Decision, OutcomeResult
+from engine.domain.checkers import find_dates, parse_number_words
+from engine.domain.models import Choice, Decision, OutcomeResult
 from ui.progress import STAGE_TITLES, describe_reason, describe_stage, money_text
 
 __all__ = [

@@ -14,10 +14,10 @@ from fastapi import APIRouter, FastAPI, Path, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from engine.core.checkers import check_answer
-from engine.core.facade import Engine
-from engine.core.models import ArmStats, Decision, OutcomeResult
-from engine.core.records import PathDefinition
+from engine.domain.checkers import check_answer
+from engine.orchestration.facade import Engine
+from engine.domain.models import ArmStats, Decision, OutcomeResult
+from engine.domain.records import PathDefinition
 from engine.errors import (
     BudgetExceededError,
     OutcomeConflictError,

@@ -28,9 +28,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
-from engine.core.facade import Engine
-from engine.core.models import Decision, TraceStep
-from engine.core.records import ChatOptions
+from engine.orchestration.facade import Engine
+from engine.domain.models import Decision, TraceStep
+from engine.domain.records import ChatOptions
 from engine.errors import (
     BudgetExceededError,
     InvalidQueryError,

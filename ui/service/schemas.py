@@ -18,9 +18,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from engine.core.checkers import check_answer
-from engine.core.models import Decision
-from engine.core.records import ChatMessage, ChatOptions
+from engine.domain.checkers import check_answer
+from engine.domain.models import Decision
+from engine.domain.records import ChatMessage, ChatOptions
 
 BASE_MODEL = "thinkpath"
 FORCED_PREFIX = f"{BASE_MODEL}:"

@@ -16,7 +16,7 @@ stay those of the model, not of the disk.
 
 >>> import tempfile, pathlib
 >>> from engine.adapters.llm.scripted import ScriptedLLM
->>> from engine.core.records import ChatMessage, LLMRequest
+>>> from engine.domain.records import ChatMessage, LLMRequest
 >>> inner = ScriptedLLM(lambda request: "4")
 >>> llm = CachingLLM(inner, pathlib.Path(tempfile.mkdtemp()), model="demo")
 >>> request = LLMRequest(messages=(ChatMessage("user", "2 + 2?"),))
@@ -31,8 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.core.ports import LLM
-from engine.core.records import LLMRequest, LLMResponse
+from engine.domain.ports import LLM
+from engine.domain.records import LLMRequest, LLMResponse
 
 __all__ = ["CachingLLM", "CallRecord", "request_key"]
 

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from engine.adapters.llm.litellm_runtime import load_litellm
-from engine.core.records import LLMRequest, LLMResponse
+from engine.domain.records import LLMRequest, LLMResponse
 from engine.errors import LLMError, LLMOutputError, LLMTimeoutError, LLMUnavailableError
 
 __all__ = ["LiteLLMChat"]

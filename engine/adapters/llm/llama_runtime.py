@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import LLMUnavailableError
 
 if TYPE_CHECKING:
-    from engine.adapters.llm.local_model import ChatRuntime, LocalModelSettings
+    from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
 
 __all__ = ["compile_json_schema_grammar", "load_llama"]
 

@@ -12,7 +12,7 @@ Why the pieces look the way they do:
   to calls `Llama.create_completion`, which does. A small subclass adds a deadline check there, so
   a generation past its deadline stops at the next token and the call ends with
   `LLMTimeoutError`: no thread is left running and the context stays usable.
-- The same hook stops a free-text generation early (`engine.adapters.llm.stopping`): once its
+- The same hook stops a free-text generation early (`engine.domain.stopping`): once its
   "Answer:" line is complete, or once it loops. The small model otherwise runs on to the token
   limit, repeating a digit or a sentence, and a decision cost ~10 s. A looping tail is trimmed to
   one copy. Constrained (JSON) generations are left alone: their grammar ends them. A repetition
@@ -33,8 +33,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
 from engine.adapters.llm.llama_runtime import compile_json_schema_grammar, load_llama
-from engine.adapters.llm.stopping import should_stop, trim_repetition
+from engine.domain.stopping import should_stop, trim_repetition
 from engine.errors import ConfigError, LLMError, LLMTimeoutError, LLMUnavailableError
 
 __all__ = [
@@ -54,29 +55,6 @@ _PACKAGED_MODELS = {
 
 
 @dataclass(frozen=True)
-class LocalModelSettings:
-    """How local models are run; one value per process (see `register_local_provider`)."""
-
-    threads: int = 1  # OFFLINE.md: 2 threads were 3-40x slower when the other core was busy
-    n_ctx: int = 2048  # prompt + completion tokens; SmolLM2 was trained with 2048
-    n_batch: int = 512
-    stop_early: bool = True  # stop free text after its answer line, or once it loops
-    repeat_penalty: float = 1.0  # llama.cpp's; 1.0 = none (see the module docstring)
-
-    def __post_init__(self) -> None:
-        if not 1.0 <= self.repeat_penalty <= 2.0:
-            raise ConfigError(
-                f"local model repeat_penalty must be in [1.0, 2.0], got {self.repeat_penalty}"
-            )
-        if self.threads < 1:
-            raise ConfigError(f"local model threads must be >= 1, got {self.threads}")
-        if self.n_ctx < 64:
-            raise ConfigError(f"local model n_ctx must be >= 64 tokens, got {self.n_ctx}")
-        if self.n_batch < 1:
-            raise ConfigError(f"local model n_batch must be >= 1, got {self.n_batch}")
-
-
-@dataclass(frozen=True)
 class Generation:
     """What one local generation produced."""
 
@@ -85,17 +63,6 @@ class Generation:
     completion_tokens: int
     finish_reason: str  # "stop", "length", or "loop" (a looping tail was cut off)
     model_path: Path
-
-
-class ChatRuntime(Protocol):
-    """What `LocalModels` needs of a loaded model: a `Llama` subclass, or a fake in tests."""
-
-    # Polled after every generated token while set; returning True ends the generation.
-    stop_requested: Callable[[], bool] | None
-    # Polled with the completion text so far, while set; returning True ends the generation.
-    text_stop: Callable[[str], bool] | None
-
-    def create_chat_completion(self, **kwargs: Any) -> Mapping[str, Any]: ...
 
 
 Loader = Callable[[Path, LocalModelSettings], ChatRuntime]

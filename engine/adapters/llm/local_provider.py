@@ -19,7 +19,8 @@ from functools import cache
 from typing import Any
 
 from engine.adapters.llm.litellm_runtime import load_litellm
-from engine.adapters.llm.local_model import LocalModels, LocalModelSettings
+from engine.adapters.llm.local_model import LocalModels
+from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.errors import ConfigError, LLMError
 
 __all__ = ["PROVIDER", "LocalProvider", "register_local_provider"]

@@ -1,6 +1,6 @@
 """A scripted LLM: a first-class test double that answers from a Python function.
 
->>> from engine.core.records import ChatMessage, LLMRequest
+>>> from engine.domain.records import ChatMessage, LLMRequest
 >>> llm = ScriptedLLM(lambda request: "4" if "2 + 2" in request.messages[-1].content else "?")
 >>> llm.complete(LLMRequest(messages=(ChatMessage("user", "2 + 2?"),))).text
 '4'
@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.core.records import LLMRequest, LLMResponse
+from engine.domain.records import LLMRequest, LLMResponse
 
 Script = Callable[[LLMRequest], str]
 

@@ -28,7 +28,7 @@ from engine.adapters.store.driver import (
 from engine.adapters.store.statements import dialect_insert
 from engine.adapters.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
 from engine.adapters.store.validation import replayed_receipt
-from engine.core.records import OutcomeReceipt, OutcomeRecord
+from engine.domain.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import StoreError, UnknownDecisionError
 
 StatisticsKey = tuple[str, str, str]

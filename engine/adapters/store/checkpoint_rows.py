@@ -14,7 +14,7 @@ from sqlalchemy import Connection, delete, func, select
 from engine.adapters.store.codec import from_json, to_json, utc
 from engine.adapters.store.tables import CHECKPOINTS, COUNTERS
 from engine.adapters.store.validation import check_checkpoint, check_checkpoint_seq
-from engine.core.records import CheckpointRecord
+from engine.domain.records import CheckpointRecord
 
 # The newest checkpoint is the one read; one more survives so that a reader who chose a row a
 # moment before a writer pruned it still finds it.

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.core.records import ArmRecord, DecisionRecord
+from engine.domain.records import ArmRecord, DecisionRecord
 from engine.errors import StoreError
 
 

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine.core.records import OutcomeReceipt, OutcomeRecord
+from engine.domain.records import OutcomeReceipt, OutcomeRecord
 
 MAX_BATCH = 512
 

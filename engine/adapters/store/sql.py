@@ -47,7 +47,7 @@ from engine.adapters.store.validation import (
     check_outcome_values,
     replayed_receipt,
 )
-from engine.core.records import (
+from engine.domain.records import (
     ArmRecord,
     CheckpointRecord,
     DecisionRecord,

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Connection, delete, select
 
 from engine.adapters.store.tables import CHECKPOINTS, DECISIONS, OUTCOMES, STATISTICS
-from engine.core.records import ArmTally
+from engine.domain.records import ArmTally
 
 
 @dataclass(frozen=True)

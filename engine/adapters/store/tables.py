@@ -1,7 +1,7 @@
 """The store's SQLModel tables: the only place where ThinkPath's learning state has rows.
 
 Nothing outside `engine.adapters.store` imports this module; the core sees frozen records from
-`engine.core.records`. JSON columns are plain text that `engine.adapters.store.codec` writes with
+`engine.domain.records`. JSON columns are plain text that `engine.adapters.store.codec` writes with
 sorted keys, so equal records give equal bytes on SQLite and PostgreSQL alike (idempotence
 compares them).
 

@@ -22,7 +22,7 @@ from engine.adapters.store import batch
 from engine.adapters.store.codec import arm_from_row, arm_row, decision_from_row, decision_row, utc
 from engine.adapters.store.tables import ARMS, DECISIONS, OUTCOMES
 from engine.adapters.store.validation import check_arm, check_decision, check_outcome_values
-from engine.core.records import ArmRecord, DecisionRecord, OutcomeRecord
+from engine.domain.records import ArmRecord, DecisionRecord, OutcomeRecord
 from engine.errors import StoreError
 
 FORMAT = "thinkpath-store"

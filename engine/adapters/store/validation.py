@@ -6,7 +6,7 @@ Each check raises before anything is written, with a message that names the offe
 import math
 from collections.abc import Mapping
 
-from engine.core.records import (
+from engine.domain.records import (
     ArmRecord,
     CheckpointRecord,
     DecisionRecord,

@@ -14,8 +14,8 @@ from engine.adapters.tools.registry import ToolRegistry
 from engine.adapters.tools.search import SearchTool, local_search_tool, web_search_tool
 from engine.adapters.tools.text_facts import TextFacts
 from engine.adapters.tools.units import UnitConverter
-from engine.core.ports import Tool
-from engine.core.records import NO_TOOL, ToolResult
+from engine.domain.ports import Tool
+from engine.domain.records import NO_TOOL, ToolResult
 
 __all__ = [
     "NO_TOOL",

@@ -19,8 +19,8 @@ Answer: 3000
 import re
 from dataclasses import dataclass
 
-from engine.core.checkers import extract_final_answer
-from engine.core.ports import Tool
+from engine.domain.checkers import extract_final_answer
+from engine.domain.ports import Tool
 
 __all__ = ["AnswerLine", "answer_line"]
 

@@ -6,7 +6,7 @@ from engine.adapters.tools.number_list import NumberList
 from engine.adapters.tools.search import local_search_tool, web_search_tool
 from engine.adapters.tools.text_facts import TextFacts
 from engine.adapters.tools.units import UnitConverter
-from engine.core.ports import Tool
+from engine.domain.ports import Tool
 from retrieval.port import Searcher
 
 __all__ = ["standard_tools"]

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from engine.core.records import NO_TOOL
+from engine.domain.records import NO_TOOL
 
 __all__ = ["NoTool"]
 

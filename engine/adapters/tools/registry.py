@@ -18,8 +18,8 @@ import time
 from collections.abc import Iterable, Mapping
 
 from engine.adapters.tools.no_tool import NoTool
-from engine.core.ports import Tool
-from engine.core.records import NO_TOOL, ToolResult
+from engine.domain.ports import Tool
+from engine.domain.records import NO_TOOL, ToolResult
 from engine.errors import ToolError
 
 __all__ = ["ToolRegistry"]

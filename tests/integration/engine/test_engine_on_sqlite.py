@@ -5,7 +5,7 @@ from pathlib import Path
 
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.compose import build_engine
-from engine.core.records import LLMRequest
+from engine.domain.records import LLMRequest
 from engine.settings import load_settings
 
 QUERY = "How many days are in a leap year?"

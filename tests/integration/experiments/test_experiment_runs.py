@@ -9,7 +9,7 @@ from mlflow.entities import Run
 
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.tracking import TrackingStore
-from engine.core.records import LLMRequest
+from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
 from experiments.experiment import Experiment, ExperimentContext, ExperimentResult
 from experiments.ope_experiment import OPEParams

@@ -3,8 +3,8 @@
 import pytest
 
 from engine.adapters.tracking import MLflowTracker, TrackingStore
-from engine.core.ports import Tracker
-from engine.core.records import DecisionRecord, LearnedOutcome
+from engine.domain.ports import Tracker
+from engine.domain.records import DecisionRecord, LearnedOutcome
 from tests.factories import decision_record, learned_outcome
 
 

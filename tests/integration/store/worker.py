@@ -12,7 +12,7 @@ import sys
 from datetime import UTC, datetime
 
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import DecisionRecord, OutcomeRecord
+from engine.domain.records import DecisionRecord, OutcomeRecord
 
 PATHS = ("first_principles", "work_backwards", "analogy", "systematic")
 TOOLS = ("calculator", "search")

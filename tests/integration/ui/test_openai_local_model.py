@@ -8,7 +8,7 @@ from openai import OpenAI
 
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.compose import build_engine
-from engine.core.records import Passage
+from engine.domain.records import Passage
 from engine.settings import Settings
 from ui.service.api import create_api
 

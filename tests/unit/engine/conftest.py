@@ -17,11 +17,11 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
-from engine.core.config import EngineConfig
-from engine.core.facade import Engine
-from engine.core.records import LLMRequest, Passage, ToolResult
+from engine.domain.config import EngineConfig
+from engine.orchestration.facade import Engine
+from engine.domain.records import LLMRequest, Passage, ToolResult
 from engine.errors import ToolError
-from engine.stages.detour import DetourRules
+from engine.domain.config import DetourRules
 from learning import PolicyLike, make_policy
 
 

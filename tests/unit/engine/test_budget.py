@@ -1,6 +1,6 @@
 """Per-decision budgets are enforced before a call is made, and stop with a traced reason."""
 
-from engine.adapters.llm.budget import Budget
+from engine.domain.budget import Budget
 
 QUERY = "What is the sum 3 + 4?"
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from engine.core.checkers import (
+from engine.domain.checkers import (
     ANSWER_KINDS,
     check_answer,
     extract_final_answer,

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from engine.adapters.store.memory import InMemoryStore
-from engine.core.checkpoints import fingerprint
-from engine.core.config import EngineConfig
-from engine.core.facade import Engine
-from engine.core.records import CheckpointRecord
-from engine.stages.detour import DetourRules
+from engine.orchestration.checkpoints import fingerprint
+from engine.domain.config import EngineConfig
+from engine.orchestration.facade import Engine
+from engine.domain.records import CheckpointRecord
+from engine.domain.config import DetourRules
 from learning import make_policy
 
 ARITHMETIC = "What is the sum 3 + 4?"
@@ -135,7 +135,7 @@ def test_an_unreadable_checkpoint_is_skipped_with_a_warning(
     key = first._book._checkpoints._fingerprint
     world.store.save_checkpoint(CheckpointRecord("default", key, 3, {"last_seq": 3}))
     spy = ReplaySpy(world.store)
-    with caplog.at_level(logging.WARNING, logger="engine.core.checkpoints"):
+    with caplog.at_level(logging.WARNING, logger="engine.orchestration.checkpoints"):
         restored = engine_on(world, spy)
     assert "unreadable" in caplog.text
     assert spy.replay_starts[0] == 0

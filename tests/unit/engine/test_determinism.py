@@ -2,8 +2,8 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
-from engine.core.config import EngineConfig
-from engine.stages.detour import DetourRules
+from engine.domain.config import EngineConfig
+from engine.domain.config import DetourRules
 
 QUERIES = ["What is the sum 3 + 4?", "What is the first letter of apple?"] * 6
 

@@ -1,7 +1,8 @@
 """Aha detours: triggered with a reason, new arms with their own statistics, retired with one."""
 
-from engine.core.config import EngineConfig
-from engine.stages.detour import DetourRules, detour_trigger
+from engine.domain.config import EngineConfig
+from engine.domain.config import DetourRules
+from engine.stages.detour import detour_trigger
 
 QUERY = "What is the sum 3 + 4?"
 RULES = DetourRules(prob_best_floor=0.0, failure_streak=2, retire_min_pulls=2, retire_below=0.3)

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from engine.core.config import EngineConfig
-from engine.core.records import LLMRequest
-from engine.stages.detour import DetourRules
+from engine.domain.config import EngineConfig
+from engine.domain.records import LLMRequest
+from engine.domain.config import DetourRules
 
 ARITHMETIC = "What is the sum 3 + 4?"
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from engine.adapters.llm.structured import StructuredOutputError
-from engine.core.records import LLMRequest
+from engine.domain.structured import StructuredOutputError
+from engine.domain.records import LLMRequest
 from engine.errors import LLMOutputError, LLMTimeoutError, LLMUnavailableError
 
 QUERY = "What is the sum 3 + 4?"

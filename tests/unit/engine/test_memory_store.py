@@ -5,7 +5,7 @@ import math
 import pytest
 
 from engine.adapters.store.memory import InMemoryStore
-from engine.core.records import DecisionRecord, OutcomeRecord
+from engine.domain.records import DecisionRecord, OutcomeRecord
 from engine.errors import InvalidRewardError, OutcomeConflictError, UnknownDecisionError
 from tests.factories import decision_record
 

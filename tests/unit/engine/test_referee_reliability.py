@@ -2,9 +2,9 @@
 
 import json
 
-from engine.core.config import EngineConfig
-from engine.core.records import LLMRequest
-from engine.stages.detour import DetourRules
+from engine.domain.config import EngineConfig
+from engine.domain.records import LLMRequest
+from engine.domain.config import DetourRules
 from engine.stages.referee import RefereeCalibration
 
 ARITHMETIC = "What is 3 + 4?"

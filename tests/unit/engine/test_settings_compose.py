@@ -9,7 +9,7 @@ from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine, build_policy_factory, build_store, build_toolbox
-from engine.core.records import LLMRequest, Passage
+from engine.domain.records import LLMRequest, Passage
 from engine.errors import ConfigError
 from engine.settings import load_settings
 from learning import KeyedPolicy

@@ -3,7 +3,7 @@
 import pytest
 
 from engine.adapters.memory_searcher import InMemorySearcher
-from engine.core.records import Passage
+from engine.domain.records import Passage
 from engine.errors import InvalidQueryError
 
 ARITHMETIC = "What is the sum 3 + 4?"

@@ -3,11 +3,11 @@
 
 import pytest
 
-from engine.adapters.llm.budget import Budget, MeteredLLM
-from engine.adapters.llm.guarded import GuardedLLM
+from engine.domain.budget import Budget, MeteredLLM
+from engine.domain.guarded_llm import GuardedLLM
 from engine.adapters.llm.scripted import ScriptedLLM
-from engine.core.models import TraceStep
-from engine.core.records import ChatMessage, ChatOptions, LLMRequest
+from engine.domain.models import TraceStep
+from engine.domain.records import ChatMessage, ChatOptions, LLMRequest
 from engine.errors import (
     BudgetExceededError,
     InvalidQueryError,

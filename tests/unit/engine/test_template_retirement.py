@@ -4,8 +4,8 @@ from dataclasses import replace
 
 import pytest
 
-from engine.core.config import EngineConfig
-from engine.core.facade import Engine
+from engine.domain.config import EngineConfig
+from engine.orchestration.facade import Engine
 from engine.errors import TemplateError, UnknownArmError
 from tests.unit.engine.conftest import TEMPLATES, World, checker_for
 

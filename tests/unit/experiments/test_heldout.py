@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.core.checkers import check_answer
+from engine.domain.checkers import check_answer
 from engine.errors import ConfigError
 from experiments.heldout import HELDOUT_FAMILIES, heldout_suite
 from experiments.online import Step

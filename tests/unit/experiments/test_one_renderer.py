@@ -4,7 +4,7 @@ from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
-from engine.core.records import LLMRequest
+from engine.domain.records import LLMRequest
 from engine.settings import load_settings
 from experiments.replay import build_outcome_matrix, check_task
 from experiments.tasks import Task, TaskSuite

@@ -8,7 +8,7 @@ import pytest
 
 from engine.adapters.llm.scripted import ScriptedLLM, schema_example
 from engine.adapters.memory_searcher import InMemorySearcher
-from engine.core.records import LLMRequest
+from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
 from experiments.experiment import ExperimentContext
 from experiments.heldout import heldout_suite

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from engine.core.records import DecisionRecord
+from engine.domain.records import DecisionRecord
 from engine.errors import ConfigError
 from experiments.ope import LoggedBandit, doubly_robust, ips, snips, tabular_reward_model
 from experiments.ope_logs import LoggingScenario, logs_from_decisions, random_scenario
@@ -98,7 +98,7 @@ def test_logs_from_decisions_reads_choices_propensities_and_contexts() -> None:
 
 def test_store_logs_evaluate_a_policy_through_the_engine_records() -> None:
     from engine.adapters.store.memory import InMemoryStore
-    from engine.core.records import OutcomeRecord
+    from engine.domain.records import OutcomeRecord
     from experiments.baselines import FixedArmPolicy
     from experiments.ope_logs import decisions_with_rewards, target_probabilities
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.adapters.llm.scripted import ScriptedLLM
-from engine.core.records import LLMRequest
+from engine.domain.records import LLMRequest
 from engine.errors import ConfigError, LLMTimeoutError, LLMUnavailableError
 from experiments.baselines import FixedArmPolicy, UniformRandomPolicy
 from experiments.replay import (

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.core.features import family
+from engine.domain.features import family
 from engine.errors import ConfigError
 from experiments.replay import check_task
 from experiments.tasks import FAMILIES, generate_suite

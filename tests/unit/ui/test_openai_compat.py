@@ -19,8 +19,8 @@ from openai.types.chat import ChatCompletionMessageParam
 from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.compose import build_engine
-from engine.core.facade import Engine
-from engine.core.records import LLMRequest
+from engine.orchestration.facade import Engine
+from engine.domain.records import LLMRequest
 from engine.errors import LLMUnavailableError
 from engine.settings import Settings
 from engine.stages.prompting import DATA_RULE

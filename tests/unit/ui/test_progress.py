@@ -4,7 +4,7 @@ import threading
 
 import pytest
 
-from engine.core.models import TraceStep
+from engine.domain.models import TraceStep
 from ui.progress import STAGE_TITLES, ProgressQueue, describe_stage
 
 STAGES = [

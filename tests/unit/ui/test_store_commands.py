@@ -8,7 +8,7 @@ from sqlalchemy import create_engine, text
 
 from engine.adapters.store.location import default_store_url
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import CheckpointRecord, OutcomeRecord
+from engine.domain.records import CheckpointRecord, OutcomeRecord
 from tests.factories import decision_record
 from ui.cli import main
 

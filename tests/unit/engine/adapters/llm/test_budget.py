@@ -5,9 +5,9 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.adapters.llm.budget import Budget, MeteredLLM, estimate_prompt_tokens
+from engine.domain.budget import Budget, MeteredLLM, estimate_prompt_tokens
 from engine.adapters.llm.scripted import ScriptedLLM
-from engine.core.records import ChatMessage, Cost, LLMRequest, LLMResponse
+from engine.domain.records import ChatMessage, Cost, LLMRequest, LLMResponse
 from engine.errors import BudgetExceededError, ConfigError, LLMTimeoutError
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from engine.adapters.llm.caching import CachingLLM, request_key
 from engine.adapters.llm.scripted import ScriptedLLM
-from engine.core.records import ChatMessage, LLMRequest
+from engine.domain.records import ChatMessage, LLMRequest
 from engine.errors import LLMTimeoutError
 
 

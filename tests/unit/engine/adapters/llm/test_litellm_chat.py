@@ -10,7 +10,7 @@ import pytest
 
 from engine.adapters.llm.litellm_chat import LiteLLMChat
 from engine.adapters.llm.litellm_runtime import load_litellm
-from engine.core.records import ChatMessage, LLMRequest
+from engine.domain.records import ChatMessage, LLMRequest
 from engine.errors import LLMError, LLMOutputError, LLMTimeoutError, LLMUnavailableError
 
 SECRET = "sk-test-SECRET-4242"

@@ -11,7 +11,8 @@ import pytest
 
 from engine.adapters.llm.litellm_chat import LiteLLMChat
 from engine.adapters.llm.litellm_runtime import load_litellm
-from engine.adapters.llm.local_model import LocalModels, LocalModelSettings
+from engine.adapters.llm.local_model import LocalModels
+from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.local_provider import (
     PROVIDER,
     LocalProvider,
@@ -19,7 +20,7 @@ from engine.adapters.llm.local_provider import (
     register_local_provider,
     schema_from_response_format,
 )
-from engine.core.records import ChatMessage, LLMRequest
+from engine.domain.records import ChatMessage, LLMRequest
 from engine.errors import ConfigError, LLMError, LLMTimeoutError, LLMUnavailableError
 
 

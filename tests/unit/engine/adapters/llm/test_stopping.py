@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from engine.adapters.llm.local_model import LocalModels, LocalModelSettings
-from engine.adapters.llm.stopping import (
+from engine.adapters.llm.local_model import LocalModels
+from engine.adapters.llm.local_settings import LocalModelSettings
+from engine.domain.stopping import (
     answer_line_done,
     repetition_start,
     should_stop,

@@ -14,7 +14,7 @@ import pytest
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.store.sandbox import temporary_schema
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import ArmRecord, DecisionRecord
+from engine.domain.records import ArmRecord, DecisionRecord
 from tests.factories import arm_record, decision_record
 
 POSTGRES_URL = os.environ.get(

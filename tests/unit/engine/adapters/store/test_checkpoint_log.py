@@ -6,7 +6,7 @@ import pytest
 
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import CheckpointRecord, OutcomeRecord
+from engine.domain.records import CheckpointRecord, OutcomeRecord
 from engine.errors import StoreError
 
 Store = InMemoryStore | SqlStore

@@ -9,7 +9,7 @@ import pytest
 
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import OutcomeRecord
+from engine.domain.records import OutcomeRecord
 from engine.errors import (
     InvalidRewardError,
     OutcomeConflictError,

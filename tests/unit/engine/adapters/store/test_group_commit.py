@@ -6,7 +6,7 @@ from collections.abc import Sequence
 import pytest
 
 from engine.adapters.store.group_commit import GroupCommit
-from engine.core.records import OutcomeReceipt, OutcomeRecord
+from engine.domain.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import UnknownDecisionError
 
 

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, text
 from engine.adapters.store import schema
 from engine.adapters.store.connection import default_store_url
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import CheckpointRecord, OutcomeRecord
+from engine.domain.records import CheckpointRecord, OutcomeRecord
 from engine.errors import SchemaVersionError, StoreError, StoreUnavailableError
 
 CURRENT = schema.SCHEMA_VERSION  # type: ignore[attr-defined]

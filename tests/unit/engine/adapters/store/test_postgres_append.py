@@ -9,7 +9,7 @@ from sqlalchemy import create_engine, text
 
 from engine.adapters.store import postgres_append
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import ArmTally, OutcomeReceipt, OutcomeRecord
+from engine.domain.records import ArmTally, OutcomeReceipt, OutcomeRecord
 from engine.errors import OutcomeConflictError, UnknownDecisionError
 
 pytestmark = pytest.mark.postgres

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import OutcomeReceipt, OutcomeRecord
+from engine.domain.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import OutcomeConflictError
 from tests.factories import decision_record
 

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import OutcomeReceipt, OutcomeRecord
+from engine.domain.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import StoreError
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import create_engine, text
 
 from engine.adapters.store.sql import SqlStore
 from engine.adapters.store.statistics import ArmStatistics
-from engine.core.records import ArmTally, OutcomeRecord
+from engine.domain.records import ArmTally, OutcomeRecord
 from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
 
 

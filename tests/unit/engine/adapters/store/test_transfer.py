@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from engine.adapters.store.sql import SqlStore
-from engine.core.records import OutcomeRecord
+from engine.domain.records import OutcomeRecord
 from engine.errors import OutcomeConflictError, StoreError, UnknownDecisionError
 
 

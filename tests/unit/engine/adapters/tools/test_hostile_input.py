@@ -6,7 +6,7 @@ import pytest
 
 from engine.adapters.tools import Calculator, NumberList, TextFacts, UnitConverter
 from engine.adapters.tools.calculator import MAX_INPUT_CHARS
-from engine.core.ports import Tool
+from engine.domain.ports import Tool
 from engine.errors import ToolError
 
 # Inputs at the length limit built to make a careless pattern backtrack without end.

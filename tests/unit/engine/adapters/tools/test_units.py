@@ -20,7 +20,7 @@ from engine.adapters.tools.units import (
     UnitConverter,
     convert,
 )
-from engine.core.ports import Tool
+from engine.domain.ports import Tool
 from engine.errors import ToolError
 
 

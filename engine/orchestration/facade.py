@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.adapters.llm.budget import Budget
-from engine.core.arm_book import ArmBook
-from engine.core.config import EngineConfig
-from engine.core.learner import PolicyFactory, roles_taught_by
-from engine.core.models import ArmStats, Decision, OutcomeResult
-from engine.core.pipeline import Checker, Draft, Pipeline
-from engine.core.ports import LLM, DecisionListener, Featurizer, Searcher, Store, ToolBox, Tracker
-from engine.core.records import (
+from engine.domain.budget import Budget
+from engine.orchestration.arm_book import ArmBook
+from engine.domain.config import EngineConfig
+from engine.orchestration.learner import PolicyFactory, roles_taught_by
+from engine.domain.models import ArmStats, Decision, OutcomeResult
+from engine.orchestration.pipeline import Checker, Draft, Pipeline
+from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, Store, ToolBox, Tracker
+from engine.domain.records import (
     ArmRecord,
     ChatOptions,
     DecisionRecord,

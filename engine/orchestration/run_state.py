@@ -5,8 +5,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine.adapters.llm.budget import MeteredLLM
-from engine.core.trace import LLM_FAULTS, TraceRecorder
+from engine.domain.budget import MeteredLLM
+from engine.domain.trace import LLM_FAULTS, TraceRecorder
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.records import ArmTally, LearnedOutcome
+from engine.domain.records import ArmTally, LearnedOutcome
 from learning import PolicyLike
 
 __all__ = ["ROLES", "Learner", "PolicyFactory", "roles_taught_by"]
@@ -144,7 +144,7 @@ class Learner:
         return retired
 
     def state(self) -> dict[str, Any]:
-        """Everything learned as of `last_seq`, JSON-safe: `engine.core.checkpoints` stores it."""
+        """Everything learned as of `last_seq`, JSON-safe: `engine.orchestration.checkpoints` stores it."""
         return {
             "last_seq": self.last_seq,
             "policies": {role: policy.to_dict() for role, policy in self.policies.items()},

@@ -15,8 +15,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from engine.core.ports import LLM
-from engine.core.records import ChatMessage, LLMRequest
+from engine.domain.ports import LLM
+from engine.domain.records import ChatMessage, LLMRequest
 from engine.errors import ConfigError, LLMOutputError
 
 __all__ = [

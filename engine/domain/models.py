@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.core.records import Cost
+from engine.domain.records import Cost
 
 __all__ = [
     "ArmStats",

@@ -22,9 +22,9 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from engine.core.learner import Learner
-from engine.core.ports import CheckpointLog
-from engine.core.records import CheckpointRecord
+from engine.orchestration.learner import Learner
+from engine.domain.ports import CheckpointLog
+from engine.domain.records import CheckpointRecord
 from engine.errors import StoreError
 from learning import KeyedPolicy, PolicyLike, load_policy
 

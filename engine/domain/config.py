@@ -2,8 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from engine.adapters.llm.budget import Budget
-from engine.stages.detour import DetourRules
+from engine.domain.budget import Budget
 
 # Six calls is the worst case the pipeline can reach, so the default never cuts a decision short
 # on calls; tokens and seconds are generous for the embedded model.
@@ -11,6 +10,19 @@ BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = 6, 8192, 120.0
 # What `thinkpath` runs with (the settings' defaults). A bare `EngineConfig` (tests, simulated
 # experiments) leaves both off, so that its call counts stay exactly what its test expects.
 PRODUCT_REFEREE_AUDIT, PRODUCT_SEED_GATE = 0.1, True
+
+
+@dataclass(frozen=True)
+class DetourRules:
+    """When a detour fires and when a detour arm is retired."""
+
+    prob_best_floor: float = 0.2  # every arm's P(best) below this: no path is convincing
+    failure_streak: int = 3  # this many path rewards in a row below `failure_below`
+    failure_below: float = 0.5
+    paths_per_detour: int = 2
+    max_live_detours: int = 4
+    retire_min_pulls: float = 3.0  # a fair trial before judging a detour arm
+    retire_below: float = 0.3
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ still leak its own exception. The pipeline degrades on `LLMError` and lets anyth
 as a bug in its own code, so the guard converts at the one boundary where foreign code runs.
 
 >>> from engine.adapters.llm.scripted import ScriptedLLM
->>> from engine.core.records import ChatMessage, LLMRequest
+>>> from engine.domain.records import ChatMessage, LLMRequest
 >>> def broken(request):
 ...     raise KeyError("choices")
 >>> GuardedLLM(ScriptedLLM(broken)).complete(LLMRequest(messages=(ChatMessage("user", "hi"),)))
@@ -14,8 +14,8 @@ Traceback (most recent call last):
 engine.errors.LLMUnavailableError: the model raised KeyError: 'choices'
 """
 
-from engine.core.ports import LLM, TextSink
-from engine.core.records import LLMRequest, LLMResponse
+from engine.domain.ports import LLM, TextSink
+from engine.domain.records import LLMRequest, LLMResponse
 from engine.errors import LLMError, LLMUnavailableError
 
 

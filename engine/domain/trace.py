@@ -4,8 +4,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from engine.core.models import Reason, TraceStep
-from engine.core.ports import DecisionListener
+from engine.domain.models import Reason, TraceStep
+from engine.domain.ports import DecisionListener
 from engine.errors import BudgetExceededError, LLMError
 
 # What an LLM stage catches: the model failed, or the decision cannot afford the call. Anything

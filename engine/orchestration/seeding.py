@@ -1,10 +1,10 @@
 """Stages 1-2 together: search, check, rebuild once or flag, then write the brief."""
 
-from engine.core.config import EngineConfig
-from engine.core.models import Seed, SeedSource
-from engine.core.ports import Searcher
-from engine.core.records import Passage
-from engine.core.run_state import RunState, run_stage
+from engine.domain.config import EngineConfig
+from engine.domain.models import Seed, SeedSource
+from engine.domain.ports import Searcher
+from engine.domain.records import Passage
+from engine.orchestration.run_state import RunState, run_stage
 from engine.errors import RetrievalError
 from engine.stages import seed, seed_check
 from retrieval.gather import gather

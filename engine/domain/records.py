@@ -305,7 +305,7 @@ class CheckpointRecord:
 
     `fingerprint` names the configuration the state was learned under (policy names, parameters,
     configured arms, context size): a process with another configuration ignores the checkpoint
-    and replays the log instead. `state` is JSON-safe (`engine.core.checkpoints`).
+    and replays the log instead. `state` is JSON-safe (`engine.orchestration.checkpoints`).
     """
 
     namespace: str

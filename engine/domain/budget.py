@@ -5,7 +5,7 @@ its `cost` goes into the decision, and its `Budget` refuses, before the model is
 that would go past the decision's allowance of calls, tokens or seconds.
 
 >>> from engine.adapters.llm.scripted import ScriptedLLM
->>> from engine.core.records import ChatMessage, LLMRequest
+>>> from engine.domain.records import ChatMessage, LLMRequest
 >>> llm = MeteredLLM(ScriptedLLM(lambda request: "four"), Budget(max_calls=1))
 >>> llm.complete(LLMRequest(messages=(ChatMessage("user", "two plus two?"),))).text
 'four'
@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.core.ports import LLM, TextSink
-from engine.core.records import Cost, LLMRequest, LLMResponse
+from engine.domain.ports import LLM, TextSink
+from engine.domain.records import Cost, LLMRequest, LLMResponse
 from engine.errors import BudgetExceededError, ConfigError
 
 __all__ = ["Budget", "MeteredLLM", "estimate_prompt_tokens"]
@@ -59,7 +59,7 @@ class Budget:
 def estimate_prompt_tokens(request: LLMRequest) -> int:
     """A tokenizer-free estimate of a request's prompt tokens (about 4 characters a token).
 
-    >>> from engine.core.records import ChatMessage
+    >>> from engine.domain.records import ChatMessage
     >>> estimate_prompt_tokens(LLMRequest(messages=(ChatMessage("user", "x" * 40),)))
     14
     """

@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from engine.core.config import EngineConfig
-from engine.core.run_state import RunState, run_stage
+from engine.domain.config import EngineConfig
+from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import referee
 
 Checker = Callable[[str], float]

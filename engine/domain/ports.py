@@ -2,7 +2,7 @@
 
 Each port has one to three methods. Retry, budget, cache and tracing are wrappers that implement
 the same port, so the pipeline never knows whether it talks to a bare adapter or a decorated one.
-What crosses a port is a frozen record from `engine.core.records`.
+What crosses a port is a frozen record from `engine.domain.records`.
 """
 
 from collections.abc import Callable, Mapping
@@ -10,8 +10,8 @@ from typing import Protocol
 
 import numpy as np
 
-from engine.core.models import TraceStep
-from engine.core.records import (
+from engine.domain.models import TraceStep
+from engine.domain.records import (
     ArmRecord,
     CheckpointRecord,
     DecisionRecord,
@@ -155,7 +155,7 @@ class ToolBox(Protocol):
     def run(self, name: str, argument: str, timeout_s: float) -> ToolResult: ...
 
 
-# Cheap, deterministic query features (`engine.core.features.query_features`): a 1-D float array.
+# Cheap, deterministic query features (`engine.domain.features.query_features`): a 1-D float array.
 Featurizer = Callable[[str], np.ndarray]
 
 

@@ -1,0 +1,44 @@
+"""How local models are run, and what a loaded model must offer: the contract between the
+GGUF adapter (`local_model.py`) and the one module that imports llama.cpp (`llama_runtime.py`),
+kept apart so that neither imports the other's module to name it."""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class LocalModelSettings:
+    """How local models are run; one value per process (see `register_local_provider`)."""
+
+    threads: int = 1  # OFFLINE.md: 2 threads were 3-40x slower when the other core was busy
+    n_ctx: int = 2048  # prompt + completion tokens; SmolLM2 was trained with 2048
+    n_batch: int = 512
+    stop_early: bool = True  # stop free text after its answer line, or once it loops
+    repeat_penalty: float = 1.0  # llama.cpp's; 1.0 = none (see the module docstring)
+
+    def __post_init__(self) -> None:
+        if not 1.0 <= self.repeat_penalty <= 2.0:
+            raise ConfigError(
+                f"local model repeat_penalty must be in [1.0, 2.0], got {self.repeat_penalty}"
+            )
+        if self.threads < 1:
+            raise ConfigError(f"local model threads must be >= 1, got {self.threads}")
+        if self.n_ctx < 64:
+            raise ConfigError(f"local model n_ctx must be >= 64 tokens, got {self.n_ctx}")
+        if self.n_batch < 1:
+            raise ConfigError(f"local model n_batch must be >= 1, got {self.n_batch}")
+
+
+
+class ChatRuntime(Protocol):
+    """What `LocalModels` needs of a loaded model: a `Llama` subclass, or a fake in tests."""
+
+    # Polled after every generated token while set; returning True ends the generation.
+    stop_requested: Callable[[], bool] | None
+    # Polled with the completion text so far, while set; returning True ends the generation.
+    text_stop: Callable[[str], bool] | None
+
+    def create_chat_completion(self, **kwargs: Any) -> Mapping[str, Any]: ...
