@@ -6,10 +6,10 @@ that holds RestrictedPython added to the path; the request arrives as JSON on st
 it imports only the standard library and RestrictedPython, never the engine.
 
 Order matters: everything the program may use (the allowed modules, the guards, `json` for the
-reply) is imported *before* the limits go on, because after them no file can be opened. Then,
-when the process runs as root, it becomes `nobody` (root ignores `RLIMIT_NPROC`, so only an
-unprivileged user is really unable to fork), and then the limits are set, hard and soft alike, so
-the program cannot raise them again.
+reply) is imported *before* the limits go on, because after them no file can be opened. Then it
+empties its environment and, when it runs as root, becomes `nobody` (root ignores `RLIMIT_NPROC`,
+so only an unprivileged user is really unable to fork); then the limits are set, hard and soft
+alike, so the program cannot raise them again.
 
 The reply is one JSON object on standard output: `{"status": "ok", "printed": ..., "truncated":
 ...}`, `{"status": "refused", "reason": ...}` (RestrictedPython's checks) or `{"status":
@@ -161,8 +161,13 @@ def program_globals(collector: BoundedPrint) -> dict[str, object]:
     }
 
 
-def drop_privileges() -> None:
-    """Become `nobody` when running as root, so that `RLIMIT_NPROC` 0 really forbids forking."""
+def isolate() -> None:
+    """Empty the environment and become `nobody` when running as root.
+
+    The parent passes no variables, but Python adds `LC_CTYPE` itself (PEP 538 locale coercion).
+    Root ignores `RLIMIT_NPROC`, so only an unprivileged user is really unable to fork.
+    """
+    os.environ.clear()
     if os.geteuid() != 0:
         return
     os.setgroups([])
@@ -179,7 +184,7 @@ def set_limits(cpu_seconds: int, memory_bytes: int) -> None:
         (resource.RLIMIT_AS, memory_bytes),
         (resource.RLIMIT_NOFILE, 0),  # no new file descriptor: no file, no socket, no pipe
         (resource.RLIMIT_FSIZE, 0),
-        (resource.RLIMIT_NPROC, 0),  # no fork (ignored for root: hence `drop_privileges`)
+        (resource.RLIMIT_NPROC, 0),  # no fork (ignored for root: hence `isolate`)
         (resource.RLIMIT_CORE, 0),
     ):
         resource.setrlimit(limit, (value, value))
@@ -203,7 +208,7 @@ def main() -> None:
     """Read the request, limit this process, run the program, write the reply."""
     request = json.loads(sys.stdin.read())
     sys.stdin.close()
-    drop_privileges()
+    isolate()
     set_limits(int(request["cpu_seconds"]), int(request["memory_bytes"]))
     reply = run(str(request["source"]), int(request["output_chars"]))
     sys.stdout.write(json.dumps(reply))
