@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import RestrictedPython
-from RestrictedPython import compile_restricted_exec
+from RestrictedPython.compile import compile_restricted_exec
 
 from engine.errors import ToolError
 

@@ -33,11 +33,12 @@ import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from RestrictedPython import compile_restricted_exec, safe_builtins
+from RestrictedPython.compile import compile_restricted_exec
 from RestrictedPython.Guards import (
     full_write_guard,
     guarded_iter_unpack_sequence,
     guarded_unpack_sequence,
+    safe_builtins,
     safer_getattr_raise,
 )
 
@@ -62,7 +63,7 @@ _EXTRA_BUILTINS: dict[str, object] = {
 }  # fmt: skip
 _DROPPED_BUILTINS = ("setattr", "delattr")
 
-_IN_PLACE = {
+_IN_PLACE: dict[str, Callable[[Any, Any], object]] = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
     "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "<<=": operator.ilshift,
     ">>=": operator.irshift, "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor,

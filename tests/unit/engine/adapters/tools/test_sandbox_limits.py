@@ -6,6 +6,7 @@ environment, exactly as the sandbox starts its child, then tries each escape wit
 """
 
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -74,7 +75,7 @@ def test_the_child_has_an_empty_environment_and_is_not_root(probe: dict[str, obj
 
 
 def test_public_view_keeps_functions_and_drops_imported_modules() -> None:
-    view = child.public_view(child.statistics)
+    view = child.public_view(statistics)
     assert view.mean([1, 2, 3]) == 2
     assert not hasattr(view, "sys")
     assert not any(name.startswith("_") for name in vars(view) if name not in _MODULE_DUNDERS)
