@@ -149,15 +149,20 @@ def run_program(program: str, limits: SandboxLimits = SandboxLimits()) -> Sandbo
             "output_chars": limits.output_chars,
         }
     )
-    with subprocess.Popen(
-        [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, str(_CHILD), _RESTRICTED_PYTHON_HOME],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env={},
-        cwd="/",
-        text=True,
-    ) as process:
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", _BOOTSTRAP, str(_CHILD), _RESTRICTED_PYTHON_HOME],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={},
+            cwd="/",
+            text=True,
+            errors="replace",  # the reply is ASCII JSON; a crash's stderr need not be UTF-8
+        )
+    except OSError as error:  # e.g. too many processes on the machine
+        raise ToolError(f"the sandbox could not start: {error}") from None
+    with process:
         try:
             stdout, stderr = process.communicate(request, timeout=limits.wall_seconds)
         except subprocess.TimeoutExpired:

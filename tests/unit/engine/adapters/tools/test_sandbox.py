@@ -233,3 +233,12 @@ def test_allowed_modules_do_not_hand_out_the_modules_they_import(module: str) ->
 def test_print_to_a_file_object_is_refused() -> None:
     with pytest.raises(ToolError, match=r"print\(file=\.\.\.\) is not allowed"):
         result_of("print('x', file=[])")
+
+
+def test_a_sandbox_that_cannot_start_is_a_tool_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_processes(*args: object, **kwargs: object) -> None:
+        raise BlockingIOError("Resource temporarily unavailable")
+
+    monkeypatch.setattr("engine.adapters.tools.sandbox.subprocess.Popen", no_processes)
+    with pytest.raises(ToolError, match="the sandbox could not start"):
+        result_of("print(1)")
