@@ -14,6 +14,7 @@ copies a shape far better than it follows a description of one.
 'print(30 - 12)'
 """
 
+import json
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -23,7 +24,7 @@ from engine.domain.models import ToolRun
 from engine.domain.ports import LLM, ToolBox
 from engine.domain.records import PROGRAM_TOOL, ChatMessage
 from engine.domain.structured import ask_structured
-from engine.errors import LLMError
+from engine.errors import LLMError, LLMOutputError
 from engine.stages.tools import run_tool
 
 __all__ = [
@@ -46,7 +47,8 @@ PROGRAM_SYSTEM = (
 _EXAMPLE_QUESTION = (
     "Question: Sam has 4 boxes with 6 pens in each and gives away 5 pens. How many pens are left?"
 )
-_EXAMPLE_REPLY = '{"program": "print(4 * 6 - 5)"}'
+_EXAMPLE_PROGRAM = "print(4 * 6 - 5)"
+_EXAMPLE_REPLY = json.dumps({"program": _EXAMPLE_PROGRAM})
 
 
 class ProgramReply(BaseModel):
@@ -77,8 +79,9 @@ def write_program(
 ) -> str:
     """One constrained call: the program the model writes for `query` (stripped, never empty).
 
-    Raises `StructuredOutputError` when no reply validates (after one retry); other `LLMError`s
-    and `BudgetExceededError` pass through unchanged.
+    Raises `StructuredOutputError` when no reply validates (after one retry), `LLMOutputError`
+    when the model copied the worked example; other `LLMError`s and `BudgetExceededError` pass
+    through unchanged.
     """
     reply = ask_structured(
         llm,
@@ -89,7 +92,11 @@ def write_program(
         timeout_s=timeout_s,
         seed=seed,
     )
-    return _strip_fence(reply.program)
+    program = _strip_fence(reply.program)
+    # The 135M model often copies the example; run, the copy would print the example's answer.
+    if program == _EXAMPLE_PROGRAM:
+        raise LLMOutputError("the model copied the worked example instead of writing a program")
+    return program
 
 
 def _strip_fence(program: str) -> str:

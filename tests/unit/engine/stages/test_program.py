@@ -10,7 +10,7 @@ from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.program import ProgramTool
 from engine.domain.records import PROGRAM_TOOL, LLMRequest, ToolResult
 from engine.domain.structured import StructuredOutputError
-from engine.errors import BudgetExceededError, LLMTimeoutError
+from engine.errors import BudgetExceededError, LLMOutputError, LLMTimeoutError
 from engine.stages.program import (
     MAX_PROGRAM_CHARS,
     PROGRAM_SYSTEM,
@@ -68,6 +68,16 @@ def test_the_prompt_is_short_and_names_the_allowed_modules() -> None:
 def test_a_fence_around_the_program_is_removed() -> None:
     llm = replying("```python\nx = 30 - 12\nprint(x)\n```")
     assert write_program(llm, QUESTION) == "x = 30 - 12\nprint(x)"
+
+
+def test_a_copy_of_the_worked_example_is_refused() -> None:
+    example = json.loads(program_messages(QUESTION)[2].content)["program"]
+    with pytest.raises(LLMOutputError, match="copied the worked example"):
+        write_program(replying(example), QUESTION)
+    toolbox = RecordingToolBox(ToolResult(ok=True, output="x", error=None, seconds=0.0))
+    run = solve_with_program(replying(example), toolbox, QUESTION, tool_timeout_s=5.0)
+    assert not run.tool_run.ok
+    assert toolbox.calls == []
 
 
 def test_a_reply_that_never_validates_raises_after_one_retry() -> None:
