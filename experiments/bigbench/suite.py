@@ -10,7 +10,9 @@ Multiple choice (`target_scores`) is posed as lettered options, "A. ...", one pe
 the output prefix where the task appends its choices to the input and after it otherwise. The
 options are put in an order fixed by a hash of the question and each option's text: the authors
 list `temporal_sequences`' right answer first in every example, so letters in the written order
-would let "always A" score 100%. Every option with the highest score is accepted, by letter or
+would let "always A" score 100%. Options that are letters already, in order ("a", "b" in
+`hyperbaton`, whose question names its sentences a and b), keep their order, so that letter and
+text agree. Every option with the highest score is accepted, by letter or
 by text. Exact-match targets are kept as given, any of several accepted (`checks`).
 
 >>> suite = bigbench_suite(per_family=2, families=["anachronisms", "matrixshapes"])
@@ -41,6 +43,9 @@ _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def _order(text: str, options: Sequence[str]) -> list[str]:
+    if [option.upper() for option in options] == list(_LETTERS[: len(options)]):
+        return list(options)
+
     def rank(option: str) -> str:
         return hashlib.sha256(f"{text}\0{option}".encode()).hexdigest()
 
