@@ -25,6 +25,7 @@ from the same rule with every family from zero (`pooled_thompson` against `conte
 
 import argparse
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -68,18 +69,22 @@ def run_stream(
     return regret
 
 
-def _contenders(families: int, arms: int, strengths: Sequence[float]) -> dict[str, Build]:
+def _builder(name: str, arms: int, **params: Any) -> Build:
     names = [f"arm{i}" for i in range(arms)]
-    contenders: dict[str, Build] = {
-        "thompson (one for all families)": lambda seed: make_policy("thompson", names, seed=seed)
-    }
+
+    def build(seed: int) -> PolicyLike:
+        return make_policy(name, names, seed=seed, **params)
+
+    return build
+
+
+def _contenders(families: int, arms: int, strengths: Sequence[float]) -> dict[str, Build]:
+    contenders = {"thompson (one for all families)": _builder("thompson", arms)}
     for name, from_zero in FROM_ZERO.items():
-        contenders[from_zero] = lambda seed, n=from_zero: make_policy(
-            n, names, seed=seed, context_dim=families
-        )
+        contenders[from_zero] = _builder(from_zero, arms, context_dim=families)
         for strength in strengths:
-            contenders[f"{name} m={strength:g}"] = lambda seed, n=name, m=strength: make_policy(
-                n, names, seed=seed, context_dim=families, prior_strength=m
+            contenders[f"{name} m={strength:g}"] = _builder(
+                name, arms, context_dim=families, prior_strength=strength
             )
     return contenders
 

@@ -95,7 +95,7 @@ class PooledThompsonSampling(ContextualPolicy):
         others_pulls = others.sum(axis=0)
         mean = (self._flat[0] + others[0]) / (self._flat.sum() + others_pulls)
         strength = np.minimum(self._strength, others_pulls)
-        prior = self._flat[:, None] + strength * np.stack((mean, 1.0 - mean))
+        prior: FloatArray = self._flat[:, None] + strength * np.stack((mean, 1.0 - mean))
         return prior if own is None else prior + own
 
     def _select(self, context: FloatArray | None, /) -> int:

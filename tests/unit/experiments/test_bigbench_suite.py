@@ -24,7 +24,8 @@ def test_the_sample_holds_thirty_tasks_of_each_development_family() -> None:
     assert len({task.task_id for task in TASKS}) == len(TASKS)
     assert {task.kind for task in TASKS} == {"choice", "numeric", "sequence", "text"}
     for task in TASKS:
-        assert task.targets and task.targets[0] == task.expected
+        assert task.targets
+        assert task.targets[0] == task.expected
 
 
 def test_the_manifest_pins_the_sdist_and_every_file() -> None:
@@ -37,7 +38,8 @@ def test_the_manifest_pins_the_sdist_and_every_file() -> None:
         assert entry["examples"] == 30
     assert "Apache License" in (SAMPLE_DIR / "LICENSE").read_text()
     attribution = (SAMPLE_DIR / "README.md").read_text()
-    assert PINNED.sha256 in attribution and "arXiv:2206.04615" in attribution
+    assert PINNED.sha256 in attribution
+    assert "arXiv:2206.04615" in attribution
 
 
 def test_a_smaller_suite_is_a_prefix_and_bad_requests_are_refused() -> None:
