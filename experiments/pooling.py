@@ -138,7 +138,10 @@ def pooling_table(
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Print the table for the command line's sizes."""
-    parser = argparse.ArgumentParser(prog="python -m experiments.pooling", description=__doc__)
+    summary = (__doc__ or "").split("\n\n", 2)
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.pooling", description="\n\n".join(summary[:2])
+    )
     parser.add_argument("--seeds", type=int, default=30, help="runs per world (default 30)")
     parser.add_argument("--families", type=int, default=20, help="query families (default 20)")
     parser.add_argument("--queries", type=int, default=10, help="queries per family (10)")
