@@ -15,7 +15,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from engine.domain.checkers import check_answer
-from engine.orchestration.facade import Engine
 from engine.domain.models import ArmStats, Decision, OutcomeResult
 from engine.domain.records import PathDefinition
 from engine.errors import (
@@ -28,9 +27,11 @@ from engine.errors import (
     UnknownArmError,
     UnknownDecisionError,
 )
+from engine.orchestration.facade import Engine
 from templates import Template
 from ui.service.auth import Access, AuthGate
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS, CorsPolicy, HostGuard
+from ui.service.limits import MAX_BODY_BYTES
 from ui.service.openai_compat import OPENAI_PREFIX, create_openai_app
 from ui.service.schemas import DecideRequest, Health, OutcomeRequest, RetireRequest
 from ui.service.security import BodySizeLimit
@@ -129,7 +130,7 @@ def create_api(
     engine: Engine,
     *,
     token: str | None = None,
-    max_body_bytes: int = 64 * 1024,
+    max_body_bytes: int = MAX_BODY_BYTES,
     cors_origins: Sequence[str] = (),
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
     access: Access | None = None,
