@@ -31,7 +31,7 @@ from engine.domain.config import (
 )
 from engine.errors import ConfigError
 from learning import available_policies
-from learning.base import COLD_PARAMS
+from learning.base import COLD_PULLS, COLD_WIDTH
 
 __all__ = ["DEFAULT_HOME", "Settings", "load_settings"]
 
@@ -69,8 +69,8 @@ class Settings(BaseSettings):
     tool_policy: str = "thompson"
     policy_seed: int | None = None
     # When an arm is cold: the policies' own defaults (`learning.base.COLD_PARAMS` says why).
-    cold_pulls: float = Field(default=COLD_PARAMS["cold_pulls"].default, ge=0)
-    cold_width: float = Field(default=COLD_PARAMS["cold_width"].default, gt=0)
+    cold_pulls: float = Field(default=COLD_PULLS, ge=0)
+    cold_width: float = Field(default=COLD_WIDTH, gt=0)
     # a learner checkpoint every this many outcomes (0: never): a start replays at most this many
     checkpoint_every: int = Field(default=_ENGINE.checkpoint_every, ge=0, le=10_000_000)
     # per-decision budget
