@@ -64,37 +64,25 @@ class Learner:
         retirement_rule: RetirementRule | None = None,
         recent_window: int = 8,
     ) -> None:
+        # The learner is the one writer of its state; the arm book and the checkpoints read it
+        # through these read-only views, which no reader can change.
         self._policies = dict(policies)
-        self.context_dim = context_dim
-        self.last_seq = 0
         self._tallies: dict[tuple[str, str], ArmTally] = {}
         self._retired: dict[tuple[str, str], str] = {}
+        self.policies: Mapping[str, PolicyLike] = MappingProxyType(self._policies)
+        self.tallies: Mapping[tuple[str, str], ArmTally] = MappingProxyType(self._tallies)
+        self.retired: Mapping[tuple[str, str], str] = MappingProxyType(self._retired)
+        self.context_dim = context_dim
+        self.last_seq = 0
         # Without a rule nothing is ever retired (templates are never retired).
         self._retirable = retirable or (lambda _role, _arm: False)
         self._retirement_rule = retirement_rule or (lambda _role, _arm, _tally: None)
         self._recent: dict[tuple[float, ...], deque[float]] = {}
         self._recent_window = recent_window
 
-    # Read-only views for the arm book and the checkpoints: the learner is the one writer of its
-    # state (through `apply`, `restore`, `add_arm` and `retire`), and no reader can change it.
-    @property
-    def policies(self) -> Mapping[str, PolicyLike]:
-        """Each role's policy."""
-        return MappingProxyType(self._policies)
-
-    @property
-    def tallies(self) -> Mapping[tuple[str, str], ArmTally]:
-        """Each (role, arm)'s weighted pulls and rewards, retired arms included."""
-        return MappingProxyType(self._tallies)
-
-    @property
-    def retired(self) -> Mapping[tuple[str, str], str]:
-        """Each retired (role, arm) with why it was retired."""
-        return MappingProxyType(self._retired)
-
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
         """The context as the role's policy takes it: an array for contextual ones, else None."""
-        if not self._policies[role].is_contextual or context is None:
+        if not self.policies[role].is_contextual or context is None:
             return None
         return np.asarray(context, dtype=float)
 
@@ -132,15 +120,15 @@ class Learner:
         taught = []
         for role in roles_taught_by(outcome.source):
             arm = outcome.choices.get(role)
-            live = arm is not None and arm in self._policies[role].arms
-            if arm is None or not (live or (role, arm) in self._retired):
+            live = arm is not None and arm in self.policies[role].arms
+            if arm is None or not (live or (role, arm) in self.retired):
                 continue  # an arm this namespace never had (e.g. a template since removed)
             if live:  # a retired arm's late outcomes still count in its record, not in a policy
                 context = self.policy_context(role, outcome.context)
-                self._policies[role].update(
+                self.policies[role].update(
                     arm, outcome.reward, context=context, weight=outcome.weight
                 )
-            tally = self._tallies.get((role, arm), ArmTally())
+            tally = self.tallies.get((role, arm), ArmTally())
             self._tallies[(role, arm)] = tally.plus(outcome.reward, outcome.weight)
             taught.append(role)
         if "path" in taught:
@@ -153,11 +141,9 @@ class Learner:
         retired = []
         for role in roles_taught_by(outcome.source):
             arm = outcome.choices.get(role)
-            if arm is None or arm not in self._policies[role].arms:
+            if arm is None or not self._retirable(role, arm) or arm not in self.policies[role].arms:
                 continue
-            if not self._retirable(role, arm):
-                continue
-            reason = self._retirement_rule(role, arm, self._tallies.get((role, arm), ArmTally()))
+            reason = self._retirement_rule(role, arm, self.tallies.get((role, arm), ArmTally()))
             if reason is not None:
                 self.retire(role, arm, reason)
                 retired.append((role, arm, reason))
@@ -167,12 +153,12 @@ class Learner:
         """Everything learned as of `last_seq`, JSON-safe: `orchestration.checkpoints` stores it."""
         return {
             "last_seq": self.last_seq,
-            "policies": {role: policy.to_dict() for role, policy in self._policies.items()},
+            "policies": {role: policy.to_dict() for role, policy in self.policies.items()},
             "tallies": [
                 [role, arm, tally.pulls, tally.reward_sum, tally.outcomes]
-                for (role, arm), tally in self._tallies.items()
+                for (role, arm), tally in self.tallies.items()
             ],
-            "retired": [[role, arm, reason] for (role, arm), reason in self._retired.items()],
+            "retired": [[role, arm, reason] for (role, arm), reason in self.retired.items()],
             "recent": [[list(key), list(window)] for key, window in self._recent.items()],
         }
 
@@ -190,18 +176,24 @@ class Learner:
             )
             for key, window in state["recent"]
         }
-        self._policies, self.last_seq = dict(policies), last_seq
-        self._tallies, self._retired, self._recent = tallies, retired, recent
+        # In place, so that the read-only views stay views of the live state.
+        self._policies.clear()
+        self._policies.update(policies)
+        self._tallies.clear()
+        self._tallies.update(tallies)
+        self._retired.clear()
+        self._retired.update(retired)
+        self.last_seq, self._recent = last_seq, recent
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""
-        if arm not in self._policies[role].arms and (role, arm) not in self._retired:
-            self._policies[role].add_arm(arm)
+        if arm not in self.policies[role].arms and (role, arm) not in self.retired:
+            self.policies[role].add_arm(arm)
 
     def retire(self, role: str, arm: str, reason: str) -> None:
         """Remove an arm from its policy for good; its tally stays for the record."""
-        if arm in self._policies[role].arms:
-            self._policies[role].remove_arm(arm)
+        if arm in self.policies[role].arms:
+            self.policies[role].remove_arm(arm)
         self._retired[(role, arm)] = reason
 
 

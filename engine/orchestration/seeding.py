@@ -11,6 +11,8 @@ from engine.stages import seed, seed_check
 from retrieval.gather import gather
 from retrieval.query import content_words, keyword_query
 
+Flags = dict[str, list[str]]  # source -> what the sanitiser found in it
+
 
 class Seeder:
     """Builds the thinking seed of a decision; faults are recorded, never raised."""
@@ -27,8 +29,7 @@ class Seeder:
         model, so the brief is written with the `run` given (what the decision spent before).
         """
         limit = self._config.passages
-        flags: dict[str, list[str]] = {}  # source -> what the sanitiser found in it
-        passages = yield from self._search(run.query, limit, flags)
+        passages, flags = yield from self._search(run.query, limit)
         started = start()
         verdict = seed_check.check_passages(run.query, passages)
         rebuilt = False
@@ -36,7 +37,8 @@ class Seeder:
             rebuilt = True
             # The rebuild digs deeper on the keywords alone: twice the passages to choose from.
             keywords = keyword_query(run.query)
-            passages = yield from self._search(keywords, 2 * limit, flags)
+            passages, more_flags = yield from self._search(keywords, 2 * limit)
+            flags = {**flags, **more_flags}
             verdict = seed_check.check_passages(run.query, passages)
         sources = [
             SeedSource(
@@ -67,17 +69,16 @@ class Seeder:
         yield report("seed_check", "done", started, outputs=check_out)
         return (yield from self._write_brief(run, verdict, sources, rebuilt))
 
-    def _search(self, query: str, limit: int, flags: dict[str, list[str]]) -> Steps[list[Passage]]:
-        """Gather passages for `query` (several searches merged, sanitised, instruction-like
-        text flagged into `flags`); a failure is a traced fault and no passages."""
+    def _search(self, query: str, limit: int) -> Steps[tuple[list[Passage], Flags]]:
+        """Passages for `query` (several searches merged, sanitised) and, per source, the
+        instruction-like text the sanitiser flagged; a failure is a traced fault and nothing."""
         started = start()
         try:
             found = gather(self._searcher, query, limit=limit)
         except RetrievalError as error:
             yield fault("search", error, started, inputs={"query": query})
-            return []
-        for passage in found.passages:
-            flags[passage.source] = list(found.flags.get(passage.source, ()))
+            return [], {}
+        flags = {p.source: list(found.flags.get(p.source, ())) for p in found.passages}
         yield report(
             "search",
             "done",
@@ -89,7 +90,7 @@ class Seeder:
                 "failures": list(found.failures),
             },
         )
-        return list(found.passages)
+        return list(found.passages), flags
 
     def _write_brief(
         self,

@@ -45,3 +45,18 @@ def _outcome(seq: int, reward: float) -> LearnedOutcome:
         choices={"path": "a", "tool": "a"},
         context=(0.0,),
     )
+
+
+def test_the_views_follow_the_learner_through_a_restore() -> None:
+    def fresh() -> Learner:
+        policies = {role: make_policy("ucb1", ["a", "b"]) for role in ("path", "tool")}
+        return Learner(policies, context_dim=1)
+
+    source, target = fresh(), fresh()
+    source.apply([_outcome(1, reward=1.0), _outcome(2, reward=0.0)])
+    tallies = target.tallies  # taken before the restore, as a reader would hold it
+    target.restore(
+        source.state(), {role: make_policy("ucb1", ["a", "b"]) for role in ("path", "tool")}
+    )
+    assert tallies[("path", "a")].pulls == 2.0
+    assert target.last_seq == 2
