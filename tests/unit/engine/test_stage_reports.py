@@ -44,6 +44,7 @@ def test_the_decision_cost_is_the_sum_of_its_steps_calls(world) -> None:
 def test_each_step_heard_before_the_next_stage_calls_the_model(world) -> None:
     heard = Heard()
     seen_at_call: dict[str, list[str]] = {}
+
     def script(request: LLMRequest) -> str:
         seen_at_call.setdefault(request.purpose, [step.stage for step in heard.steps])
         return str(world.script(request))
