@@ -100,18 +100,21 @@ class Pipeline:
             self._llm,
             budget or self._config.budget,
         )
-        stages = _Assembly(first, listener)
+        assembly = _Assembly(first, listener)
         family = self._family_of(query) if self._family_of else "all"
-        seed_model = stages.take(self._seed(stages.run, family))
-        choices = stages.take(
-            self._chooser.choose(
-                stages.run, referee_calls=1 if checker is None else 0, force_path=force_path
+        seed_model = assembly.take(lambda run: self._seed(run, family))
+        referee_calls = 1 if checker is None else 0
+        choices = assembly.take(
+            lambda run: self._chooser.choose(
+                run, referee_calls=referee_calls, force_path=force_path
             )
         )
-        tool_run = stages.take(self._run_tool(query, choices.tool.arm, choices.tool_argument))
-        answer_text = stages.take(
-            self._answer(
-                stages.run,
+        tool_run = assembly.take(
+            lambda _run: self._run_tool(query, choices.tool.arm, choices.tool_argument)
+        )
+        answer_text = assembly.take(
+            lambda run: self._answer(
+                run,
                 choices.path_definition,
                 brief=seed_model.brief,
                 tool_run=tool_run,
@@ -123,9 +126,10 @@ class Pipeline:
         if tool_run is not None and not tool_run.ok:
             outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
         if answer_text is not None:
-            scored = stages.take(
-                self._scorer.score(
-                    stages.run, answer_text, checker, family=family, warm=not choices.explored
+            text = answer_text  # a str: mypy keeps no narrowing inside a lambda
+            scored = assembly.take(
+                lambda run: self._scorer.score(
+                    run, text, checker, family=family, warm=not choices.explored
                 )
             )
             outcomes.extend(scored)
@@ -162,10 +166,10 @@ class Pipeline:
             ),
             tool_run=tool_run,
             answer=answer_text,
-            trace=list(stages.trace.steps),
-            cost=stages.trace.cost,
-            degraded=bool(stages.trace.degraded_reasons),
-            degraded_reasons=list(stages.trace.degraded_reasons),
+            trace=list(assembly.trace.steps),
+            cost=assembly.trace.cost,
+            degraded=bool(assembly.trace.degraded_reasons),
+            degraded_reasons=list(assembly.trace.degraded_reasons),
         )
         return Draft(decision, outcomes)
 
@@ -252,23 +256,25 @@ class _Assembly:
     """One decision's trace and cost, added up from its stages' reports as they come.
 
     Owned by one `Pipeline.run` call and never handed to a stage: each stage is given the
-    `run` state as of its start (a value counting what was spent before it) and yields its
+    run state as of its start (a value counting what was spent before it) and yields its
     reports, which are added here and told to the listener the moment each step finishes.
     """
 
     def __init__(self, run: RunState, listener: DecisionListener | None) -> None:
-        self.run = run
         self.trace = Trace()
+        self._run = run
         self._listener = listener
 
-    def take(self, steps: Steps[T]) -> T:
-        """Run a stage to its end, adding each report it yields; return the stage's result."""
+    def take(self, stage: Callable[[RunState], Steps[T]]) -> T:
+        """Run `stage` on the state so far to its end, adding each report it yields as it
+        comes; return the stage's result."""
+        steps = stage(self._run)
         while True:
             try:
                 done = next(steps)
             except StopIteration as finished:
                 return cast("T", finished.value)
             self.trace = self.trace.plus(done)
-            self.run = self.run.after(done.cost)
+            self._run = self._run.after(done.cost)
             if self._listener is not None:
                 self._listener.on_stage(done.step)
