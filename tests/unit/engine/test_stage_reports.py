@@ -31,7 +31,7 @@ def test_the_listener_hears_every_step_of_the_trace_in_order(world) -> None:
     heard = Heard()
     decision = world.engine().decide(QUERY, listener=heard)
     assert heard.steps == decision.trace
-    assert [step.stage for step in heard.steps][:2] == ["search", "seed_check"]
+    assert len(heard.steps) >= 6  # seed, rating, detour, selections, answer, referee at least
 
 
 def test_the_decision_cost_is_the_sum_of_its_steps_calls(world) -> None:
@@ -50,9 +50,13 @@ def test_each_step_heard_before_the_next_stage_calls_the_model(world) -> None:
         return str(world.script(request))
 
     world.engine(ScriptedLLM(script)).decide(QUERY, listener=heard)
-    # The search and its check are told before the seed's call is made, not after it.
-    assert seen_at_call["seed"] == ["search", "seed_check"]
-    assert "seed" in seen_at_call["answer"]
+    # Each step is told when it ends, before a later stage calls the model: the search and its
+    # check before the seed's call (when the seed is built), the choices before the answer's.
+    if "seed" in seen_at_call:
+        assert seen_at_call["seed"] == ["search", "seed_check"]
+    assert {"seed", "rating", "detour", "selection", "tool_selection"} <= set(
+        seen_at_call["answer"]
+    )
 
 
 def _run(llm: ScriptedLLM, budget: Budget, spent: Cost) -> RunState:
