@@ -7,7 +7,9 @@ experiment or a test can replace one piece (say, the store) and keep the rest:
     engine = build_engine(settings, llm=ScriptedLLM(script), store=InMemoryStore())
 """
 
+import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,7 +22,7 @@ from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
 from engine.domain import features
 from engine.domain.ports import LLM, Searcher, Store, ToolBox, Tracker
-from engine.domain.records import TemplateLike
+from engine.domain.records import LLMRequest, TemplateLike
 from engine.errors import ConfigError
 from engine.orchestration.facade import Engine
 from engine.orchestration.learner import PolicyFactory
@@ -28,40 +30,85 @@ from engine.settings import Settings, load_settings
 from learning import PolicyLike, make_policy
 from templates import load_templates
 
-# The SQL store (SQLAlchemy) and the retrieval backends (SQLite index, ONNX embedder, ddgs) are
-# imported only when chosen: an engine on the in-memory store and a given searcher starts fast.
+# The SQL store (SQLAlchemy), MLflow and the retrieval backends (SQLite index, ONNX embedder,
+# ddgs) are imported only when chosen: an engine on the in-memory store and a given searcher
+# starts fast.
+if TYPE_CHECKING:
+    from engine.adapters.store.sql import SqlStore
+    from engine.adapters.tracking import TrackingStore
 
 __all__ = [
+    "MAX_SCRIPTED_DELAY_S",
     "build_engine",
     "build_llm",
     "build_policy_factory",
+    "build_scripted_llm",
     "build_searcher",
+    "build_sql_store",
     "build_store",
     "build_toolbox",
     "build_tracker",
+    "build_tracking_store",
 ]
 
+MAX_SCRIPTED_DELAY_S = 10.0
 
-def build_llm(settings: Settings) -> LLM:
-    """The model named by `THINKPATH_MODEL` through litellm; `local/...` runs in-process."""
+
+def build_llm(settings: Settings, *, stop_early: bool = True) -> LLM:
+    """The model named by `THINKPATH_MODEL` through litellm; `local/...` runs in-process.
+
+    `stop_early` (local models) stops free text after its answer line or once it loops; the
+    online evaluation turns it off to measure what it saves.
+    """
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
-    return connect_chat(
-        settings.model,
-        api_base=settings.api_base,
-        api_key=api_key,
-        local=LocalModelSettings(threads=settings.llm_threads, n_ctx=settings.llm_context),
+    local = LocalModelSettings(
+        threads=settings.llm_threads, n_ctx=settings.llm_context, stop_early=stop_early
     )
+    return connect_chat(settings.model, api_base=settings.api_base, api_key=api_key, local=local)
+
+
+def build_scripted_llm(delay_s: float = 0.0) -> LLM:
+    """The canned stand-in model (demos, load checks, browser tests), each call taking
+    `delay_s` seconds (0 to `MAX_SCRIPTED_DELAY_S`): as slow as a small local model, to watch
+    progress."""
+    from engine.adapters.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
+
+    if not 0.0 <= delay_s <= MAX_SCRIPTED_DELAY_S:
+        raise ConfigError(
+            f"the scripted model's delay must be 0 to {MAX_SCRIPTED_DELAY_S:g} s, got {delay_s}"
+        )
+    if delay_s == 0.0:
+        return ScriptedLLM(canned_script)
+
+    def slow(request: LLMRequest) -> str:
+        time.sleep(delay_s)
+        return canned_script(request)
+
+    return ScriptedLLM(slow)
 
 
 def build_store(settings: Settings) -> Store:
     """`THINKPATH_STORE_URL`: "memory", a SQLAlchemy URL, or empty for SQLite under the home."""
     if settings.store_url == "memory":
         return InMemoryStore()
+    return build_sql_store(settings)
+
+
+def build_sql_store(settings: Settings, *, create: bool = True) -> "SqlStore":
+    """The SQL store of `THINKPATH_STORE_URL` (empty: the SQLite file under the home), for the
+    engine and for the `thinkpath store` commands; `create=False` refuses a store that is not
+    there yet instead of making an empty one."""
+    if settings.store_url == "memory":
+        raise ConfigError(
+            "THINKPATH_STORE_URL is 'memory': there is no database to open; give a SQLAlchemy "
+            "URL or leave it empty for the SQLite file under THINKPATH_HOME"
+        )
     from engine.adapters.store.location import default_store_url  # noqa: PLC0415 - see the module top
     from engine.adapters.store.sql import SqlStore  # noqa: PLC0415
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    return SqlStore(settings.store_url or default_store_url(settings.data_dir))
+    if create:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+    return SqlStore(settings.store_url or default_store_url(settings.data_dir), create=create)
 
 
 def build_searcher(settings: Settings) -> Searcher:
@@ -73,16 +120,23 @@ def build_searcher(settings: Settings) -> Searcher:
     )
 
 
-def build_tracker(settings: Settings) -> Tracker:
-    """MLflow logging of live decisions and outcomes, in the store under the data directory."""
+def build_tracking_store(settings: Settings, *, uri: str | None = None) -> "TrackingStore":
+    """The MLflow tracking store at `uri` (default: the SQLite file under the home), with its
+    artifacts under the home: where live decisions and experiments are logged."""
     from engine.adapters.tracking import (  # noqa: PLC0415 - mlflow is a slow import
-        MLflowTracker,
         TrackingStore,
         default_tracking_uri,
     )
 
     home = settings.data_dir
-    return MLflowTracker(TrackingStore(default_tracking_uri(home), home / "mlartifacts"))
+    return TrackingStore(uri or default_tracking_uri(home), home / "mlartifacts")
+
+
+def build_tracker(settings: Settings) -> Tracker:
+    """MLflow logging of live decisions and outcomes, in the tracking store under the home."""
+    from engine.adapters.tracking import MLflowTracker  # noqa: PLC0415 - mlflow is a slow import
+
+    return MLflowTracker(build_tracking_store(settings))
 
 
 def build_toolbox(settings: Settings, searcher: Searcher) -> ToolBox:

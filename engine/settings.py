@@ -1,7 +1,8 @@
 """ThinkPath's settings: environment variables prefixed `THINKPATH_`, validated with clear errors.
 
 Reading them has no side effect; `engine.compose.build_engine` is the only place that turns them
-into clients. `THINKPATH_HOME` (default `~/.thinkpath`) holds every file ThinkPath writes.
+into clients. `THINKPATH_HOME` (default `DEFAULT_HOME`, `~/.thinkpath`) holds every file
+ThinkPath writes.
 
 >>> settings = load_settings(path_policy="thompson", budget_calls=4)
 >>> settings.engine_config().budget.max_calls
@@ -30,8 +31,11 @@ from engine.domain.config import (
 )
 from engine.errors import ConfigError
 from learning import available_policies
+from learning.base import COLD_PULLS, COLD_WIDTH
 
-__all__ = ["Settings", "load_settings"]
+__all__ = ["DEFAULT_HOME", "Settings", "load_settings"]
+
+DEFAULT_HOME = Path("~/.thinkpath")  # the data directory when THINKPATH_HOME is not set
 
 PathList = Annotated[list[Path], NoDecode]
 NameList = Annotated[list[str], NoDecode]
@@ -47,7 +51,7 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="THINKPATH_", extra="forbid", frozen=True)
 
-    home: Path = Field(default=Path("~/.thinkpath"), description="data directory")
+    home: Path = Field(default=DEFAULT_HOME, description="data directory")
     namespace: str = Field(
         default=_ENGINE.namespace, min_length=1, max_length=64, pattern=r"^[\w.-]+$"
     )
@@ -64,14 +68,11 @@ class Settings(BaseSettings):
     path_policy: str = "thompson"
     tool_policy: str = "thompson"
     policy_seed: int | None = None
-    # An arm is cold below 3 effective pulls. The width test is kept loose (a Beta posterior
-    # after 3 pulls has a std of about 0.16-0.2) so that pulls decide: with 13 templates and 10
-    # query families a tighter width would keep the rating call running for about a thousand
-    # decisions before the first warm (3-call) one.
-    cold_pulls: float = Field(default=3.0, ge=0)
-    cold_width: float = Field(default=0.25, gt=0)
+    # When an arm is cold: the policies' own defaults (`learning.base.COLD_PARAMS` says why).
+    cold_pulls: float = Field(default=COLD_PULLS, ge=0)
+    cold_width: float = Field(default=COLD_WIDTH, gt=0)
     # a learner checkpoint every this many outcomes (0: never): a start replays at most this many
-    checkpoint_every: int = Field(default=1000, ge=0, le=10_000_000)
+    checkpoint_every: int = Field(default=_ENGINE.checkpoint_every, ge=0, le=10_000_000)
     # per-decision budget
     budget_calls: int = Field(default=BUDGET_CALLS, ge=1, le=100)
     budget_tokens: int = Field(default=BUDGET_TOKENS, ge=64)
@@ -80,7 +81,9 @@ class Settings(BaseSettings):
     web_search: bool = False
     index_folders: PathList = Field(default_factory=list)
     templates_dirs: PathList = Field(default_factory=list)
-    max_templates: int = Field(default=64, ge=1, le=1000, description="live templates at most")
+    max_templates: int = Field(
+        default=_ENGINE.max_templates, ge=1, le=1000, description="live templates at most"
+    )
     tools: NameList = Field(
         default_factory=lambda: ["calculator", "units", "text", "numbers", "local_search"]
     )

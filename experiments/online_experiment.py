@@ -180,12 +180,11 @@ def run_online(
 ) -> ExperimentResult:
     """Run every contender and report; `llm` and `searcher` default to the configured ones."""
     settings = _settings(params, context)
-    if llm is None:
-        llm = _model(params, settings)
-    if searcher is None:
-        from engine.compose import build_searcher  # noqa: PLC0415 - the index loads only now
+    if llm is None or searcher is None:
+        from engine import compose  # noqa: PLC0415 - the model and the index load only now
 
-        searcher = build_searcher(settings)
+        llm = llm or compose.build_llm(settings, stop_early=params.stop_early)
+        searcher = searcher or compose.build_searcher(settings)
     cached = CachingLLM(
         llm,
         context.data_dir / "online" / "cache",
@@ -204,16 +203,6 @@ def run_online(
         progress=context.progress,
     )
     return report(params, runs)
-
-
-def _model(params: OnlineParams, settings: Settings) -> LLM:
-    from engine.adapters.llm.connect import connect_chat  # noqa: PLC0415
-    from engine.adapters.llm.local_settings import LocalModelSettings  # noqa: PLC0415
-
-    local = LocalModelSettings(
-        threads=settings.llm_threads, n_ctx=settings.llm_context, stop_early=params.stop_early
-    )
-    return connect_chat(params.model, api_base=settings.api_base, local=local)
 
 
 def online_experiment() -> Experiment:

@@ -38,12 +38,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--templates", default="direct_answer,spell_it_out,plan_then_solve,worked_example"
     )
     args = parser.parse_args(argv)
-    from engine.adapters.llm.connect import connect_chat  # noqa: PLC0415 - litellm is slow
-    from engine.adapters.llm.local_settings import LocalModelSettings  # noqa: PLC0415
+    from engine.compose import build_llm  # noqa: PLC0415 - litellm is slow
     from templates import load_templates  # noqa: PLC0415
 
     settings = load_settings(home=args.home, model=args.model, store_url="memory")
-    inner = connect_chat(args.model, local=LocalModelSettings(threads=settings.llm_threads))
+    inner = build_llm(settings)
     llm = CachingLLM(
         inner, settings.data_dir / "online" / "cache", model=f"{args.model}|stop_early=True"
     )

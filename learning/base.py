@@ -38,10 +38,17 @@ FORMAT_VERSION = 1
 FloatArray = NDArray[np.float64]
 
 # Every policy understands these: when is an arm still cold (too little evidence to trust).
+# The one source of both defaults (the engine's settings read them from here). The width is
+# loose on purpose, so that the pulls decide: after 3 rewards a Beta(1 + s, 1 + f) posterior
+# has a std of 0.16 (all alike) to 0.20 (mixed), so a width of 0.15 would keep every arm cold
+# for 4 (alike) to 9 (mixed) pulls and leave `cold_pulls` without effect; with 13 templates and
+# 10 query families that keeps the engine's rating call running for about a thousand decisions
+# before the first warm one. 0.25 is above the std after 3 pulls, whatever the rewards were.
+COLD_PULLS, COLD_WIDTH = 3.0, 0.25
 COLD_PARAMS: Mapping[str, Param] = {
-    "cold_pulls": Param(3.0, low=0.0, doc="an arm with fewer (weighted) pulls is cold"),
+    "cold_pulls": Param(COLD_PULLS, low=0.0, doc="an arm with fewer (weighted) pulls is cold"),
     "cold_width": Param(
-        0.15, low=0.0, low_open=True, doc="an arm whose posterior std exceeds this is cold"
+        COLD_WIDTH, low=0.0, low_open=True, doc="an arm whose posterior std exceeds this is cold"
     ),
 }
 

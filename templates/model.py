@@ -3,7 +3,9 @@
 A template is data, not code: an id that the bandit learns under, a name and description for
 people, tags, and a prompt that steers the answer. The prompt may place the query and the thinking
 seed with the placeholders `{query}` and `{seed}`; no other placeholder is allowed (literal braces
-are written `{{` and `}}`), so rendering can never reach an attribute or a format spec.
+are written `{{` and `}}`), so rendering can never reach an attribute or a format spec. The
+engine renders a prompt with `engine.stages.answer.answer_messages`, the one renderer that the
+engine, replay and the online evaluation share.
 
 >>> t = Template(
 ...     id="direct",
@@ -11,9 +13,6 @@ are written `{{` and `}}`), so rendering can never reach an attribute or a forma
 ...     description="Answer at once.",
 ...     prompt="Question: {query}\\nEnd with a line 'Answer: <answer>'.",
 ... )
->>> print(t.render("What is 2 + 2?"))
-Question: What is 2 + 2?
-End with a line 'Answer: <answer>'.
 >>> sorted(t.placeholders)
 ['query']
 """
@@ -156,19 +155,3 @@ class Template(BaseModel):
     def placeholders(self) -> frozenset[str]:
         """The placeholders the prompt uses: a subset of {"query", "seed"}."""
         return _placeholders(self.prompt)
-
-    def render(self, query: str, seed: str = "") -> str:
-        """Return the full answer prompt: the template with the query and seed put in.
-
-        A prompt without `{query}` gets the query after it, and a non-empty seed that the prompt
-        does not place goes before it under a "Notes" heading, so every template delivers both
-        and the caller need not know which placeholders a template uses. The values are inserted
-        verbatim: braces inside them are not parsed again.
-        """
-        used = self.placeholders
-        text = self.prompt.format(query=query, seed=seed)
-        if "query" not in used:
-            text = f"{text}\n\nQuestion: {query}"
-        if seed.strip() and "seed" not in used:
-            text = f"Notes (background data, not instructions):\n{seed.strip()}\n\n{text}"
-        return text

@@ -1,9 +1,10 @@
 """`thinkpath experiments list | run NAME | ui`: the experiment toolkit on the command line.
 
-This module is an entry point: it reads the data directory (`THINKPATH_HOME`, default
-`~/.thinkpath`) and builds the tracking store and, for replay, the model client; the experiments
-themselves take everything as arguments. Bad input (an unknown experiment, policy or parameter,
-an unreachable tracking URI) is reported before any work or any MLflow run starts.
+This module is an entry point: it reads the settings (the data directory is `--home`, else
+`THINKPATH_HOME`, default `~/.thinkpath`) and has the composition root build the tracking store
+and, for replay, the model client; the experiments themselves take everything as arguments.
+Bad input (an unknown experiment, policy or parameter, a bad setting, an unreachable tracking
+URI) is reported before any work or any MLflow run starts.
 """
 
 import argparse
@@ -13,12 +14,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.domain.ports import LLM
 from engine.errors import ConfigError, ThinkPathError
 
-__all__ = ["data_dir", "mlflow_ui_command", "register", "runs_link"]
+if TYPE_CHECKING:
+    from engine.settings import Settings
+
+__all__ = ["mlflow_ui_command", "register", "runs_link"]
 
 DEFAULT_UI_PORT = 5000
 
@@ -35,17 +39,19 @@ def runs_link(base_url: str, experiment_id: str) -> str:
     return f"{base_url.rstrip('/')}/#/experiments/{experiment_id}?workflowType=machine_learning"
 
 
-def data_dir(explicit: str | None = None) -> Path:
-    """The data directory: `--home`, else `THINKPATH_HOME`, else `~/.thinkpath`."""
-    chosen = explicit or os.environ.get("THINKPATH_HOME") or str(Path.home() / ".thinkpath")
-    return Path(chosen).expanduser()
+def _settings(args: argparse.Namespace) -> "Settings":
+    """The settings, with `--home` over `THINKPATH_HOME`."""
+    from engine.settings import load_settings  # noqa: PLC0415
+
+    return load_settings(home=args.home) if args.home else load_settings()
 
 
-def _tracking(args: argparse.Namespace) -> tuple[Path, str]:
+def _tracking(args: argparse.Namespace) -> tuple["Settings", str]:
+    """The settings and the tracking URI: `--tracking-uri`, else the SQLite file in the home."""
     from engine.adapters.tracking import default_tracking_uri  # noqa: PLC0415
 
-    home = data_dir(args.home)
-    return home, args.tracking_uri or default_tracking_uri(home)
+    settings = _settings(args)
+    return settings, args.tracking_uri or default_tracking_uri(settings.data_dir)
 
 
 def _progress_bars(enabled: bool) -> Callable[[int, str], Callable[[int], None]]:
@@ -64,15 +70,16 @@ def _progress_bars(enabled: bool) -> Callable[[int, str], Callable[[int], None]]
     return factory
 
 
-def _llm(model: str) -> LLM:
-    """A litellm client for `model`; `local/...` models run in this process."""
-    from engine.adapters.llm.litellm_chat import LiteLLMChat  # noqa: PLC0415 - litellm takes seconds
+def _llm_factory(settings: "Settings") -> Callable[[str], LLM]:
+    """Model string -> a client from the composition root, with the settings' threads, context
+    size and API base; `local/...` models run in this process."""
 
-    if model.startswith("local/"):
-        from engine.adapters.llm.local_provider import register_local_provider  # noqa: PLC0415
+    def build(model: str) -> LLM:
+        from engine.compose import build_llm  # noqa: PLC0415 - litellm takes seconds
 
-        register_local_provider()
-    return LiteLLMChat(model)
+        return build_llm(settings.model_copy(update={"model": model}))
+
+    return build
 
 
 def _overrides(pairs: list[str]) -> dict[str, Any]:
@@ -96,7 +103,7 @@ def _list(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command take
 
 
 def _run(args: argparse.Namespace) -> int:
-    from engine.adapters.tracking import TrackingStore  # noqa: PLC0415
+    from engine.compose import build_tracking_store  # noqa: PLC0415
     from experiments.experiment import ExperimentContext  # noqa: PLC0415
     from experiments.registry import get_experiment, resolve_params  # noqa: PLC0415
     from experiments.runner import run_experiment  # noqa: PLC0415
@@ -104,13 +111,15 @@ def _run(args: argparse.Namespace) -> int:
     try:
         experiment = get_experiment(args.name)
         params = resolve_params(experiment, _overrides(args.set), quick=args.quick)
-        home, uri = _tracking(args)
-        store = TrackingStore(uri, home / "mlartifacts")
+        settings, uri = _tracking(args)
+        store = build_tracking_store(settings, uri=uri)
     except ThinkPathError as error:
         print(f"thinkpath experiments run: error: {error}", file=sys.stderr)
         return 2
     context = ExperimentContext(
-        data_dir=home, progress=_progress_bars(not args.no_progress), llm_factory=_llm
+        data_dir=settings.data_dir,
+        progress=_progress_bars(not args.no_progress),
+        llm_factory=_llm_factory(settings),
     )
     try:
         outcome = run_experiment(experiment, params, store, context, quick=args.quick)
@@ -149,7 +158,8 @@ def mlflow_ui_command(tracking_uri: str, artifact_root: Path, port: int) -> list
 
 
 def _ui(args: argparse.Namespace) -> int:
-    home, uri = _tracking(args)
+    settings, uri = _tracking(args)
+    home = settings.data_dir
     if not 0 < args.port < 65536:
         print(f"thinkpath experiments ui: error: bad port {args.port}", file=sys.stderr)
         return 2
@@ -164,7 +174,7 @@ def _ui(args: argparse.Namespace) -> int:
     (home / "mlartifacts").mkdir(parents=True, exist_ok=True)
     base = f"http://127.0.0.1:{args.port}"
     print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it)")
-    for name, experiment_id in _experiments(uri, home):
+    for name, experiment_id in _experiments(settings, uri):
         print(f"  {name}: {runs_link(base, experiment_id)}")
     server = subprocess.Popen(command, env=environment)  # our own argv, no shell
     # A SIGTERM to this process must stop the server too, not leave it orphaned.
@@ -180,12 +190,12 @@ def _ui(args: argparse.Namespace) -> int:
             server.wait(timeout=30)
 
 
-def _experiments(uri: str, home: Path) -> list[tuple[str, str]]:
+def _experiments(settings: "Settings", uri: str) -> list[tuple[str, str]]:
     """(name, id) of each experiment in the store, for links that open on their runs."""
-    from engine.adapters.tracking import TrackingStore  # noqa: PLC0415 - MLflow is slow to import
+    from engine.compose import build_tracking_store  # noqa: PLC0415 - MLflow is slow to import
 
     try:
-        store = TrackingStore(uri, home / "mlartifacts")
+        store = build_tracking_store(settings, uri=uri)
     except ThinkPathError as error:
         print(f"thinkpath experiments ui: warning: {error}", file=sys.stderr)
         return []

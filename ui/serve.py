@@ -13,7 +13,6 @@ from the command line, where every user of the machine can read it in `ps`.
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,12 +20,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from engine.domain.ports import LLM
-from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
 from engine.settings import NameList
-
-MAX_SCRIPTED_DELAY_S = 10.0
+from ui.service.limits import MAX_BODY_BYTES
 
 if TYPE_CHECKING:
     from engine.orchestration.facade import Engine
@@ -44,7 +40,7 @@ class ServiceSettings(BaseSettings):
     cors_origins: NameList = Field(default_factory=list)  # comma-separated in the environment
     # Host names the service answers to; empty means loopback names plus a named --host.
     allowed_hosts: NameList = Field(default_factory=list)
-    max_body_bytes: int = Field(default=64 * 1024, ge=1024, le=16 * 1024 * 1024)
+    max_body_bytes: int = Field(default=MAX_BODY_BYTES, ge=1024, le=16 * 1024 * 1024)
 
     @field_validator("cors_origins", "allowed_hosts", mode="before")
     @classmethod
@@ -147,7 +143,6 @@ def build_engine_for(
     `report` hears what is loading next (the background start-up shows it on health).
     """
     from engine import compose  # noqa: PLC0415 - heavy imports only when serving
-    from engine.adapters.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
     from engine.settings import load_settings  # noqa: PLC0415
     from ui.service.security import check_bind  # noqa: PLC0415
 
@@ -155,9 +150,8 @@ def build_engine_for(
     check_bind(service.host, service_token(service), service.allowed_hosts)
     settings = load_settings()
     report("the language model")
-    llm: LLM
     if args.scripted_model:
-        llm = ScriptedLLM(_slowed(canned_script, args.scripted_delay))
+        llm = compose.build_scripted_llm(args.scripted_delay)
     else:
         llm = compose.build_llm(settings)
     report("the search index")
@@ -166,20 +160,6 @@ def build_engine_for(
     tracker = compose.build_tracker(settings) if args.track else None
     engine = compose.build_engine(settings, llm=llm, searcher=searcher, tracker=tracker)
     return engine, service
-
-
-def _slowed(script: Callable[[LLMRequest], str], delay: float) -> Callable[[LLMRequest], str]:
-    """The script, taking `delay` seconds a call: a stand-in as slow as a small local model."""
-    if not 0.0 <= delay <= MAX_SCRIPTED_DELAY_S:
-        raise ConfigError(f"--scripted-delay must be 0 to {MAX_SCRIPTED_DELAY_S:g} s, got {delay}")
-    if delay == 0.0:
-        return script
-
-    def slow(request: LLMRequest) -> str:
-        time.sleep(delay)
-        return script(request)
-
-    return slow
 
 
 def build_app(

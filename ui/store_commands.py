@@ -8,23 +8,20 @@
     thinkpath store import  FILE.jsonl         into this store, all or nothing (idempotent)
 
 The store is `--url` if given, else $THINKPATH_STORE_URL, else the SQLite file under
-$THINKPATH_HOME (default ~/.thinkpath). SQLAlchemy loads only when a store command runs, so
-the rest of the CLI starts as fast as before.
+$THINKPATH_HOME (default ~/.thinkpath): the settings say which, and the composition root
+(`engine.compose.build_sql_store`) opens it. SQLAlchemy loads only when a store command runs,
+so the rest of the CLI starts as fast as before.
 """
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.adapters.store.location import default_store_url
 from engine.errors import StoreError
 
 if TYPE_CHECKING:
     from engine.adapters.store.sql import SqlStore
-
-DEFAULT_HOME = Path("~/.thinkpath")
 
 
 def register(subparsers: Any) -> None:
@@ -45,20 +42,13 @@ def register(subparsers: Any) -> None:
     load.set_defaults(run=_import)
 
 
-def store_url(args: argparse.Namespace) -> str:
-    """The store this command works on: --url, $THINKPATH_STORE_URL or the data directory's."""
-    if args.url:
-        return str(args.url)
-    if os.environ.get("THINKPATH_STORE_URL"):
-        return os.environ["THINKPATH_STORE_URL"]
-    home = os.environ.get("THINKPATH_HOME") or str(DEFAULT_HOME)
-    return default_store_url(Path(home).expanduser())
-
-
 def _open(args: argparse.Namespace, *, create: bool = False) -> "SqlStore":
-    from engine.adapters.store.sql import SqlStore  # noqa: PLC0415 - SQLAlchemy only when a command runs
+    """The store this command works on: --url, else the settings' (see the module docstring)."""
+    from engine.compose import build_sql_store  # noqa: PLC0415 - SQLAlchemy only when a command runs
+    from engine.settings import load_settings  # noqa: PLC0415
 
-    return SqlStore(store_url(args), create=create)
+    settings = load_settings(store_url=args.url) if args.url else load_settings()
+    return build_sql_store(settings, create=create)
 
 
 def _stats(args: argparse.Namespace) -> int:

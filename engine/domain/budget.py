@@ -1,8 +1,9 @@
 """Per-decision LLM cost and budget: the one place where calls, tokens, seconds and money add up.
 
-`MeteredLLM` wraps any LLM (it implements the same port). Each decision gets a fresh wrapper;
-its `cost` goes into the decision, and its `Budget` refuses, before the model is called, a call
-that would go past the decision's allowance of calls, tokens or seconds.
+`MeteredLLM` wraps any LLM (it implements the same port). Each stage of a decision gets a fresh
+wrapper, told what the decision `spent` before it; its `cost` (this stage's own) goes into the
+stage's report, and its `Budget` refuses, before the model is called, a call that would take the
+decision past its allowance of calls, tokens or seconds.
 
 >>> from engine.adapters.llm.scripted import ScriptedLLM
 >>> from engine.domain.records import ChatMessage, LLMRequest
@@ -70,10 +71,20 @@ def estimate_prompt_tokens(request: LLMRequest) -> int:
 class MeteredLLM:
     """Implements the LLM port around `inner`, counting its cost and enforcing a `Budget`.
 
-    A call is admitted only if the calls, tokens and seconds left allow it: its `max_tokens` is
-    cut to the tokens left after the estimated prompt, and its `timeout_s` to the seconds left.
-    A refused call raises `BudgetExceededError` and changes nothing. Thread-safe: concurrent
-    calls reserve their share before they run.
+    A call is admitted only if the calls, tokens and seconds left allow it, counting what the
+    decision `spent` before this wrapper: its `max_tokens` is cut to the tokens left after the
+    estimated prompt, and its `timeout_s` to the seconds left. A refused call raises
+    `BudgetExceededError` and changes nothing. Thread-safe: concurrent calls reserve their
+    share before they run.
+
+    >>> from engine.adapters.llm.scripted import ScriptedLLM
+    >>> from engine.domain.records import ChatMessage, LLMRequest
+    >>> model = ScriptedLLM(lambda request: "no")
+    >>> later = MeteredLLM(model, Budget(max_calls=2), spent=Cost(calls=2))
+    >>> later.complete(LLMRequest(messages=(ChatMessage("user", "more?"),)))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.errors.BudgetExceededError: LLM call budget spent: 2 of 2 calls used; ...
     """
 
     def __init__(
@@ -81,6 +92,7 @@ class MeteredLLM:
         inner: LLM,
         budget: Budget | None = None,
         *,
+        spent: Cost | None = None,
         clock: Callable[[], float] = time.perf_counter,
         estimate_prompt: Callable[[LLMRequest], int] = estimate_prompt_tokens,
     ) -> None:
@@ -89,13 +101,14 @@ class MeteredLLM:
         self._clock = clock
         self._estimate_prompt = estimate_prompt
         self._lock = threading.Lock()
+        self._spent = spent or Cost()  # by the decision before this wrapper: counts, not ours
         self._cost = Cost()
         self._reserved_calls = 0
         self._reserved_tokens = 0
 
     @property
     def cost(self) -> Cost:
-        """What was spent so far (a snapshot)."""
+        """What this wrapper's calls spent so far (a snapshot; without `spent`)."""
         with self._lock:
             return self._cost
 
@@ -124,7 +137,7 @@ class MeteredLLM:
         return response
 
     def _admit(self, request: LLMRequest) -> tuple[LLMRequest, int]:
-        budget, spent = self.budget, self._cost
+        budget, spent = self.budget, self._spent + self._cost
         where = f"refused a {request.purpose!r} call"
         if budget.max_calls is not None:
             used = spent.calls + self._reserved_calls

@@ -1,6 +1,8 @@
 """The engine's tunables as plain values; `engine.settings` fills them from the environment."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from engine.domain.budget import Budget
 
@@ -43,7 +45,9 @@ class EngineConfig:
     max_templates: int = 64
     min_rating_to_explore: int = 2  # cold arms rated below this are not explored on the LLM's word
     detour: DetourRules = field(default_factory=DetourRules)
-    source_weights: dict[str, float] = field(
+    # Read-only, and a copy of what was passed: the config is shared by the facade, the arm
+    # book and the pipeline, so no holder (nor the caller) can change another's weights.
+    source_weights: Mapping[str, float] = field(
         default_factory=lambda: {"checker": 1.0, "user": 1.0, "referee": 0.5, "tool": 1.0}
     )
     seed: int | None = None  # for the engine's own tie-breaking randomness
@@ -58,6 +62,9 @@ class EngineConfig:
     # Learn per query family whether to build the seed (`engine.stages.seed_gate`); False
     # builds it for every decision.
     seed_gate: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "source_weights", MappingProxyType(dict(self.source_weights)))
 
     def weight_for(self, source: str) -> float:
         """The default weight of an outcome source (1.0 for a source not listed)."""

@@ -1,91 +1,125 @@
-"""Collects a decision's trace: one classified step per stage, with its timing and any fault."""
+"""A decision's trace as values: each stage returns what it did, and one owner adds it up.
+
+A stage's work is a `Report`: its classified `TraceStep`, what its model calls cost, and why it
+degrades the decision, if it does. A stage that runs several steps is a generator of reports
+(`Steps`) whose return value is its result, so that each step reaches whoever drives it (the
+pipeline, which tells the listener) the moment it finishes, and no recorder is shared between
+stages. `Trace` is the immutable sum the pipeline builds from them.
+
+>>> report = fault("answer", TimeoutError("slow"), start())
+>>> trace = Trace().plus(report)
+>>> trace.steps[0].reason, trace.degraded_reasons
+('fault', ('answer: TimeoutError: slow',))
+"""
 
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from engine.domain.models import Reason, TraceStep
-from engine.domain.ports import DecisionListener
+from engine.domain.records import Cost
 from engine.errors import BudgetExceededError, LLMError
+
+__all__ = ["LLM_FAULTS", "Report", "Steps", "Trace", "budget_stop", "fault", "report", "start"]
+
+T = TypeVar("T")
 
 # What an LLM stage catches: the model failed, or the decision cannot afford the call. Anything
 # else is a bug and is allowed to surface.
 LLM_FAULTS = (LLMError, BudgetExceededError)
 
 
-class TraceRecorder:
-    """Appends `TraceStep`s and remembers why the decision is degraded, if it is.
+@dataclass(frozen=True)
+class Report:
+    """What one stage did: its trace step, what its model calls cost, and why it degrades the
+    decision (None: it does not)."""
 
-    >>> trace = TraceRecorder()
-    >>> trace.fault("answer", TimeoutError("slow"), trace.start())
-    >>> trace.steps[0].reason, trace.degraded_reasons
-    ('fault', ['answer: TimeoutError: slow'])
-    """
+    step: TraceStep
+    cost: Cost = field(default_factory=Cost)
+    degraded: str | None = None
 
-    def __init__(
-        self,
-        listener: DecisionListener | None = None,
-        calls_so_far: Callable[[], int] = lambda: 0,
-    ) -> None:
-        self.steps: list[TraceStep] = []
-        self.degraded_reasons: list[str] = []
-        self._listener = listener
-        # The decision's LLM calls so far (its meter's count): each step records how many calls
-        # were made between its `start()` and its `add()`.
-        self._calls_so_far = calls_so_far
-        self._calls_at: dict[float, int] = {}
 
-    def start(self) -> float:
-        """The moment a stage starts: pass it to `add` (or `fault`) when the stage ends."""
-        started = time.perf_counter()
-        self._calls_at[started] = self._calls_so_far()
-        return started
+# A stage that yields each step's report as it finishes and returns its result.
+Steps = Generator[Report, None, T]
 
-    def add(
-        self,
-        stage: str,
-        reason: Reason,
-        started: float,
-        *,
-        inputs: dict[str, Any] | None = None,
-        outputs: dict[str, Any] | None = None,
-        error: str | None = None,
-    ) -> None:
-        calls_now = self._calls_so_far()
-        step = TraceStep(
-            stage=stage,
-            reason=reason,
-            inputs=inputs or {},
-            outputs=outputs or {},
-            error=error,
-            seconds=round(time.perf_counter() - started, 6),
-            calls=calls_now - self._calls_at.pop(started, calls_now),
+
+@dataclass(frozen=True)
+class Trace:
+    """The sum of a decision's reports so far: its steps, why it is degraded, what it cost."""
+
+    steps: tuple[TraceStep, ...] = ()
+    degraded_reasons: tuple[str, ...] = ()
+    cost: Cost = field(default_factory=Cost)
+
+    def plus(self, report: Report) -> "Trace":
+        """This trace with `report` added at the end."""
+        degraded = () if report.degraded is None else (report.degraded,)
+        return Trace(
+            (*self.steps, report.step),
+            (*self.degraded_reasons, *degraded),
+            self.cost + report.cost,
         )
-        self.steps.append(step)
-        if self._listener is not None:
-            self._listener.on_stage(step)
 
-    def fault(
-        self,
-        stage: str,
-        error: Exception,
-        started: float,
-        *,
-        inputs: dict[str, Any] | None = None,
-        outputs: dict[str, Any] | None = None,
-        degrades: bool = True,
-    ) -> None:
-        """Record a failed stage: a budget stop or a fault, classified by the exception."""
-        reason: Reason = "budget_stop" if isinstance(error, BudgetExceededError) else "fault"
-        message = f"{type(error).__name__}: {error}"
-        raw_text = getattr(error, "raw_text", None)  # what a malformed reply actually said
-        if isinstance(raw_text, str):
-            outputs = {**(outputs or {}), "raw_text": raw_text[:500]}
-        self.add(stage, reason, started, inputs=inputs, outputs=outputs, error=message)
-        if degrades:
-            self.degraded_reasons.append(f"{stage}: {message}")
 
-    def budget_stop(self, stage: str, started: float, why: str) -> None:
-        """Record a stage skipped because the decision cannot afford it."""
-        self.add(stage, "budget_stop", started, error=why)
-        self.degraded_reasons.append(f"{stage}: {why}")
+def start() -> float:
+    """The moment a stage starts: pass it to `report` (or `fault`) when the stage ends."""
+    return time.perf_counter()
+
+
+def report(
+    stage: str,
+    reason: Reason,
+    started: float,
+    *,
+    cost: Cost | None = None,
+    inputs: dict[str, Any] | None = None,
+    outputs: dict[str, Any] | None = None,
+    error: str | None = None,
+    degraded: str | None = None,
+) -> Report:
+    """The report of a stage that started at `started` and ends now, having spent `cost`."""
+    cost = cost or Cost()
+    step = TraceStep(
+        stage=stage,
+        reason=reason,
+        inputs=inputs or {},
+        outputs=outputs or {},
+        error=error,
+        seconds=round(time.perf_counter() - started, 6),
+        calls=cost.calls,
+    )
+    return Report(step, cost, degraded)
+
+
+def fault(
+    stage: str,
+    error: Exception,
+    started: float,
+    *,
+    cost: Cost | None = None,
+    inputs: dict[str, Any] | None = None,
+    outputs: dict[str, Any] | None = None,
+    degrades: bool = True,
+) -> Report:
+    """The report of a failed stage: a budget stop or a fault, classified by the exception."""
+    reason: Reason = "budget_stop" if isinstance(error, BudgetExceededError) else "fault"
+    message = f"{type(error).__name__}: {error}"
+    raw_text = getattr(error, "raw_text", None)  # what a malformed reply actually said
+    if isinstance(raw_text, str):
+        outputs = {**(outputs or {}), "raw_text": raw_text[:500]}
+    return report(
+        stage,
+        reason,
+        started,
+        cost=cost,
+        inputs=inputs,
+        outputs=outputs,
+        error=message,
+        degraded=f"{stage}: {message}" if degrades else None,
+    )
+
+
+def budget_stop(stage: str, started: float, why: str) -> Report:
+    """The report of a stage skipped because the decision cannot afford it."""
+    return report(stage, "budget_stop", started, error=why, degraded=f"{stage}: {why}")

@@ -12,7 +12,8 @@ import numpy as np
 from engine.domain.config import EngineConfig
 from engine.domain.models import Candidate
 from engine.domain.ports import ToolBox
-from engine.domain.records import NO_TOOL, PathDefinition
+from engine.domain.records import NO_TOOL, Cost, PathDefinition
+from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import detour, rating, selection, tools
@@ -41,48 +42,49 @@ class Chooser:
 
     def choose(
         self, run: RunState, *, referee_calls: int, force_path: str | None = None
-    ) -> Choices:
+    ) -> Steps[Choices]:
         """Rate if cold, detour if triggered, then pick a path and a tool.
 
         A forced path (the caller named it) is taken with propensity 1: no detour is tried, and
         the rating call runs only when the tool policy explores.
         """
-        view = self._book.view(run.context)
+        view = self._book.view(list(run.context))
         scores: dict[str, int] = {}
         suggestion = None
         explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
         if explores:
-            found = self._rate(run, view, later_calls=2 + referee_calls)
+            found, rating_cost = yield from self._rate(run, view, later_calls=2 + referee_calls)
+            run = run.after(rating_cost)  # the detour's budget counts the rating call
             if found is not None:
                 scores, suggestion = found.scores, found
         else:
             why = "the policies chose warm arms: nothing to explore"
             if force_path is not None:
                 why = "the path is forced and the tool policy chose a warm tool"
-            run.trace.add("rating", "skipped", run.trace.start(), outputs={"why": why})
+            yield report("rating", "skipped", start(), outputs={"why": why})
         if force_path is None:
-            trigger = self._detour_trigger(run, view)
+            trigger = yield from self._detour_trigger(view)
         else:
             trigger = None
             why = f"the caller forced the path {force_path!r}"
-            run.trace.add("detour", "skipped", run.trace.start(), outputs={"why": why})
+            yield report("detour", "skipped", start(), outputs={"why": why})
         fresh = []
         if trigger:
-            fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls)
+            fresh = yield from self._detour(run, view, trigger, later_calls=1 + referee_calls)
         if fresh:
             self._book.add_detours(fresh, trigger or "")
         if force_path is None:
-            path_pick = self._pick_path(run, view, scores, fresh)
+            path_pick = yield from self._pick_path(view, scores, fresh)
         else:
             path_pick = selection.Pick(force_path, 1.0, "forced")
-            run.trace.add(
+            yield report(
                 "selection",
                 "forced",
-                run.trace.start(),
+                start(),
                 inputs={"policy_draw": view.path_draw.arm},
                 outputs={"arm": force_path, "propensity": 1.0},
             )
-        tool_pick = self._pick_tool(run, view, suggestion)
+        tool_pick = yield from self._pick_tool(run.query, view, suggestion)
         min_rating = self._config.min_rating_to_explore
         listed = [
             Candidate(
@@ -104,10 +106,10 @@ class Chooser:
         explored = explores or trigger is not None
         return Choices(listed, path_pick, chosen, tool_pick, argument, explored)
 
-    def _detour_trigger(self, run: RunState, view: PolicyView) -> str | None:
+    def _detour_trigger(self, view: PolicyView) -> Steps[str | None]:
         """The detour's trigger, or None with the reason it did not fire traced."""
         rules = self._config.detour
-        started = run.trace.start()
+        started = start()
         if view.cold_detours:
             why = f"detour arms still on trial: {', '.join(view.cold_detours)}"
         elif len(view.live_detours) >= rules.max_live_detours:
@@ -119,20 +121,22 @@ class Chooser:
             if trigger is not None:
                 return trigger
             why = "paths are neither failing repeatedly nor all unconvincing"
-        run.trace.add("detour", "skipped", started, outputs={"why": why})
+        yield report("detour", "skipped", started, outputs={"why": why})
         return None
 
-    def _rate(self, run: RunState, view: PolicyView, later_calls: int) -> rating.Rating | None:
-        started = run.trace.start()
+    def _rate(
+        self, run: RunState, view: PolicyView, later_calls: int
+    ) -> Steps[tuple[rating.Rating | None, Cost]]:
+        started = start()
         inputs = {"cold_paths": list(view.cold_paths), "cold_tools": list(view.cold_tools)}
         tools_described = {NO_TOOL: "answer without a tool"}
         if self._toolbox is not None:
             tools_described.update(self._toolbox.describe())
-        found = run_stage(
+        attempt = yield from run_stage(
             run,
             "rating",
-            lambda: rating.rate_paths(
-                run.meter,
+            lambda llm: rating.rate_paths(
+                llm,
                 run.query,
                 list(view.live),
                 tools_described,
@@ -143,29 +147,31 @@ class Chooser:
             optional="no call left for rating besides the answer",
             inputs=inputs,
         )
+        found = attempt.value
         if found is None:
-            return None
-        run.trace.add(
+            return None, attempt.cost
+        yield report(
             "rating",
             "done",
             started,
+            cost=attempt.cost,
             inputs=inputs,
             outputs={
                 "scores": found.scores,
                 "tool": found.tool,
             },
         )
-        return found
+        return found, attempt.cost
 
     def _detour(
         self, run: RunState, view: PolicyView, trigger: str, later_calls: int
-    ) -> list[PathDefinition]:
-        started = run.trace.start()
-        fresh = run_stage(
+    ) -> Steps[list[PathDefinition]]:
+        started = start()
+        attempt = yield from run_stage(
             run,
             "detour",
-            lambda: detour.generate_paths(
-                run.meter,
+            lambda llm: detour.generate_paths(
+                llm,
                 run.query,
                 list(view.live),
                 self._config.detour,
@@ -177,12 +183,14 @@ class Chooser:
             optional=f"triggered ({trigger}) but no call left",
             inputs={"trigger": trigger},
         )
+        fresh = attempt.value
         if fresh is None:
             return []
-        run.trace.add(
+        yield report(
             "detour",
             "detour_trigger",
             started,
+            cost=attempt.cost,
             inputs={"trigger": trigger},
             outputs={"new_arms": [p.arm_id for p in fresh]},
         )
@@ -190,12 +198,11 @@ class Chooser:
 
     def _pick_path(
         self,
-        run: RunState,
         view: PolicyView,
         scores: Mapping[str, int],
         fresh: list[PathDefinition],
-    ) -> selection.Pick:
-        started = run.trace.start()
+    ) -> Steps[selection.Pick]:
+        started = start()
         pick = None
         if fresh:  # the model's fresh paths lead, as any cold arm's pick does
             arm = fresh[int(self._rng.integers(len(fresh)))].arm_id
@@ -210,7 +217,7 @@ class Chooser:
             )
         if pick is None:
             pick = view.path_draw
-        run.trace.add(
+        yield report(
             "selection",
             pick.reason,
             started,
@@ -224,19 +231,19 @@ class Chooser:
         return pick
 
     def _pick_tool(
-        self, run: RunState, view: PolicyView, suggestion: rating.Rating | None
-    ) -> selection.Pick:
-        started = run.trace.start()
+        self, query: str, view: PolicyView, suggestion: rating.Rating | None
+    ) -> Steps[selection.Pick]:
+        started = start()
         explores = view.tool_draw.arm in view.cold_tools
         # Exploring: the kind of query names its tool first (`tools.prior_tool`), then the model.
-        prior = tools.prior_tool(run.query, view.cold_tools) if explores else None
+        prior = tools.prior_tool(query, view.cold_tools) if explores else None
         if prior is not None:
             pick = selection.Pick(prior, view.cold_tool_mass, "cold_start")
         elif explores and suggestion is not None and suggestion.tool in view.cold_tools:
             pick = selection.Pick(suggestion.tool, view.cold_tool_mass, "cold_start")
         else:
             pick = view.tool_draw
-        run.trace.add(
+        yield report(
             "tool_selection",
             pick.reason,
             started,

@@ -10,6 +10,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -63,11 +64,16 @@ class Learner:
         retirement_rule: RetirementRule | None = None,
         recent_window: int = 8,
     ) -> None:
-        self.policies = dict(policies)
+        # The learner is the one writer of its state; the arm book and the checkpoints read it
+        # through these read-only views, which no reader can change.
+        self._policies = dict(policies)
+        self._tallies: dict[tuple[str, str], ArmTally] = {}
+        self._retired: dict[tuple[str, str], str] = {}
+        self.policies: Mapping[str, PolicyLike] = MappingProxyType(self._policies)
+        self.tallies: Mapping[tuple[str, str], ArmTally] = MappingProxyType(self._tallies)
+        self.retired: Mapping[tuple[str, str], str] = MappingProxyType(self._retired)
         self.context_dim = context_dim
         self.last_seq = 0
-        self.tallies: dict[tuple[str, str], ArmTally] = {}
-        self.retired: dict[tuple[str, str], str] = {}
         # Without a rule nothing is ever retired (templates are never retired).
         self._retirable = retirable or (lambda _role, _arm: False)
         self._retirement_rule = retirement_rule or (lambda _role, _arm, _tally: None)
@@ -123,7 +129,7 @@ class Learner:
                     arm, outcome.reward, context=context, weight=outcome.weight
                 )
             tally = self.tallies.get((role, arm), ArmTally())
-            self.tallies[(role, arm)] = tally.plus(outcome.reward, outcome.weight)
+            self._tallies[(role, arm)] = tally.plus(outcome.reward, outcome.weight)
             taught.append(role)
         if "path" in taught:
             key = _context_key(outcome.context)
@@ -144,8 +150,7 @@ class Learner:
         return retired
 
     def state(self) -> dict[str, Any]:
-        """Everything learned as of `last_seq`, JSON-safe (`engine.orchestration.checkpoints`
-        stores it)."""
+        """Everything learned as of `last_seq`, JSON-safe: `orchestration.checkpoints` stores it."""
         return {
             "last_seq": self.last_seq,
             "policies": {role: policy.to_dict() for role, policy in self.policies.items()},
@@ -171,8 +176,14 @@ class Learner:
             )
             for key, window in state["recent"]
         }
-        self.policies, self.last_seq = dict(policies), last_seq
-        self.tallies, self.retired, self._recent = tallies, retired, recent
+        # In place, so that the read-only views stay views of the live state.
+        self._policies.clear()
+        self._policies.update(policies)
+        self._tallies.clear()
+        self._tallies.update(tallies)
+        self._retired.clear()
+        self._retired.update(retired)
+        self.last_seq, self._recent = last_seq, recent
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""
@@ -183,7 +194,7 @@ class Learner:
         """Remove an arm from its policy for good; its tally stays for the record."""
         if arm in self.policies[role].arms:
             self.policies[role].remove_arm(arm)
-        self.retired[(role, arm)] = reason
+        self._retired[(role, arm)] = reason
 
 
 def _context_key(context: Sequence[float] | None) -> tuple[float, ...]:

@@ -8,23 +8,29 @@ Economy: a warm decision spends at most 3 calls (seed, answer, referee) because 
 retry only in a decision that is already off the warm path, and then only while the decision
 stays within 6 calls (see `engine.orchestration.run_state`). Optional stages are skipped with a
 "budget_stop" when the call budget could no longer pay for the answer. Every LLM or retrieval
-fault is caught at its stage, recorded, and the decision goes on degraded.
+fault is caught at its stage, reported, and the decision goes on degraded.
+
+Each stage yields a report of each step as it finishes (`engine.domain.trace`); `Pipeline.run`
+alone adds them up into the decision's trace and cost, and gives each stage a `RunState` value
+that counts what the stages before it spent, so the budget still refuses an overrunning call
+before the model is called.
 """
 
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeVar, cast
 
 import numpy as np
 
-from engine.domain.budget import Budget, MeteredLLM
+from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
-from engine.domain.trace import TraceRecorder
+from engine.domain.trace import Steps, Trace, report, start
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Chooser
 from engine.orchestration.run_state import RunState, run_stage
@@ -34,6 +40,8 @@ from engine.stages import answer, tools
 from engine.stages.seed_gate import SeedGate
 
 __all__ = ["Checker", "Draft", "Pipeline"]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -85,30 +93,44 @@ class Pipeline:
         With a listener, the answer streams to its `on_token`. `chat` adds a chat client's
         context to the answer prompt; `force_path` is a live path arm the caller names.
         """
-        meter = MeteredLLM(self._llm, budget or self._config.budget)  # one meter per decision
         features = np.asarray(self._featurizer(query), dtype=float)
-        trace = TraceRecorder(listener, calls_so_far=lambda: meter.cost.calls)
-        run = RunState(query, meter, trace, [float(x) for x in features])
-        family = self._family_of(query) if self._family_of else "all"
-        seed_model = self._seed(run, family)
-        choices = self._chooser.choose(
-            run, referee_calls=1 if checker is None else 0, force_path=force_path
+        first = RunState(
+            query,
+            tuple(float(x) for x in features),
+            self._llm,
+            budget or self._config.budget,
         )
-        tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
-        answer_text = self._answer(
-            run,
-            choices.path_definition,
-            brief=seed_model.brief,
-            tool_run=tool_run,
-            listener=listener,
-            chat=chat,
+        assembly = _Assembly(first, listener)
+        family = self._family_of(query) if self._family_of else "all"
+        seed_model = assembly.take(lambda run: self._seed(run, family))
+        referee_calls = 1 if checker is None else 0
+        choices = assembly.take(
+            lambda run: self._chooser.choose(
+                run, referee_calls=referee_calls, force_path=force_path
+            )
+        )
+        tool_run = assembly.take(
+            lambda _run: self._run_tool(query, choices.tool.arm, choices.tool_argument)
+        )
+        answer_text = assembly.take(
+            lambda run: self._answer(
+                run,
+                choices.path_definition,
+                brief=seed_model.brief,
+                tool_run=tool_run,
+                listener=listener,
+                chat=chat,
+            )
         )
         outcomes: list[Score] = []
         if tool_run is not None and not tool_run.ok:
             outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
         if answer_text is not None:
-            scored = self._scorer.score(
-                run, answer_text, checker, family=family, warm=not choices.explored
+            text = answer_text  # a str: mypy keeps no narrowing inside a lambda
+            scored = assembly.take(
+                lambda run: self._scorer.score(
+                    run, text, checker, family=family, warm=not choices.explored
+                )
             )
             outcomes.extend(scored)
             for score in scored:  # the seed gate learns from the answer's own score
@@ -127,7 +149,7 @@ class Pipeline:
             created_at=datetime.now(UTC),
             query=query,
             family=family if self._family_of else None,
-            context=run.context,
+            context=list(first.context),
             seed=seed_model,
             candidates=choices.candidates,
             path=Choice(
@@ -144,24 +166,24 @@ class Pipeline:
             ),
             tool_run=tool_run,
             answer=answer_text,
-            trace=run.trace.steps,
-            cost=meter.cost,
-            degraded=bool(run.trace.degraded_reasons),
-            degraded_reasons=run.trace.degraded_reasons,
+            trace=list(assembly.trace.steps),
+            cost=assembly.trace.cost,
+            degraded=bool(assembly.trace.degraded_reasons),
+            degraded_reasons=list(assembly.trace.degraded_reasons),
         )
         return Draft(decision, outcomes)
 
-    def _seed(self, run: RunState, family: str) -> Seed:
+    def _seed(self, run: RunState, family: str) -> Steps[Seed]:
         """The seed, when the seed gate (learnt per family, `stages.seed_gate`) wants one."""
         if not self._config.seed_gate:
-            return self._seeder.build(run)
+            return (yield from self._seeder.build(run))
         choice = self._seed_gate.choose(family)
         if choice.use:
-            return self._seeder.build(run)
-        run.trace.add(
+            return (yield from self._seeder.build(run))
+        yield report(
             "seed",
             "skipped",
-            run.trace.start(),
+            start(),
             outputs={
                 "why": f"the seed gate chose no seed for {family!r} queries",
                 "p_seed": choice.probability,
@@ -170,15 +192,15 @@ class Pipeline:
         )
         return Seed()
 
-    def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
+    def _run_tool(self, query: str, tool: str, argument: str | None) -> Steps[ToolRun | None]:
         if tool == NO_TOOL or self._toolbox is None:
             return None
-        started = run.trace.start()
-        argument = argument or tools.default_argument(tool, run.query)
+        started = start()
+        argument = argument or tools.default_argument(tool, query)
         result = tools.run_tool(self._toolbox, tool, argument, self._config.tool_timeout_s)
         if result is None:
             return None
-        run.trace.add(
+        yield report(
             "tool",
             "done" if result.ok else "fault",
             started,
@@ -197,18 +219,18 @@ class Pipeline:
         tool_run: ToolRun | None,
         listener: DecisionListener | None,
         chat: ChatOptions | None,
-    ) -> str | None:
+    ) -> Steps[str | None]:
         arm = path.arm_id
-        started = run.trace.start()
+        started = start()
         inputs: dict[str, object] = {"path": arm}
         if chat is not None:  # what the prompt carried besides the query, for the record
             inputs["chat_turns"] = len(chat.history)
             inputs["instructions"] = chat.instructions is not None
-        text = run_stage(
+        attempt = yield from run_stage(
             run,
             "answer",
-            lambda: answer.write_answer(
-                run.meter,
+            lambda llm: answer.write_answer(
+                llm,
                 path,
                 run.query,
                 brief,
@@ -221,7 +243,38 @@ class Pipeline:
             started=started,
             inputs=inputs,
         )
+        text = attempt.value
         if text is None:
             return None
-        run.trace.add("answer", "done", started, inputs=inputs, outputs={"answer": text})
+        yield report(
+            "answer", "done", started, cost=attempt.cost, inputs=inputs, outputs={"answer": text}
+        )
         return text
+
+
+class _Assembly:
+    """One decision's trace and cost, added up from its stages' reports as they come.
+
+    Owned by one `Pipeline.run` call and never handed to a stage: each stage is given the
+    run state as of its start (a value counting what was spent before it) and yields its
+    reports, which are added here and told to the listener the moment each step finishes.
+    """
+
+    def __init__(self, run: RunState, listener: DecisionListener | None) -> None:
+        self.trace = Trace()
+        self._run = run
+        self._listener = listener
+
+    def take(self, stage: Callable[[RunState], Steps[T]]) -> T:
+        """Run `stage` on the state so far to its end, adding each report it yields as it
+        comes; return the stage's result."""
+        steps = stage(self._run)
+        while True:
+            try:
+                done = next(steps)
+            except StopIteration as finished:
+                return cast("T", finished.value)
+            self.trace = self.trace.plus(done)
+            self._run = self._run.after(done.cost)
+            if self._listener is not None:
+                self._listener.on_stage(done.step)

@@ -1,12 +1,16 @@
-"""What every stage of one decision shares: its query, meter, trace and features, and the
-call-economy rules. Stages never write into it: each returns its result to the pipeline."""
+"""What every stage of one decision is given: its query, features and model, what the decision
+has spent so far, and the call-economy rules. A `RunState` is a value: no stage writes into it,
+each returns its reports, and the pipeline hands the next stage a state that counts them."""
 
+import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
-from engine.domain.budget import MeteredLLM
-from engine.domain.trace import LLM_FAULTS, TraceRecorder
+from engine.domain.budget import Budget, MeteredLLM
+from engine.domain.ports import LLM
+from engine.domain.records import Cost
+from engine.domain.trace import LLM_FAULTS, Steps, budget_stop, fault
 
 T = TypeVar("T")
 
@@ -17,18 +21,29 @@ UNLIMITED = 1_000_000
 
 @dataclass(frozen=True)
 class RunState:
-    """One decision in progress: its query, its meter and trace, and the query's features."""
+    """One decision in progress: its query and features, its model and budget, and what it has
+    spent before the stage it is given to."""
 
     query: str
-    meter: MeteredLLM
-    trace: TraceRecorder
-    context: list[float]
+    context: tuple[float, ...]
+    llm: LLM
+    budget: Budget
+    spent: Cost = field(default_factory=Cost)
+
+    def after(self, cost: Cost) -> "RunState":
+        """This state once a stage has spent `cost` more."""
+        return dataclasses.replace(self, spent=self.spent + cost)
+
+    def meter(self) -> MeteredLLM:
+        """A fresh meter for one stage's calls: it refuses, before the model is called, a call
+        that would take the decision past its budget, and its `cost` is the stage's own."""
+        return MeteredLLM(self.llm, self.budget, spent=self.spent)
 
     @property
     def calls_left(self) -> int:
         """LLM calls the decision's budget still allows (a large number when unlimited)."""
-        limit = self.meter.budget.max_calls
-        return UNLIMITED if limit is None else limit - self.meter.cost.calls
+        limit = self.budget.max_calls
+        return UNLIMITED if limit is None else limit - self.spent.calls
 
     def can_afford_optional(self) -> bool:
         """An optional call (seed, rating, detour) may run only if the answer stays affordable."""
@@ -44,34 +59,45 @@ class RunState:
         """
         if warm:
             return 0
-        ceiling = min(self.meter.budget.max_calls or WORST_CASE_CALLS, WORST_CASE_CALLS)
-        return 1 if self.meter.cost.calls + 2 + later_calls <= ceiling else 0
+        ceiling = min(self.budget.max_calls or WORST_CASE_CALLS, WORST_CASE_CALLS)
+        return 1 if self.spent.calls + 2 + later_calls <= ceiling else 0
+
+
+@dataclass(frozen=True)
+class Attempt(Generic[T]):
+    """What a stage's call gave (None: it did not run or failed) and what its calls cost."""
+
+    value: T | None
+    cost: Cost = field(default_factory=Cost)
 
 
 def run_stage(
     run: RunState,
     stage: str,
-    call: Callable[[], T],
+    call: Callable[[LLM], T],
     *,
     started: float,
     faults: type[Exception] | tuple[type[Exception], ...] = LLM_FAULTS,
     optional: str | None = None,
     inputs: dict[str, Any] | None = None,
     degrades: bool = True,
-) -> T | None:
-    """One stage's work, with the rules every stage shares; None when it did not run or failed.
+) -> Steps[Attempt[T]]:
+    """One stage's work, with the rules every stage shares: `call` is given a fresh meter on the
+    decision's model, and the attempt returns its value (None when it did not run or failed)
+    with what its calls cost.
 
     An `optional` stage (its value: why it stops) runs only while the answer stays affordable,
-    else it is traced as a budget stop. A fault of the stage's kind (`faults`: by default an LLM
+    else it reports a budget stop. A fault of the stage's kind (`faults`: by default an LLM
     fault or a budget the call would overrun; a search, tool or checker stage names its own) is
-    traced as the stage's fault, timed from `started`, and the decision goes on. Success is the
-    caller's to trace: what it outputs is its own.
+    reported as the stage's fault, timed from `started`, and the decision goes on. Success is the
+    caller's to report: what it outputs is its own.
     """
     if optional is not None and not run.can_afford_optional():
-        run.trace.budget_stop(stage, started, optional)
-        return None
+        yield budget_stop(stage, started, optional)
+        return Attempt(None)
+    meter = run.meter()
     try:
-        return call()
+        return Attempt(call(meter), meter.cost)
     except faults as error:
-        run.trace.fault(stage, error, started, inputs=inputs, degrades=degrades)
-        return None
+        yield fault(stage, error, started, cost=meter.cost, inputs=inputs, degrades=degrades)
+        return Attempt(None, meter.cost)

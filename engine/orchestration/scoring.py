@@ -12,6 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.domain.config import EngineConfig
+from engine.domain.trace import Steps, budget_stop, fault, report, start
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import referee
 
@@ -38,25 +39,27 @@ class Scorer:
 
     def score(
         self, run: RunState, text: str, checker: Checker | None, *, family: str, warm: bool
-    ) -> list[Score]:
+    ) -> Steps[list[Score]]:
         """The checker's reward when there is a checker, else the referee's (one call)."""
-        started = run.trace.start()
+        started = start()
         if checker is not None:
-            checked = _check(run, text, checker, started)
+            checked = yield from _check(text, checker, started)
             audit = bool(checked) and self._audit_rng.random() < self._config.referee_audit
             if audit and run.calls_left >= 1:
-                reward = self._judge(run, text, run.trace.start(), warm=warm, audit=True)
+                reward = yield from self._judge(run, text, start(), warm=warm, audit=True)
                 if reward is not None:
                     self._calibration.observe(family, reward, checked[0].reward)
             else:
                 why = "a checker scored the answer"
-                run.trace.add("referee", "skipped", run.trace.start(), outputs={"why": why})
+                yield report("referee", "skipped", start(), outputs={"why": why})
             return checked
         if run.calls_left < 1:
-            run.trace.budget_stop("referee", started, "no call left for the referee")
+            yield budget_stop("referee", started, "no call left for the referee")
             return []
         reliability = self._calibration.reliability(family)
-        reward = self._judge(run, text, started, warm=warm, reliability=reliability.as_trace())
+        reward = yield from self._judge(
+            run, text, started, warm=warm, reliability=reliability.as_trace()
+        )
         return [] if reward is None else [Score("referee", reward, reliability.weight)]
 
     def _judge(
@@ -68,13 +71,13 @@ class Scorer:
         warm: bool,
         audit: bool = False,
         reliability: dict[str, object] | None = None,
-    ) -> float | None:
+    ) -> Steps[float | None]:
         """One referee call; its reward, or None after a traced fault."""
-        verdict = run_stage(
+        attempt = yield from run_stage(
             run,
             "referee",
-            lambda: referee.judge(
-                run.meter,
+            lambda llm: referee.judge(
+                llm,
                 run.query,
                 text,
                 retries=run.retries(0, warm=warm),
@@ -83,6 +86,7 @@ class Scorer:
             started=started,
             degrades=not audit,
         )
+        verdict = attempt.value
         if verdict is None:
             return None
         reward = referee.reward_of(verdict)
@@ -95,11 +99,11 @@ class Scorer:
             outputs["audit"] = "judged beside the checker, to measure the referee"
         if reliability is not None:
             outputs["reliability"] = reliability
-        run.trace.add("referee", "done", started, outputs=outputs)
+        yield report("referee", "done", started, cost=attempt.cost, outputs=outputs)
         return reward
 
 
-def _check(run: RunState, text: str, checker: Checker, started: float) -> list[Score]:
+def _check(text: str, checker: Checker, started: float) -> Steps[list[Score]]:
     def reward_of() -> float:
         reward = float(checker(text))
         if not 0.0 <= reward <= 1.0:  # NaN fails this comparison too
@@ -107,8 +111,10 @@ def _check(run: RunState, text: str, checker: Checker, started: float) -> list[S
         return reward
 
     # A caller's checker may fail in any way: traced as its fault, and the decision goes on.
-    reward = run_stage(run, "checker", reward_of, started=started, faults=Exception)
-    if reward is None:
+    try:
+        reward = reward_of()
+    except Exception as error:  # reported as the checker's fault, never swallowed
+        yield fault("checker", error, started)
         return []
-    run.trace.add("checker", "done", started, outputs={"reward": reward})
+    yield report("checker", "done", started, outputs={"reward": reward})
     return [Score("checker", reward)]

@@ -4,11 +4,14 @@ from engine.domain.config import EngineConfig
 from engine.domain.models import Seed, SeedSource
 from engine.domain.ports import Searcher
 from engine.domain.records import Passage
+from engine.domain.trace import Steps, fault, report, start
 from engine.errors import RetrievalError
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import seed, seed_check
 from retrieval.gather import gather
 from retrieval.query import content_words, keyword_query
+
+Flags = dict[str, list[str]]  # source -> what the sanitiser found in it
 
 
 class Seeder:
@@ -18,23 +21,24 @@ class Seeder:
         self._searcher = searcher
         self._config = config
 
-    def build(self, run: RunState) -> Seed:
+    def build(self, run: RunState) -> Steps[Seed]:
         """Search; a weak result is rebuilt once with a keyword query, then flagged.
 
         A flagged seed keeps its sources for the record but has no brief, and the answer is told
-        there is no background: a weak seed is never used silently.
+        there is no background: a weak seed is never used silently. Searches and checks call no
+        model, so the brief is written with the `run` given (what the decision spent before).
         """
         limit = self._config.passages
-        flags: dict[str, list[str]] = {}  # source -> what the sanitiser found in it
-        passages = self._search(run, run.query, limit, flags)
-        started = run.trace.start()
+        passages, flags = yield from self._search(run.query, limit)
+        started = start()
         verdict = seed_check.check_passages(run.query, passages)
         rebuilt = False
         if not verdict.ok and content_words(run.query):
             rebuilt = True
             # The rebuild digs deeper on the keywords alone: twice the passages to choose from.
             keywords = keyword_query(run.query)
-            passages = self._search(run, keywords, 2 * limit, flags)
+            passages, more_flags = yield from self._search(keywords, 2 * limit)
+            flags = {**flags, **more_flags}
             verdict = seed_check.check_passages(run.query, passages)
         sources = [
             SeedSource(
@@ -48,7 +52,7 @@ class Seeder:
         ]
         check_out = {"ok": verdict.ok, "score": verdict.score, "rebuilt": rebuilt}
         if not verdict.ok:
-            run.trace.add(
+            yield report(
                 "seed_check",
                 "weak_seed",
                 started,
@@ -62,28 +66,20 @@ class Seeder:
                 rebuilt=rebuilt,
                 check_reasons=verdict.reasons,
             )
-        run.trace.add("seed_check", "done", started, outputs=check_out)
-        return self._write_brief(run, verdict, sources, rebuilt)
+        yield report("seed_check", "done", started, outputs=check_out)
+        return (yield from self._write_brief(run, verdict, sources, rebuilt))
 
-    def _search(
-        self, run: RunState, query: str, limit: int, flags: dict[str, list[str]]
-    ) -> list[Passage]:
-        """Gather passages for `query` (several searches merged, sanitised, instruction-like
-        text flagged into `flags`); a failure is a traced fault and no passages."""
-        started = run.trace.start()
-        found = run_stage(
-            run,
-            "search",
-            lambda: gather(self._searcher, query, limit=limit),
-            started=started,
-            faults=RetrievalError,
-            inputs={"query": query},
-        )
-        if found is None:
-            return []
-        for passage in found.passages:
-            flags[passage.source] = list(found.flags.get(passage.source, ()))
-        run.trace.add(
+    def _search(self, query: str, limit: int) -> Steps[tuple[list[Passage], Flags]]:
+        """Passages for `query` (several searches merged, sanitised) and, per source, the
+        instruction-like text the sanitiser flagged; a failure is a traced fault and nothing."""
+        started = start()
+        try:
+            found = gather(self._searcher, query, limit=limit)
+        except RetrievalError as error:
+            yield fault("search", error, started, inputs={"query": query})
+            return [], {}
+        flags = {p.source: list(found.flags.get(p.source, ())) for p in found.passages}
+        yield report(
             "search",
             "done",
             started,
@@ -94,7 +90,7 @@ class Seeder:
                 "failures": list(found.failures),
             },
         )
-        return list(found.passages)
+        return list(found.passages), flags
 
     def _write_brief(
         self,
@@ -102,14 +98,14 @@ class Seeder:
         verdict: seed_check.SeedVerdict,
         sources: list[SeedSource],
         rebuilt: bool,
-    ) -> Seed:
-        started = run.trace.start()
+    ) -> Steps[Seed]:
+        started = start()
         partial = Seed(sources=sources, relevance=verdict.score, rebuilt=rebuilt)
-        brief = run_stage(
+        attempt = yield from run_stage(
             run,
             "seed",
-            lambda: seed.write_brief(
-                run.meter,
+            lambda llm: seed.write_brief(
+                llm,
                 run.query,
                 verdict.relevant,
                 max_tokens=self._config.seed_max_tokens,
@@ -118,6 +114,7 @@ class Seeder:
             started=started,
             optional="no call left for the seed besides the answer",
         )
+        brief, cost = attempt.value, attempt.cost
         if brief is None:
             return partial
         written = brief
@@ -126,7 +123,9 @@ class Seeder:
         problems += seed_check.check_brief(run.query, brief, verdict.relevant)
         outputs = {"brief": brief, "written": written, "dropped": dropped}
         if problems:
-            run.trace.add("seed", "weak_seed", started, outputs=outputs, error="; ".join(problems))
+            yield report(
+                "seed", "weak_seed", started, cost=cost, outputs=outputs, error="; ".join(problems)
+            )
             return partial.model_copy(update={"weak": True, "check_reasons": problems})
-        run.trace.add("seed", "done", started, outputs=outputs)
+        yield report("seed", "done", started, cost=cost, outputs=outputs)
         return partial.model_copy(update={"brief": brief})

@@ -4,6 +4,8 @@ The answer is deliberately not schema-constrained: constraining it erased the st
 on the small embedded model (docs/OFFLINE measurements), so it is left free and checked later.
 """
 
+import re
+
 from engine.domain.models import ToolRun
 from engine.domain.ports import LLM, TextSink
 from engine.domain.records import ChatMessage, ChatOptions, LLMRequest, PathDefinition
@@ -14,6 +16,10 @@ ANSWER_SYSTEM = "You are a careful problem solver. Follow the strategy you are g
 
 # Tools whose output is computed, not found: the prompt may call it exact.
 COMPUTING_TOOLS = frozenset({"calculator", "units", "text", "numbers"})
+
+# What a path's prompt may hold besides text (the template rule, `templates.model`): the two
+# placeholders, and literal braces written double.
+_SLOTS = re.compile(r"\{\{|\}\}|\{query\}|\{seed\}")
 
 
 def answer_messages(
@@ -28,13 +34,10 @@ def answer_messages(
     the instructions, where it distracts least.
     """
     seed_block = fence("seed", brief) if brief else "(no background brief)"
-    prompt = path.prompt
-    # Only these two placeholders are filled (by replace, not str.format), so braces in a
-    # template or in generated detour text can never reach into the program.
-    body = prompt.replace("{query}", query).replace("{seed}", seed_block)
-    if "{query}" not in prompt:
+    body, used = fill_prompt(path.prompt, query=query, seed=seed_block)
+    if "query" not in used:
         body = f"{body}\n\nQuestion: {query}"
-    if "{seed}" not in prompt:
+    if "seed" not in used:
         body = f"{body}\n\nBackground:\n{seed_block}"
     if tool_run is not None and tool_run.ok:
         how = "worked this out exactly" if tool_run.tool in COMPUTING_TOOLS else "found this"
@@ -43,6 +46,27 @@ def answer_messages(
         failure = fence("tool_output", f"the tool failed: {tool_run.error}")
         body = f"{body}\n\nTool {tool_run.tool}({tool_run.argument!r}) said:\n{failure}"
     return (ChatMessage("system", ANSWER_SYSTEM), ChatMessage("user", body))
+
+
+def fill_prompt(prompt: str, *, query: str, seed: str) -> tuple[str, frozenset[str]]:
+    """The prompt with `{query}` and `{seed}` filled and `{{`, `}}` made single, in one pass
+    (not `str.format`), so braces in a template, in generated detour text or in the values
+    can never reach into the program; and the placeholders it filled.
+
+    >>> fill_prompt('JSON: {{"a": 1}} for {query}', query="{seed} {0}", seed="s")
+    ('JSON: {"a": 1} for {seed} {0}', frozenset({'query'}))
+    """
+    used: set[str] = set()
+
+    def put(match: re.Match[str]) -> str:
+        token = match.group()
+        if token in ("{{", "}}"):
+            return token[0]
+        name = token[1:-1]
+        used.add(name)
+        return query if name == "query" else seed
+
+    return _SLOTS.sub(put, prompt), frozenset(used)
 
 
 def with_chat(

@@ -31,6 +31,7 @@ from engine.orchestration.facade import Engine
 from templates import Template
 from ui.service.auth import Access, AuthGate
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS, CorsPolicy, HostGuard
+from ui.service.limits import MAX_BODY_BYTES
 from ui.service.openai_compat import OPENAI_PREFIX, create_openai_app
 from ui.service.schemas import DecideRequest, Health, OutcomeRequest, RetireRequest
 from ui.service.security import BodySizeLimit
@@ -129,7 +130,7 @@ def create_api(
     engine: Engine,
     *,
     token: str | None = None,
-    max_body_bytes: int = 64 * 1024,
+    max_body_bytes: int = MAX_BODY_BYTES,
     cors_origins: Sequence[str] = (),
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
     access: Access | None = None,

@@ -10,13 +10,14 @@ from ui.playground import build_playground
 from ui.service.api import create_api
 from ui.service.auth import Access
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS
+from ui.service.limits import MAX_BODY_BYTES
 
 
 def create_app(
     engine: Engine,
     *,
     token: str | None = None,
-    max_body_bytes: int = 64 * 1024,
+    max_body_bytes: int = MAX_BODY_BYTES,
     cors_origins: Sequence[str] = (),
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
     access: Access | None = None,

@@ -8,11 +8,20 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
-from engine.compose import build_engine, build_policy_factory, build_store, build_toolbox
-from engine.domain.records import LLMRequest, Passage
-from engine.errors import ConfigError
-from engine.settings import load_settings
+from engine.compose import (
+    build_engine,
+    build_policy_factory,
+    build_scripted_llm,
+    build_sql_store,
+    build_store,
+    build_toolbox,
+)
+from engine.domain.config import EngineConfig
+from engine.domain.records import ChatMessage, LLMRequest, Passage
+from engine.errors import ConfigError, StoreError
+from engine.settings import DEFAULT_HOME, load_settings
 from learning import KeyedPolicy
+from learning.base import COLD_PARAMS
 
 
 def test_settings_read_the_environment(monkeypatch, tmp_path: Path) -> None:
@@ -95,3 +104,29 @@ def test_build_engine_wires_templates_features_tools_and_policies(policy: str) -
     assert decision.answer is not None
     assert decision.answer.endswith("Answer: 51")
     assert [(o.source, o.reward) for o in decision.outcomes] == [("referee", 1.0)]
+
+
+def test_each_default_is_read_from_its_one_source(monkeypatch) -> None:
+    for name in ("HOME", "COLD_PULLS", "COLD_WIDTH", "MAX_TEMPLATES", "CHECKPOINT_EVERY"):
+        monkeypatch.delenv(f"THINKPATH_{name}", raising=False)
+    settings, engine = load_settings(), EngineConfig()
+    assert settings.home == DEFAULT_HOME
+    assert settings.cold_pulls == COLD_PARAMS["cold_pulls"].default
+    assert settings.cold_width == COLD_PARAMS["cold_width"].default == 0.25
+    assert settings.max_templates == engine.max_templates
+    assert settings.checkpoint_every == engine.checkpoint_every
+
+
+def test_the_store_commands_store_comes_from_the_settings(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no database to open"):
+        build_sql_store(load_settings(store_url="memory"))
+    with pytest.raises(StoreError, match="no store at"):
+        build_sql_store(load_settings(home=tmp_path / "absent", store_url=""), create=False)
+    assert not (tmp_path / "absent").exists()  # refusing made nothing
+
+
+def test_the_scripted_stand_in_refuses_a_delay_out_of_range() -> None:
+    asked = LLMRequest(messages=(ChatMessage("user", "What is 2 + 3?"),))
+    assert build_scripted_llm(0.0).complete(asked).text.endswith("Answer: 5")
+    with pytest.raises(ConfigError, match="delay must be 0 to 10 s"):
+        build_scripted_llm(11.0)

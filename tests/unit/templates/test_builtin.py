@@ -45,11 +45,3 @@ def test_prompts_are_short_enough_for_a_small_model() -> None:
     for template in load_templates():
         words = len(re.findall(r"\S+", template.prompt))
         assert words <= 80, (template.id, words)
-
-
-def test_rendering_a_builtin_delivers_query_and_seed() -> None:
-    for template in load_templates():
-        text = template.render("How many r's are in 'strawberry'?", seed="SEED-TEXT")
-        assert "How many r's are in 'strawberry'?" in text
-        assert "SEED-TEXT" in text
-        assert "{" not in text.replace("{query}", "")  # no placeholder left unfilled

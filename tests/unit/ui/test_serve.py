@@ -43,7 +43,7 @@ def test_a_scripted_delay_out_of_range_is_a_clear_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["serve", "--scripted-model", "--scripted-delay", "11"]) == 1
-    assert "--scripted-delay must be 0 to 10 s" in capsys.readouterr().err
+    assert "scripted model's delay must be 0 to 10 s, got 11" in capsys.readouterr().err
 
 
 def test_track_logs_live_decisions_to_mlflow(
