@@ -204,7 +204,7 @@ class Pipeline:
         if chat is not None:  # what the prompt carried besides the query, for the record
             inputs["chat_turns"] = len(chat.history)
             inputs["instructions"] = chat.instructions is not None
-        text = run_stage(
+        kept = run_stage(
             run,
             "answer",
             lambda: answer.write_answer(
@@ -221,7 +221,8 @@ class Pipeline:
             started=started,
             inputs=inputs,
         )
-        if text is None:
+        if kept is None:
             return None
-        run.trace.add("answer", "done", started, inputs=inputs, outputs={"answer": text})
-        return text
+        outputs = {"answer": kept.text, **kept.notes()}
+        run.trace.add("answer", "done", started, inputs=inputs, outputs=outputs)
+        return kept.text
