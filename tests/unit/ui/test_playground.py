@@ -112,10 +112,10 @@ def test_the_card_labels_path_tool_seed_and_the_referee(engine: Engine) -> None:
 def test_a_looping_answer_is_folded() -> None:
     looping = "Let me think.\n" + "I am not sure.\n" * 40
     shown = answer_markdown(looping)
-    assert "folded because it repeats itself" in shown
+    assert "the model repeated 'I am not sure' 40 times; folded" in shown
     assert shown.index("<details>") < 200
     assert answer_markdown("Answer: 4") == "Answer: 4"
-    assert "folded because it has 2000 characters" in answer_markdown("x" * 2000)
+    assert "it has 2000 characters; folded" in answer_markdown("x" * 2000)
 
 
 def test_a_local_models_cost_is_free_not_zero_dollars(engine: Engine) -> None:
@@ -134,7 +134,8 @@ def test_the_trace_table_has_a_row_per_stage(engine: Engine) -> None:
     assert "Chose the reasoning path" in stages
     assert len(view.trace) == len(view.raw_trace)
     selection = next(row for row in view.trace if row[0] == "Chose the reasoning path")
-    assert "chance" in selection[2]
+    assert "of the time in this state" in selection[2]
+    assert all("`" not in str(cell) for row in view.trace for cell in row)  # no markup leaks
 
 
 def test_describe_stage_covers_faults_and_every_stage_name() -> None:
