@@ -256,6 +256,9 @@ def trace_rows(decision: Decision) -> list[list[Any]]:
         seen[step.stage] += 1
         title = STAGE_TITLES.get(step.stage, step.stage)
         detail = describe_stage(step).removeprefix(title).lstrip(": ").strip()
+        said_already = describe_reason(step.reason)  # the outcome column has it: not twice
+        if detail.startswith(f"{said_already} (") and detail.endswith(")"):
+            detail = detail.removeprefix(f"{said_already} (")[:-1]
         if step.stage == "search" and seen[step.stage] > 1:
             title = "Searched again, on the keywords alone"
             detail += " (the first passages did not match the question well enough)"

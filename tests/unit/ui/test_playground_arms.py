@@ -102,7 +102,11 @@ def test_reward_lines_are_weighted_like_the_table() -> None:
         return LearnedOutcome(seq, "d", "default", choices, None, source, reward, weight)
 
     figure = reward_figure(
-        [outcome(1, 1.0, 1.0, "user"), outcome(2, 0.0, 0.5, "referee"), outcome(3, 0.0, 1.0, "tool")]
+        [
+            outcome(1, 1.0, 1.0, "user"),
+            outcome(2, 0.0, 0.5, "referee"),
+            outcome(3, 0.0, 1.0, "tool"),
+        ]
     )
     path_axis, tool_axis = figure.axes
     (path_line,) = path_axis.get_lines()
