@@ -87,7 +87,7 @@ def test_after_a_score_table_and_plot_show_the_same_numbers_tools_included(
     labels = [t.get_text() for t in means_axis.get_yticklabels()]
     assert f"{decision.path.arm_id}  (chosen)" in labels
     assert f"tool: {decision.tool.arm_id}" in labels
-    bars = [patch.get_width() for patch in best_axis.patches]
+    bars = [bar.get_width() for bar in best_axis.containers[0]]
     assert bars == pytest.approx([r[PROB_BEST] for r in live], abs=0.001)
     best_row = max((r for r in live if r[ROLE] == "path"), key=lambda r: r[PROB_BEST])
     assert best_row is row  # the only arm scored right is the likeliest best
@@ -110,6 +110,6 @@ def test_reward_lines_are_weighted_like_the_table() -> None:
     )
     path_axis, tool_axis = figure.axes
     (path_line,) = path_axis.get_lines()
-    assert list(path_line.get_ydata()) == pytest.approx([1.0, 1 / 1.5])  # the tool's own
+    assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1 / 1.5])  # the tool's own
     (tool_line,) = tool_axis.get_lines()  # result does not teach the path, but the tool
-    assert list(tool_line.get_ydata()) == pytest.approx([1.0, 1 / 1.5, 1 / 2.5])
+    assert np.asarray(tool_line.get_ydata()).tolist() == pytest.approx([1.0, 1 / 1.5, 1 / 2.5])
