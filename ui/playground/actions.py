@@ -153,15 +153,23 @@ class Actions:
             return ScoreView("Ask something first (or wait for the current question to finish).")
         try:
             before = _user_score(self.engine.get_decision(decision_id))
-            outcomes = cast(_CorrectableOutcomes, self.engine)
-            result = outcomes.record_outcome(
-                decision_id, reward=float(reward), source="user", replace=True
-            )
+            if before is None or before == float(reward):  # a first score, or the same again
+                result = self.engine.record_outcome(
+                    decision_id, reward=float(reward), source="user"
+                )
+            else:
+                outcomes = cast(_CorrectableOutcomes, self.engine)
+                result = outcomes.record_outcome(
+                    decision_id, reward=float(reward), source="user", replace=True
+                )
             decision = self.engine.get_decision(decision_id)
         except ThinkPathError as error:
             return ScoreView(f"**Error:** {error}")
         if before is None:
-            status = f"Recorded your score {result.reward:.2f} (outcome #{result.seq})."
+            status = (
+                f"Recorded your score {result.reward:.2f} for `{decision_id}` "
+                f"(outcome #{result.seq}); score again to correct it."
+            )
         elif before == result.reward:
             status = f"Your score was {before:.2f} already; it counts once."
         else:

@@ -67,7 +67,7 @@ def test_wrong_then_correct_replaces_the_score_and_redraws_the_card(engine: Engi
     assert "**Score:** 1.00, by you" in right.card
     assert "0.00, by you" not in right.card
     assert right.posteriors is not None
-    assert [call[3] for call in fake.calls] == [True, True]  # always as a correction
+    assert [call[3] for call in fake.calls] == [False, True]  # the second one corrects
     again = actions.score(view.decision_id, 1.0)
     assert "already" in again.status
 
