@@ -3,7 +3,8 @@
 Uses Debian's chromium (`/usr/bin/chromium`, installed by scripts/test); Playwright drives it
 without downloading a browser. The service's stand-in model takes 0.5 s a call, so a question
 runs long enough to be watched (and clicked at) while it runs. A screenshot of every tab is
-taken (to docs/screenshots/ when THINKPATH_SCREENSHOT_DIR names it; see the conftest).
+taken here or in test_browser_card.py (the Ask and Arms tabs) (to docs/screenshots/ when
+THINKPATH_SCREENSHOT_DIR names it; see the conftest).
 """
 
 import re
@@ -95,7 +96,6 @@ def test_ask_is_locked_while_it_runs_and_shows_progress_and_a_card(
     assert "free (local)" in page.locator("#cost").inner_text()
     expect(page.locator("#trace-table")).to_contain_text("Chose the reasoning path")
     first = shown_decision(page)
-    settled(page).screenshot(path=str(screenshots / "playground-ask.png"), full_page=True)
 
     # a second question: while it runs, a score cannot reach the first decision
     ask(page, "What is 2 + 3?")
@@ -125,7 +125,6 @@ def test_ask_is_locked_while_it_runs_and_shows_progress_and_a_card(
     page.locator("#arms-query textarea").fill("What is 2 + 3?")
     page.locator("#refresh-arms").click()
     expect(row.get_by_role("gridcell").nth(6)).to_have_text(re.compile("cold|confident"))
-    settled(page).screenshot(path=str(screenshots / "playground-arms.png"), full_page=True)
 
     templates_and_simulate(page, screenshots)
 
