@@ -104,7 +104,9 @@ def _rating(outputs: dict[str, Any], step: TraceStep) -> str:
     if step.reason == "skipped":
         return f": skipped ({outputs.get('why', 'not needed')})"
     scores = outputs.get("scores", {})
-    return f": {len(scores)} paths rated 1-5 by the model (a first guess, not a reward)"
+    cold = len(step.inputs.get("cold_paths", [])) + len(step.inputs.get("cold_tools", []))
+    why = f", because {cold} arm{'s' * (cold != 1)} still lack scores" if cold else ""
+    return f": {len(scores)} paths rated 1-5 by the model{why} (a first guess, not a reward)"
 
 
 def _detour(outputs: dict[str, Any], step: TraceStep) -> str:

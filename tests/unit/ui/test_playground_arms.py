@@ -110,6 +110,7 @@ def test_reward_lines_are_weighted_like_the_table() -> None:
     )
     path_axis, tool_axis = figure.axes
     (path_line,) = path_axis.get_lines()
-    assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1 / 1.5])  # the tool's own
-    (tool_line,) = tool_axis.get_lines()  # result does not teach the path, but the tool
+    # the tool's own result does not teach the path, but the tool
+    assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1 / 1.5])
+    (tool_line,) = tool_axis.get_lines()
     assert np.asarray(tool_line.get_ydata()).tolist() == pytest.approx([1.0, 1 / 1.5, 1 / 2.5])
