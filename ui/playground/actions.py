@@ -22,7 +22,13 @@ from ui.playground.figures import (
     reward_figure,
     shown_prob_best,
 )
-from ui.playground.views import card_markdown, cost_markdown, infer_answer_kind, trace_rows
+from ui.playground.views import (
+    card_markdown,
+    cost_markdown,
+    infer_answer_kind,
+    standing_scores,
+    trace_rows,
+)
 from ui.progress import ProgressQueue, describe_stage
 
 __all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView", "ScoreView"]
@@ -307,8 +313,9 @@ def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
 
 
 def _user_score(decision: Decision) -> float | None:
-    scores = [outcome.reward for outcome in decision.outcomes if outcome.source == "user"]
-    return scores[-1] if scores else None
+    """The user's standing score (their latest correction), if any."""
+    scores = [o.reward for o in standing_scores(decision.outcomes) if o.source == "user"]
+    return scores[0] if scores else None
 
 
 def expected_checker(

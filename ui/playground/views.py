@@ -31,6 +31,7 @@ __all__ = [
     "code",
     "cost_markdown",
     "infer_answer_kind",
+    "standing_scores",
     "trace_rows",
 ]
 
@@ -199,7 +200,18 @@ def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
         )
     if outcome.source == "user":
         return f"**Score:** {outcome.reward:.2f}, by you"
+    if outcome.source.startswith("user:"):
+        return f"**Score:** {outcome.reward:.2f}, by {outcome.source.removeprefix('user:')}"
     return f"**Score:** {outcome.reward:.2f}, by {outcome.source}"
+
+
+def standing_scores(outcomes: list[OutcomeResult]) -> list[OutcomeResult]:
+    """Each source's latest score, in the order the sources first scored: a correction takes
+    the place of the score it corrects (the log keeps both)."""
+    latest: dict[str, OutcomeResult] = {}
+    for outcome in sorted(outcomes, key=lambda outcome: outcome.seq):
+        latest[outcome.source] = outcome
+    return list(latest.values())
 
 
 def _disagreement(outcomes: list[OutcomeResult]) -> list[str]:
@@ -210,8 +222,8 @@ def _disagreement(outcomes: list[OutcomeResult]) -> list[str]:
         return []
     return [
         f"**Flag: your score ({user:.2f}) contradicts the exact check ({checker:.2f}).** "
-        "Both count for learning; if the expected answer was wrong, correct your score or ask "
-        "again with the right one."
+        "One of them is wrong: if the expected answer was right, correct your score; if it was "
+        "not, ask again with the right one."
     ]
 
 
@@ -224,9 +236,10 @@ def card_markdown(decision: Decision, kind_note: str = "") -> str:
     lines += [_choice_line("Reasoning path", decision.path), ""]
     lines += [*_tool_lines(decision), ""]
     lines += [*_seed_lines(decision), ""]
-    scores = [_score_line(decision, outcome) for outcome in decision.outcomes]
+    standing = standing_scores(decision.outcomes)
+    scores = [_score_line(decision, outcome) for outcome in standing]
     lines += scores or ["**Score:** not scored yet - use the buttons below."]
-    lines += _disagreement(decision.outcomes)
+    lines += _disagreement(standing)
     if kind_note:
         lines += ["", kind_note]
     if decision.degraded:

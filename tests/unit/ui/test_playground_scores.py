@@ -14,12 +14,13 @@ from ui.playground import Actions
 
 @dataclass
 class CorrectingEngine:
-    """A real engine whose `record_outcome` takes `replace`: a source's later score takes the
-    place of its earlier one in what `get_decision` shows (the inner engine learns the first)."""
+    """A real engine whose `record_outcome` takes `replace`, as the engine's change has it: a
+    correction is a new outcome of the same source, later in the log, which `get_decision`
+    lists beside the one it corrects (the inner engine learns only the first)."""
 
     inner: Engine
     calls: list[tuple[str, str, float | None, bool]] = field(default_factory=list)
-    replaced: dict[tuple[str, str], OutcomeResult] = field(default_factory=dict)
+    corrections: dict[str, list[OutcomeResult]] = field(default_factory=dict)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -37,13 +38,14 @@ class CorrectingEngine:
         earlier = [o for o in self.get_decision(decision_id).outcomes if o.source == source]
         if not (replace and earlier):
             return self.inner.record_outcome(decision_id, source, reward, weight)
-        new = earlier[-1].model_copy(update={"reward": reward, "seq": earlier[-1].seq + 100})
-        self.replaced[(decision_id, source)] = new
+        seq = max(o.seq for o in self.get_decision(decision_id).outcomes) + 1
+        new = earlier[-1].model_copy(update={"reward": reward, "seq": seq})
+        self.corrections.setdefault(decision_id, []).append(new)
         return new
 
     def get_decision(self, decision_id: str) -> Decision:
         decision = self.inner.get_decision(decision_id)
-        outcomes = [self.replaced.get((decision_id, o.source), o) for o in decision.outcomes]
+        outcomes = [*decision.outcomes, *self.corrections.get(decision_id, [])]
         return decision.model_copy(update={"outcomes": outcomes})
 
 
@@ -68,6 +70,7 @@ def test_wrong_then_correct_replaces_the_score_and_redraws_the_card(engine: Engi
     assert "0.00, by you" not in right.card
     assert right.posteriors is not None
     assert [call[3] for call in fake.calls] == [False, True]  # the second one corrects
+    assert right.card.count("by you") == 1  # the correction stands in place of the first
     again = actions.score(view.decision_id, 1.0)
     assert "already" in again.status
 
