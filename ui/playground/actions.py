@@ -159,7 +159,7 @@ class Actions:
             return ScoreView("Ask something first (or wait for the current question to finish).")
         try:
             before = _user_score(self.engine.get_decision(decision_id))
-            if before is None or before == float(reward):  # a first score, or the same again
+            if before is None:  # a first score; any later one is a correction (or the same)
                 result = self.engine.record_outcome(
                     decision_id, reward=float(reward), source="user"
                 )

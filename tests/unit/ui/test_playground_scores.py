@@ -38,6 +38,8 @@ class CorrectingEngine:
         earlier = [o for o in self.get_decision(decision_id).outcomes if o.source == source]
         if not (replace and earlier):
             return self.inner.record_outcome(decision_id, source, reward, weight)
+        if earlier[-1].reward == reward:  # the value that stands already: nothing recorded
+            return earlier[-1].model_copy(update={"applied": False})
         seq = max(o.seq for o in self.get_decision(decision_id).outcomes) + 1
         new = earlier[-1].model_copy(update={"reward": reward, "seq": seq})
         self.corrections.setdefault(decision_id, []).append(new)
@@ -73,6 +75,7 @@ def test_wrong_then_correct_replaces_the_score_and_redraws_the_card(engine: Engi
     assert right.card.count("by you") == 1  # the correction stands in place of the first
     again = actions.score(view.decision_id, 1.0)
     assert "already" in again.status
+    assert [call[3] for call in fake.calls] == [False, True, True]  # the same, as a correction
 
 
 def test_a_user_score_contradicting_the_exact_check_is_flagged(engine: Engine) -> None:
