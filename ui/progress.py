@@ -209,7 +209,8 @@ def _referee(outputs: dict[str, Any], step: TraceStep) -> str:
     if step.reason == "skipped":
         return f": skipped ({outputs.get('why', 'not needed')})"
     reward = float(outputs.get("reward", 0.0))
-    return f": score {reward:.2f}"
+    why = outputs.get("audit") or "no expected answer to check it against"
+    return f": score {reward:.2f} ({why})"
 
 
 def _retirement(outputs: dict[str, Any], step: TraceStep) -> str:

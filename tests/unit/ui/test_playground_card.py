@@ -97,12 +97,14 @@ def test_each_stage_is_named_once_with_why_and_no_markup(engine: Engine) -> None
         TraceStep(
             stage="selection", reason="cold_start", outputs={"arm": "direct", "propensity": 1.0}
         ),
+        TraceStep(stage="referee", reason="done", outputs={"reward": 0.0}),
     ]
     rows = trace_rows(decision.model_copy(update={"trace": searches}))
     titles = [row[0] for row in rows]
     assert titles[:2] == ["Searched for background", "Searched again, on the keywords alone"]
     assert "did not match the question well enough" in rows[1][2]
     assert "it makes this pick every time in this state" in rows[2][2]
+    assert rows[3][2] == "score 0.00 (no expected answer to check it against)"
     assert all("`" not in str(cell) for row in rows for cell in row)
     assert all(len(row) == 5 for row in rows)
 
