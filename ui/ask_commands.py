@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.domain.checkers import ANSWER_KINDS, checker_for
 from engine.errors import InvalidQueryError, InvalidRewardError
-from ui.progress import StagePrinter, money_text
+from ui.progress import StagePrinter, answer_notes, money_text, tool_facts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -90,10 +90,14 @@ def summary(decision: "Decision") -> str:
     cost = decision.cost
     money = money_text(cost)
     path, tool = decision.path, decision.tool
+    answers = [step for step in decision.trace if step.stage == "answer"]
+    notes = answer_notes(answers[-1].outputs) if answers else []
     lines = [
         f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
+        *(f"note:     {note}" for note in notes),
         f"path:     {path.arm_id} ({path.reason}, p={path.propensity:.3g})",
         f"tool:     {tool.arm_id} ({tool.reason}, p={tool.propensity:.3g})",
+        *_tool_lines(decision),
         f"cost:     {cost.calls} LLM calls, {cost.prompt_tokens + cost.completion_tokens} tokens,"
         f" {cost.seconds:.1f} s, {money}",
     ]
@@ -102,6 +106,17 @@ def summary(decision: "Decision") -> str:
         lines.append("degraded: " + "; ".join(decision.degraded_reasons))
     lines.append(f"decision: {decision.id}")
     return "\n".join(lines)
+
+
+def _tool_lines(decision: "Decision") -> list[str]:
+    """The tool's input and output, and what is known of how it read the question."""
+    run = decision.tool_run
+    if run is None:
+        return []
+    result = f"output {run.output!r}" if run.ok else f"failed: {run.error or 'no detail'}"
+    steps = [step for step in decision.trace if step.stage == "tool"]
+    facts = tool_facts(steps[-1] if steps else None)
+    return [f"          input {run.argument!r}; {result}", *(f"          {f}" for f in facts)]
 
 
 def run_outcome(args: argparse.Namespace) -> int:

@@ -7,8 +7,8 @@ and `thinkpath ask` print the same lines, so the two never explain a stage diffe
 
 >>> from engine.domain.models import TraceStep
 >>> describe_stage(TraceStep(stage="selection", reason="cold_start",
-...                          outputs={"arm": "direct_answer", "propensity": 0.5}))
-'Chose the reasoning path `direct_answer` (the paths are still new, so the rating led; chance 50%)'
+...                          outputs={"arm": "direct_answer", "propensity": 0.5}))[41:]
+'(the paths are still new, so the rating led; it makes this pick 50% of the time in this state)'
 """
 
 import queue
@@ -23,9 +23,13 @@ __all__ = [
     "STAGE_TITLES",
     "ProgressQueue",
     "StagePrinter",
+    "answer_notes",
+    "chance_words",
     "describe_reason",
     "describe_stage",
     "money_text",
+    "seed_gate_words",
+    "tool_facts",
 ]
 
 # What each stage is for, in the words shown before its result.
@@ -71,11 +75,13 @@ def describe_stage(step: TraceStep) -> str:
     return f"{title}{detail}"
 
 
-def _search(outputs: dict[str, Any], _step: TraceStep) -> str:
+def _search(outputs: dict[str, Any], step: TraceStep) -> str:
     found = len(outputs.get("sources", []))
     failures = outputs.get("failures", [])
     tail = f"; {len(failures)} search(es) failed" if failures else ""
-    return f": {found} passage{'s' * (found != 1)} found{tail}"
+    searched = str(step.inputs.get("query", ""))
+    what = f" for {searched[:60]!r}" if searched else ""
+    return f"{what}: {found} passage{'s' * (found != 1)} found{tail}"
 
 
 def _seed_check(outputs: dict[str, Any], step: TraceStep) -> str:
@@ -88,7 +94,7 @@ def _seed_check(outputs: dict[str, Any], step: TraceStep) -> str:
 
 def _seed(outputs: dict[str, Any], step: TraceStep) -> str:
     if step.reason == "skipped":
-        return f": skipped ({outputs.get('why', 'not needed')})"
+        return f": skipped ({seed_gate_words(outputs)})"
     if step.reason == "weak_seed":
         return f": not used ({step.error or 'it did not fit the question'})"
     return ": written, a short brief for the answer" if outputs.get("brief") else ": none"
@@ -98,7 +104,9 @@ def _rating(outputs: dict[str, Any], step: TraceStep) -> str:
     if step.reason == "skipped":
         return f": skipped ({outputs.get('why', 'not needed')})"
     scores = outputs.get("scores", {})
-    return f": {len(scores)} paths rated 1-5 by the model (a first guess, not a reward)"
+    cold = len(step.inputs.get("cold_paths", [])) + len(step.inputs.get("cold_tools", []))
+    why = f", because {cold} arm{'s' * (cold != 1)} still lack scores" if cold else ""
+    return f": {len(scores)} paths rated 1-5 by the model{why} (a first guess, not a reward)"
 
 
 def _detour(outputs: dict[str, Any], step: TraceStep) -> str:
@@ -108,9 +116,30 @@ def _detour(outputs: dict[str, Any], step: TraceStep) -> str:
     return f": not needed ({outputs.get('why', 'the paths are doing fine')})"
 
 
+def chance_words(propensity: float) -> str:
+    """How often the policy makes this pick in the state it was in, in words.
+
+    >>> chance_words(1.0)
+    'it makes this pick every time in this state'
+    >>> chance_words(0.5)
+    'it makes this pick 50% of the time in this state'
+    """
+    if propensity >= 0.9995:
+        return "it makes this pick every time in this state"
+    return f"it makes this pick {propensity:.0%} of the time in this state"
+
+
+def seed_gate_words(outputs: dict[str, Any]) -> str:
+    """Why the seed gate skipped the seed: it learns per kind of question whether one helps."""
+    why = str(outputs.get("why", "")) or "the seed gate chose no seed"
+    chance = outputs.get("p_seed")
+    tail = f", building one {float(chance):.0%} of the time" if chance is not None else ""
+    return f"{why}: it learns for each kind of question whether background helps{tail}"
+
+
 def _choice(outputs: dict[str, Any], step: TraceStep) -> str:
     chance = outputs.get("propensity")
-    tail = f"; chance {float(chance):.0%}" if chance is not None else ""
+    tail = f"; {chance_words(float(chance))}" if chance is not None else ""
     noun = "paths" if step.stage == "selection" else "tools"
     why = (
         f"the {noun} are still new, so the rating led"
@@ -122,12 +151,53 @@ def _choice(outputs: dict[str, Any], step: TraceStep) -> str:
 
 def _tool(outputs: dict[str, Any], step: TraceStep) -> str:
     name = step.inputs.get("tool", "?")
-    return f" `{name}`: {'ok' if outputs.get('ok') else 'failed'}"
+    if not outputs.get("ok"):
+        return f" `{name}`: failed"
+    result = " ".join(str(outputs.get("output", "")).split())
+    return f" `{name}`: gave {result[:80]!r}" + "".join(f"; {fact}" for fact in _parsed(outputs))
+
+
+def _parsed(outputs: dict[str, Any]) -> list[str]:
+    parsed = outputs.get("fully_parsed")
+    if parsed is None:
+        return []
+    return ["it read the whole question" if parsed else "it did NOT read the whole question"]
+
+
+def tool_facts(step: TraceStep | None) -> list[str]:
+    """How the tool got its result and whether it read the whole question, from its trace step
+    ("provenance", "fully_parsed"); what is not recorded is said to be unknown."""
+    outputs = step.outputs if step is not None else {}
+    facts = [f"how: {outputs['provenance']}"] if outputs.get("provenance") else []
+    parsed = outputs.get("fully_parsed")
+    if parsed is True:
+        facts.append("it read the whole question, so its result answers it")
+    elif parsed is False:
+        facts.append("it did NOT read the whole question: its result may answer something else")
+    else:
+        facts.append("whether it read the whole question is not known (the tool did not say)")
+    return facts
+
+
+def answer_notes(outputs: dict[str, Any]) -> list[str]:
+    """How the answer ended, from the answer step's notes (`engine.stages.answer_text`)."""
+    notes = []
+    loop = outputs.get("loop")
+    if loop:
+        notes.append(f"the model repeated {loop['phrase']!r} {loop['times']} times")
+    if outputs.get("finish_reason") == "loop":
+        notes.append("the model began to loop, so its repeats were cut off")
+    elif outputs.get("cut_off"):
+        notes.append("it was cut off at the token limit, so its end is missing")
+    echoed = int(outputs.get("echoed_lines", 0))
+    if echoed:
+        notes.append(f"{echoed} line{'s' * (echoed != 1)} repeating the prompt removed")
+    return notes
 
 
 def _answer(outputs: dict[str, Any], _step: TraceStep) -> str:
     text = str(outputs.get("answer", ""))
-    return f": {len(text)} characters"
+    return f": {len(text)} characters" + "".join(f"; {note}" for note in answer_notes(outputs))
 
 
 def _checker(outputs: dict[str, Any], _step: TraceStep) -> str:
@@ -139,7 +209,8 @@ def _referee(outputs: dict[str, Any], step: TraceStep) -> str:
     if step.reason == "skipped":
         return f": skipped ({outputs.get('why', 'not needed')})"
     reward = float(outputs.get("reward", 0.0))
-    return f": score {reward:.2f}"
+    why = outputs.get("audit") or "no expected answer to check it against"
+    return f": score {reward:.2f} ({why})"
 
 
 def _retirement(outputs: dict[str, Any], step: TraceStep) -> str:

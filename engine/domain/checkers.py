@@ -56,6 +56,9 @@ _OPTION_MARK = re.compile(r"(?:^|(?<=\s))\(?([A-J])\)(?=\s|$|[.,;])|\(([A-J])\)"
 _EDGES = " \t\"'`*_.,;:!?"
 # A last line cut off by the token limit: an open calculation ("6 + 3 =") or a bare list number.
 _CUT_OFF = re.compile(r"(?:[-+*/×÷=]|^\s*\d{1,2}[.)]?)\s*$")
+# An answer that is a sum still to work out: "17 * 23", "5 + 3" ("3/4" is a number, "1990-2000"
+# a range; neither counts).
+_UNWORKED = re.compile(r"^\s*[-+]?\d[\d,.]*\s*(?:[*×x·÷^+]|\s-\s)\s*\d")
 _ECHO = re.compile(r"\s*question\s*:", re.IGNORECASE)  # small models repeat the prompt's line
 _LIST_NUMBER = re.compile(r"^\s*\d{1,2}[.)][ \t]+(?=\S)", re.MULTILINE)
 # "... is X": the tail of the last line, when it is a few words without digits.
@@ -252,6 +255,8 @@ def _answer_number(text: str) -> float | None:
     if marked is not None:
         # "Answer: 5 + 17 = 22" means 22; "Answer: 22 (5 + 17)" means 22 too.
         result = marked.rsplit("=", 1)[-1]
+        if _UNWORKED.match(result):  # "Answer: 17 * 23" states no result: not 17, not 23
+            return None
         numbers = _numbers_in(result)
         if numbers:
             return numbers[0]

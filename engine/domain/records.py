@@ -88,6 +88,9 @@ class LLMResponse:
     completion_tokens: int
     seconds: float
     cost_usd: float | None = None  # None where the provider's price is unknown
+    # Why the text ended, as the provider says ("stop", "length" at the token limit, "loop"
+    # where the local model cut a looping tail); None where it said nothing.
+    finish_reason: str | None = None
 
 
 @dataclass(frozen=True)

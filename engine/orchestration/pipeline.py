@@ -243,13 +243,12 @@ class Pipeline:
             started=started,
             inputs=inputs,
         )
-        text = attempt.value
-        if text is None:
+        kept = attempt.value
+        if kept is None:
             return None
-        yield report(
-            "answer", "done", started, cost=attempt.cost, inputs=inputs, outputs={"answer": text}
-        )
-        return text
+        outputs = {"answer": kept.text, **kept.notes()}
+        yield report("answer", "done", started, cost=attempt.cost, inputs=inputs, outputs=outputs)
+        return kept.text
 
 
 class _Assembly:

@@ -2,6 +2,8 @@
 
 The answer is deliberately not schema-constrained: constraining it erased the strategies' effect
 on the small embedded model (docs/OFFLINE measurements), so it is left free and checked later.
+What the model returned is kept less the prompt it echoed, with its loop or cut-off named
+(`engine.stages.answer_text`).
 """
 
 import re
@@ -9,6 +11,7 @@ import re
 from engine.domain.models import ToolRun
 from engine.domain.ports import LLM, TextSink
 from engine.domain.records import ChatMessage, ChatOptions, LLMRequest, PathDefinition
+from engine.stages.answer_text import KeptAnswer, keep_answer
 from engine.stages.prompting import DATA_RULE, fence, neutralise
 
 ANSWER_SYSTEM = "You are a careful problem solver. Follow the strategy you are given. " + DATA_RULE
@@ -101,8 +104,9 @@ def write_answer(
     timeout_s: float,
     chat: ChatOptions | None = None,
     on_text: TextSink | None = None,
-) -> str:
-    """The answer's text; with `on_text`, streamed to it as the model writes."""
+) -> KeptAnswer:
+    """The answer, less any prompt it echoed; with `on_text`, streamed to it as the model
+    writes (as written: the echo is only known once the reply is whole)."""
     request = LLMRequest(
         messages=with_chat(answer_messages(path, query, brief, tool_run), chat),
         max_tokens=chat.max_tokens if chat and chat.max_tokens else max_tokens,
@@ -110,6 +114,14 @@ def write_answer(
         timeout_s=timeout_s,
         purpose="answer",
     )
-    if on_text is not None:
-        return llm.stream(request, on_text).text.strip()
-    return llm.complete(request).text.strip()
+    response = llm.stream(request, on_text) if on_text is not None else llm.complete(request)
+    # Every message is the program's words or fenced data: the chat history's turns included,
+    # since a model echoing an earlier turn is not answering this one.
+    prompt = "\n".join(message.content for message in request.messages)
+    return keep_answer(
+        response.text,
+        prompt,
+        finish_reason=response.finish_reason,
+        tokens=response.completion_tokens,
+        max_tokens=request.max_tokens or max_tokens,
+    )

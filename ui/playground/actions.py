@@ -6,26 +6,56 @@ thread and yields as each stage finishes, so the page can show progress while th
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 
 from matplotlib.figure import Figure
 
 from engine.domain.checkers import check_answer
-from engine.domain.models import ArmStats, Decision
+from engine.domain.models import ArmStats, Decision, OutcomeResult
 from engine.errors import ThinkPathError
 from engine.orchestration.facade import Engine
 from templates import parse_template
-from ui.playground.figures import fits_workload, posterior_figure, regret_figure, reward_figure
-from ui.playground.views import card_markdown, cost_markdown, infer_answer_kind, trace_rows
+from ui.playground.figures import (
+    fits_workload,
+    posterior_figure,
+    regret_figure,
+    reward_figure,
+    shown_prob_best,
+)
+from ui.playground.views import (
+    card_markdown,
+    cost_markdown,
+    infer_answer_kind,
+    standing_scores,
+    trace_rows,
+)
 from ui.progress import ProgressQueue, describe_stage
 
-__all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView"]
+__all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView", "ScoreView"]
 
 ARM_COLUMNS = ["role", "arm", "origin", "pulls", "mean", "outcomes", "state", "P(best)", "retired"]
 PULLS_NOTE = (
     "*Pulls* count effective observations: each score counts with its weight (yours 1.0, the "
-    "referee's less), so a fractional count such as 4.5 means some scores were half-weight."
+    "referee's less), so a fractional count such as 4.5 means some scores were half-weight; "
+    "*mean* is the weighted mean of the scores. *P(best)* is read off the posteriors plotted "
+    "below (all questions together), within each role."
 )
+
+
+class _CorrectableOutcomes(Protocol):
+    """`Engine.record_outcome` with `replace`: a source's new score takes the place of its old
+    one (the engine's score-correction change). Typed here so the playground is written against
+    that keyword; once the engine has it, `Engine` itself satisfies this."""
+
+    def record_outcome(
+        self,
+        decision_id: str,
+        source: str = "user",
+        reward: float | None = None,
+        weight: float | None = None,
+        *,
+        replace: bool = False,
+    ) -> OutcomeResult: ...
 
 
 @dataclass(frozen=True)
@@ -39,6 +69,17 @@ class AskView:
     trace: list[list[Any]] = field(default_factory=list)
     raw_trace: list[dict[str, Any]] = field(default_factory=list)
     chosen_path: str | None = None
+    kind_note: str = ""  # kept with the decision on screen, so a re-drawn card keeps it
+
+
+@dataclass(frozen=True)
+class ScoreView:
+    """What a score changes on the Ask tab: the status line, and the card and the plot drawn
+    again from the stored decision (None where nothing was recorded)."""
+
+    status: str
+    card: str | None = None
+    posteriors: Figure | None = None
 
 
 @dataclass(frozen=True)
@@ -96,34 +137,53 @@ class Actions:
                 yield "\n".join(lines), self._view(value, kind_note)
 
     def _view(self, decision: Decision, kind_note: str) -> AskView:
-        live_paths = [
-            s for s in self.engine.arms(decision.query) if s.role == "path" and not s.retired
-        ]
         return AskView(
             decision_id=decision.id,
             card=card_markdown(decision, kind_note),
             cost=cost_markdown(decision),
-            posteriors=posterior_figure(
-                live_paths, "path arms for this query", chosen=decision.path.arm_id
-            ),
+            posteriors=self._paths_figure(decision),
             trace=trace_rows(decision),
             raw_trace=decision.model_dump(mode="json")["trace"],
             chosen_path=decision.path.arm_id,
+            kind_note=kind_note,
         )
 
-    def score(self, decision_id: str | None, reward: float) -> str:
-        """Record the user's score for the decision on screen."""
+    def _paths_figure(self, decision: Decision) -> Figure:
+        live = [s for s in self.engine.arms() if s.role == "path" and not s.retired]
+        return posterior_figure(live, "path arms", chosen=decision.path.arm_id)
+
+    def score(self, decision_id: str | None, reward: float, kind_note: str = "") -> ScoreView:
+        """Record the user's score for the decision on screen, in place of any earlier one of
+        theirs (a slip is corrected by scoring again), and draw its card and plot again."""
         if not decision_id:
-            return "Ask something first (or wait for the current question to finish)."
+            return ScoreView("Ask something first (or wait for the current question to finish).")
         try:
-            result = self.engine.record_outcome(decision_id, "user", float(reward))
+            before = _user_score(self.engine.get_decision(decision_id))
+            if before is None:  # a first score; any later one is a correction (or the same)
+                result = self.engine.record_outcome(
+                    decision_id, reward=float(reward), source="user"
+                )
+            else:
+                outcomes = cast(_CorrectableOutcomes, self.engine)
+                result = outcomes.record_outcome(
+                    decision_id, reward=float(reward), source="user", replace=True
+                )
+            decision = self.engine.get_decision(decision_id)
         except ThinkPathError as error:
-            return f"**Error:** {error}"
-        if not result.applied:
-            return f"Your score for `{decision_id}` was recorded before; it counts once."
-        return (
-            f"Recorded your score {result.reward:.2f} for `{decision_id}` (outcome #{result.seq})."
-        )
+            return ScoreView(f"**Error:** {error}")
+        if before is None:
+            status = (
+                f"Recorded your score {result.reward:.2f} for `{decision_id}` "
+                f"(outcome #{result.seq}); score again to correct it."
+            )
+        elif before == result.reward:
+            status = f"Your score was {before:.2f} already; it counts once."
+        else:
+            status = (
+                f"Changed your score from {before:.2f} to {result.reward:.2f}: the new score "
+                "takes the place of the old one in what the engine learned."
+            )
+        return ScoreView(status, card_markdown(decision, kind_note), self._paths_figure(decision))
 
     # -- Arms ------------------------------------------------------------------------------------
 
@@ -139,18 +199,17 @@ class Actions:
             asked = ""
         if not asked:
             note.append(
-                "*State* (cold or confident) and *P(best)* depend on the question, because the "
-                "engine learns per kind of question: type one above and press Refresh."
+                "*State* (cold or confident) depends on the question, because the engine learns "
+                "per kind of question: type one above and press Refresh."
             )
         if not any(stat.outcomes for stat in stats):
             note.append("No scores yet: ask something on the Ask tab and score it.")
         note.append(PULLS_NOTE)
-        live_paths = [s for s in stats if s.role == "path" and not s.retired]
-        title = "path arms" + (f" for {asked[:40]!r}" if asked else "")
+        live = [s for s in stats if not s.retired]
         return ArmsView(
             note="\n\n".join(note),
             table=arms_table(stats),
-            posteriors=posterior_figure(live_paths, title, chosen=chosen),
+            posteriors=posterior_figure(live, "path and tool arms", chosen=chosen),
             rewards=reward_figure(self.engine.outcome_log()),
         )
 
@@ -191,6 +250,18 @@ class Actions:
             return f"**Not added:**\n\n{problems}", self.templates()
         return f"Added `{added.arm_id}`: it is the first row of the table.", self.templates()
 
+    def ask_to_retire(self, arm_id: str | None, reason: str) -> tuple[str, bool]:
+        """The question before a retire, and whether to offer the confirm button."""
+        if not arm_id:
+            return "Pick a path to retire.", False
+        if not reason.strip():
+            return "Say why it is retired: the reason is kept with the arm.", False
+        return (
+            f"Retire `{arm_id}` for good? It will never be chosen again (its statistics stay). "
+            "Press **Confirm retire** to go ahead.",
+            True,
+        )
+
     def retire(self, arm_id: str | None, reason: str) -> str:
         if not arm_id:
             return "Pick a path to retire."
@@ -224,6 +295,7 @@ class Actions:
 
 
 def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
+    """One row per arm; P(best) from the same posteriors the figure draws (`shown_prob_best`)."""
     return [
         [
             stat.role,
@@ -233,11 +305,17 @@ def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
             None if stat.mean_reward is None else round(stat.mean_reward, 3),
             stat.outcomes,
             "cold" if stat.cold else ("confident" if stat.cold is False else "-"),
-            None if stat.prob_best is None else round(stat.prob_best, 3),
+            None if chance is None else round(chance, 3),
             stat.retired_reason or "",
         ]
-        for stat in stats
+        for stat, chance in zip(stats, shown_prob_best(stats), strict=True)
     ]
+
+
+def _user_score(decision: Decision) -> float | None:
+    """The user's standing score (their latest correction), if any."""
+    scores = [o.reward for o in standing_scores(decision.outcomes) if o.source == "user"]
+    return scores[0] if scores else None
 
 
 def expected_checker(

@@ -7,6 +7,7 @@ highlighted, and every policy keeps its colour and line style from `experiments.
 from collections.abc import Sequence
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy.stats import beta
@@ -14,30 +15,90 @@ from scipy.stats import beta
 from engine.domain.models import ArmStats
 from engine.domain.records import LearnedOutcome
 from engine.errors import ConfigError
+from engine.orchestration.learner import roles_taught_by
 from experiments.benchmarks.harness import arm_names, play
 from experiments.environments import experiment_workloads
 from experiments.plots import styles_for
 from learning import KeyedPolicy, make_policy
+from learning.posterior import beta_prob_best
 from learning.registry import AUTO, reads_context
 
-__all__ = ["fits_workload", "posterior_figure", "regret_figure", "reward_figure"]
+__all__ = [
+    "POSTERIOR_NOTE",
+    "REGRET_NOTE",
+    "REWARD_NOTE",
+    "beta_parameters",
+    "fits_workload",
+    "posterior_figure",
+    "regret_figure",
+    "reward_figure",
+    "shown_prob_best",
+]
 
 HIGHLIGHT = "tab:orange"
 
 
-def posterior_figure(stats: Sequence[ArmStats], title: str, chosen: str | None = None) -> Figure:
-    """Mean reward with a 90% Beta credible interval per arm, and P(best) beside it.
+POSTERIOR_NOTE = (
+    "Each dot is an arm's posterior mean reward (its weighted scores with a uniform prior), the "
+    "bar its 90% credible interval; P(best) is the chance, under these same posteriors, that the "
+    "arm's true mean is the highest of its role."
+)
+REWARD_NOTE = (
+    "The running weighted mean of each arm's scores, outcome by outcome (a referee's score "
+    "counts at its weight, as in the table): a line that settles high is an arm that keeps "
+    "being right."
+)
+REGRET_NOTE = (
+    "Cumulative regret: how much reward each policy lost against always playing the best arm; "
+    "a curve that flattens has found it. Shaded: the 95% interval of the mean over the seeds."
+)
 
-    Arms run top to bottom in the order given (the table's order); `chosen` is drawn in orange.
+
+def beta_parameters(stats: Sequence[ArmStats]) -> tuple[np.ndarray, np.ndarray]:
+    """The Beta posterior of each arm from its weighted statistics, under a uniform prior:
+    alpha = 1 + weighted successes, beta = 1 + weighted failures (as the table counts them)."""
+    pulls = np.array([stat.pulls for stat in stats], dtype=float)
+    successes = np.array([(stat.mean_reward or 0.0) for stat in stats]) * pulls
+    return 1.0 + successes, 1.0 + pulls - successes
+
+
+def shown_prob_best(stats: Sequence[ArmStats]) -> list[float | None]:
+    """P(best) of each live arm among the live arms of its role, from `beta_parameters`: the
+    figure's own posteriors, so the number and the bars can never disagree. None if retired."""
+    best: list[float | None] = [None] * len(stats)
+    for role in dict.fromkeys(stat.role for stat in stats):
+        rows = [i for i, stat in enumerate(stats) if stat.role == role and not stat.retired]
+        if not rows:
+            continue
+        alpha, beta_ = beta_parameters([stats[i] for i in rows])
+        # Exact (quadrature) while every parameter is at least 1, as here: the generator is
+        # only a fallback, seeded so the same statistics always show the same numbers.
+        chances = beta_prob_best(alpha, beta_, np.random.default_rng(0))
+        for row, chance in zip(rows, chances, strict=True):
+            best[row] = float(chance)
+    return best
+
+
+def posterior_figure(stats: Sequence[ArmStats], title: str, chosen: str | None = None) -> Figure:
+    """Posterior mean reward with a 90% Beta credible interval per arm, and P(best) beside it,
+    both from `beta_parameters`.
+
+    Arms run top to bottom in the order given (the table's order); an arm of another role than
+    the first is labelled with its role; `chosen` is drawn in orange.
     """
     figure = Figure(figsize=(8, max(2.5, 0.35 * len(stats) + 1.2)))
     means_axis, best_axis = figure.subplots(1, 2, sharey=True, width_ratios=[3, 1])
-    labels = [stat.arm_id + ("  (chosen)" if stat.arm_id == chosen else "") for stat in stats]
+    first_role = stats[0].role if stats else "path"
+    labels = [
+        ("" if stat.role == first_role else f"{stat.role}: ")
+        + stat.arm_id
+        + ("  (chosen)" if stat.arm_id == chosen else "")
+        for stat in stats
+    ]
     positions = np.arange(len(stats))
-    successes = np.array([(stat.mean_reward or 0.0) * stat.pulls for stat in stats])
-    failures = np.array([stat.pulls for stat in stats]) - successes
-    low, high = beta.ppf([[0.05], [0.95]], 1 + successes, 1 + failures)
-    means = (1 + successes) / (2 + successes + failures)
+    alpha, beta_ = beta_parameters(stats)
+    low, high = beta.ppf([[0.05], [0.95]], alpha, beta_)
+    means = alpha / (alpha + beta_)
     colours = [HIGHLIGHT if stat.arm_id == chosen else "tab:blue" for stat in stats]
     for position, mean, below, above, colour in zip(
         positions, means, means - low, high - means, colours, strict=True
@@ -55,40 +116,43 @@ def posterior_figure(stats: Sequence[ArmStats], title: str, chosen: str | None =
         tick.set_color(colour)
     means_axis.invert_yaxis()  # first arm of the table at the top
     means_axis.set_title(title)
-    best = [stat.prob_best or 0.0 for stat in stats]
-    best_axis.barh(positions, best, color=colours)
-    best_axis.set(xlim=(0, 1), xlabel="P(best)")
-    if stats and all(stat.prob_best is None for stat in stats):
-        best_axis.text(0.5, 0.5, "needs a query", ha="center", transform=best_axis.transAxes)
+    best_axis.barh(positions, [chance or 0.0 for chance in shown_prob_best(stats)], color=colours)
+    best_axis.set(xlim=(0, 1), xlabel="P(best) in its role")
     figure.tight_layout()
     return figure
 
 
 def reward_figure(outcomes: Sequence[LearnedOutcome], most: int = 8) -> Figure:
-    """Each path arm's running mean reward over the outcome log (the `most` most used arms)."""
-    figure = Figure(figsize=(9, 3.8))
-    axis = figure.subplots()
-    by_arm: dict[str, list[tuple[int, float]]] = {}
+    """Each arm's running weighted mean reward over the outcome log, paths above and tools
+    below (the `most` most used arms of each)."""
+    figure = Figure(figsize=(9, 6.4))
+    for axis, role in zip(figure.subplots(2, 1, sharex=True), ("path", "tool"), strict=True):
+        _reward_lines(axis, outcomes, role, most)
+    figure.tight_layout()
+    return figure
+
+
+def _reward_lines(axis: Axes, outcomes: Sequence[LearnedOutcome], role: str, most: int) -> None:
+    by_arm: dict[str, list[tuple[int, float, float]]] = {}
     for outcome in outcomes:
-        arm = outcome.choices.get("path")
-        if arm is not None and outcome.source != "tool":  # a tool's own result is not the path's
-            by_arm.setdefault(arm, []).append((outcome.seq, outcome.reward))
+        arm = outcome.choices.get(role)
+        if arm is not None and role in roles_taught_by(outcome.source):
+            by_arm.setdefault(arm, []).append((outcome.seq, outcome.reward, outcome.weight))
     shown = sorted(by_arm.items(), key=lambda item: -len(item[1]))[:most]
     styles = styles_for([arm for arm, _ in shown])
     for arm, points in shown:
-        seqs, rewards = zip(*points, strict=True)
-        running = np.cumsum(rewards) / np.arange(1, len(rewards) + 1)
-        style = styles[arm]
-        axis.plot(seqs, running, marker="." if len(points) < 30 else None, label=arm, **style)
-    axis.set(xlabel="outcome #", ylabel="running mean reward", ylim=(-0.05, 1.05))
+        seqs, rewards, weights = (np.array(column) for column in zip(*points, strict=True))
+        running = np.cumsum(rewards * weights) / np.cumsum(weights)
+        marker = "." if len(points) < 30 else None
+        axis.plot(seqs, running, marker=marker, label=arm, **styles[arm])
+    axis.set(ylabel="running mean reward", ylim=(-0.05, 1.05))
+    axis.set_xlabel("outcome #")
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axis.set_title("path arms: reward over time")
+    axis.set_title(f"{role} arms: reward over time (weighted)")
     if by_arm:  # beside the axes, not on them: a legend inside covers the lines
         axis.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     else:
         axis.text(0.5, 0.5, "no outcomes yet: ask and score", ha="center", transform=axis.transAxes)
-    figure.tight_layout()
-    return figure
 
 
 def fits_workload(policy: str, workload_key: str) -> bool:

@@ -13,12 +13,18 @@ from engine.domain.checkers import ANSWER_KINDS
 from engine.orchestration.facade import Engine
 from experiments.environments import experiment_workloads
 from ui.playground.actions import ARM_COLUMNS, Actions
+from ui.playground.figures import POSTERIOR_NOTE, REGRET_NOTE, REWARD_NOTE
 from ui.playground.views import TRACE_COLUMNS
 
 __all__ = ["build_playground"]
 
 MAX_SIMULATION_STEPS = 5000  # keeps a browser click under a few seconds on one core
 TALL = 4000  # px: tables show every row instead of scrolling inside themselves
+OTHERS_NOTE = "Detours the engine wrote, and retired paths, each with why."
+NO_OTHERS_NOTE = (
+    "None yet: a detour appears when the engine writes one (when the templates keep failing), "
+    "a retired path when one is retired below."
+)
 EXAMPLE_TEMPLATE = '''id = "check_units"
 name = "Check the units"
 description = "Write down the units of every quantity, then make sure the answer's units fit."
@@ -80,14 +86,18 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         partial = gr.Slider(0, 1, value=0.5, step=0.05, label="Partial score")
         record = gr.Button("Record partial score", elem_id="score-partial", interactive=False)
     score_status = gr.Markdown(elem_id="score-status")
-    posteriors = gr.Plot(label="Candidate paths for this query (chosen in orange)")
-    gr.Markdown("#### Trace: what each stage did")
+    kind_note = gr.State("")  # the card's note on an inferred answer kind, kept for re-drawing
+    posteriors = gr.Plot(label="Candidate paths (the chosen one in orange)")
+    gr.Markdown(POSTERIOR_NOTE, elem_classes="figure-note")
+    gr.Markdown("#### Trace: what each stage did, and why")
     trace = gr.Dataframe(
         headers=TRACE_COLUMNS,
         interactive=False,
         elem_id="trace-table",
         max_height=TALL,
-        column_widths=["22%", "24%", "44%", "10%"],
+        # One width per column, summing to the table's: the last ("LLM calls") was cut off at
+        # 1280 px when only four were given.
+        column_widths=["19%", "17%", "48%", "8%", "8%"],
         wrap=True,
     )
     with gr.Accordion("Raw trace (JSON)", open=False, elem_id="raw-trace"):
@@ -116,9 +126,10 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
                 posteriors: view.posteriors,
                 trace: view.trace,
                 raw: view.raw_trace,
+                kind_note: view.kind_note,
             }
 
-    outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw]
+    outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw, kind_note]
     # The Ask button's run is the page's API for programs (`gradio_client`: api_name "/ask");
     # pressing Enter runs the same, privately, and the lock and unlock steps are no API at all.
     for trigger, name in ((ask.click, "ask"), (query.submit, None)):
@@ -127,10 +138,27 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         trigger(lock, None, cleared, queue=False, api_visibility="private").then(
             run, [query, expected, kind], outputs, api_name=name, api_visibility=visibility
         ).then(unlock, decision_id, controls, queue=False, api_visibility="private")
+
+    def scorer(fixed: float | None) -> Any:
+        def score(current: str | None, note: str, chosen_reward: float) -> tuple[Any, ...]:
+            reward = chosen_reward if fixed is None else fixed
+            view = actions.score(current, reward, note)
+            if view.card is None:  # nothing recorded: the card and plot stay as they are
+                return view.status, gr.update(), gr.update()
+            return view.status, view.card, view.posteriors
+
+        return score
+
+    # Every score draws the card and the plot again from the stored decision, so the card shows
+    # the score just given (and any contradiction with the exact check) at once.
+    scoring: dict[str, Any] = {
+        "inputs": [decision_id, kind_note, partial],
+        "outputs": [score_status, card, posteriors],
+    }
     scored = [
-        good.click(lambda current: actions.score(current, 1.0), decision_id, score_status),
-        bad.click(lambda current: actions.score(current, 0.0), decision_id, score_status),
-        record.click(actions.score, [decision_id, partial], score_status),
+        good.click(scorer(1.0), **scoring),
+        bad.click(scorer(0.0), **scoring),
+        record.click(scorer(None), **scoring),
     ]
     return {"score_buttons": scored}
 
@@ -147,7 +175,9 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         headers=ARM_COLUMNS, interactive=False, elem_id="arms-table", max_height=TALL
     )
     posteriors = gr.Plot(label="Posteriors (same order as the table; chosen arm in orange)")
+    gr.Markdown(POSTERIOR_NOTE, elem_classes="figure-note")
     rewards = gr.Plot(label="Reward over time")
+    gr.Markdown(REWARD_NOTE, elem_classes="figure-note")
 
     def show(text: str, current: str | None) -> tuple[Any, ...]:
         view = actions.arms(text, current)
@@ -182,10 +212,8 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
     )
     add = gr.Button("Add template", elem_id="add-template")
     status = gr.Markdown(elem_id="template-status")
-    gr.Markdown(
-        "#### Detour and retired paths\n\nNone until the engine writes a detour (when the "
-        "templates keep failing) or a path is retired below."
-    )
+    gr.Markdown("#### Detour and retired paths")
+    others_note = gr.Markdown(elem_id="detours-note")
     others = gr.Dataframe(
         headers=["id", "origin", "why it was created", "status"],
         interactive=False,
@@ -195,22 +223,38 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
     with gr.Row():
         retire_id = gr.Dropdown([], label="Retire a path", elem_id="retire-id")
         reason = gr.Textbox(label="Why (kept with the arm)", elem_id="retire-reason")
-        retire = gr.Button("Retire", variant="stop", elem_id="retire")
+        retire = gr.Button("Retire...", variant="stop", elem_id="retire")
+        confirm = gr.Button(
+            "Confirm retire", variant="stop", elem_id="confirm-retire", visible=False
+        )
 
     def listing() -> tuple[Any, ...]:
+        others_rows = actions.other_paths()
         return (
             actions.templates(),
-            actions.other_paths(),
+            others_rows,
+            OTHERS_NOTE if others_rows else NO_OTHERS_NOTE,
             gr.update(choices=actions.live_path_ids(), value=None),
         )
+
+    def ask_first(arm_id: str | None, why: str) -> tuple[Any, ...]:
+        question, offer = actions.ask_to_retire(arm_id, why)
+        return question, gr.update(visible=offer)
+
+    def confirmed(arm_id: str | None, why: str) -> tuple[Any, ...]:
+        return actions.retire(arm_id, why), gr.update(visible=False)
 
     wiring: dict[str, Any] = {
         "fn": listing,
         "inputs": None,
-        "outputs": [templates, others, retire_id],
+        "outputs": [templates, others, others_note, retire_id],
     }
     add.click(actions.add_template, new_template, [status, templates]).then(**wiring)
-    retire.click(actions.retire, [retire_id, reason], status).then(**wiring)
+    # Retiring cannot be undone, so it takes two presses: the first says what will happen.
+    retire.click(ask_first, [retire_id, reason], [status, confirm])
+    confirm.click(confirmed, [retire_id, reason], [status, confirm]).then(**wiring)
+    # A different pick cancels a pending confirmation: the question was about the old one.
+    retire_id.change(lambda: gr.update(visible=False), None, confirm)
     return wiring
 
 
@@ -234,6 +278,7 @@ def _simulate_tab(actions: Actions) -> None:
     seeds = gr.Slider(1, 10, value=3, step=1, label="Seeds")
     simulate = gr.Button("Simulate", elem_id="simulate")
     regret = gr.Plot(label="Cumulative regret")
+    gr.Markdown(REGRET_NOTE, elem_classes="figure-note")
     status = gr.Markdown(elem_id="simulate-status")
 
     def offer(key: str, current: list[str]) -> Any:

@@ -12,20 +12,32 @@ from typing import Any
 
 from engine.domain.checkers import find_dates, parse_number_words
 from engine.domain.models import Choice, Decision, OutcomeResult
-from ui.progress import STAGE_TITLES, describe_reason, describe_stage, money_text
+from engine.stages.answer_text import find_loop
+from ui.progress import (
+    STAGE_TITLES,
+    answer_notes,
+    chance_words,
+    describe_reason,
+    describe_stage,
+    money_text,
+    seed_gate_words,
+    tool_facts,
+)
 
 __all__ = [
     "TRACE_COLUMNS",
     "answer_markdown",
     "card_markdown",
+    "code",
     "cost_markdown",
     "infer_answer_kind",
+    "standing_scores",
     "trace_rows",
 ]
 
 TRACE_COLUMNS = ["stage", "outcome", "reason", "seconds", "LLM calls"]
 SHOWN_ANSWER_CHARS = 700  # longer answers (often a small model looping) are folded away
-REPEATS_TO_FOLD = 3  # a line seen this often is a loop, however short the answer
+CONTRADICTION = 0.5  # a user's score this far from the exact check's says one of them is wrong
 _SHORT_REASON = 4  # a referee "reason" shorter than this explains nothing ("x")
 _NUMBER = re.compile(r"^[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?%?$")
 _LETTER = re.compile(r"^\(?[A-Ja-j]\)?$")
@@ -50,25 +62,40 @@ def infer_answer_kind(expected: str) -> str:
     return "exact"
 
 
-def answer_markdown(answer: str | None) -> str:
-    """The answer, with a long or looping one cut to its start and the rest folded below."""
+def answer_markdown(answer: str | None, notes: dict[str, Any] | None = None) -> str:
+    """The answer, with a long or looping one cut to its start and the rest folded below.
+
+    `notes` are the answer step's outputs (`engine.stages.answer_text`): a loop it found, a
+    cut-off at the token limit, echoed prompt lines it removed. For a decision recorded before
+    those notes existed, the loop is looked for here.
+    """
+    notes = dict(notes or {})
     if not answer:
+        if notes.get("echoed_lines"):
+            return "*No answer: the model only wrote the prompt back (see the trace).*"
         return "*No answer: the answer stage failed (see the trace).*"
-    lines = [line.strip() for line in answer.splitlines() if line.strip()]
-    looping = any(count >= REPEATS_TO_FOLD for count in Counter(lines).values())
-    if len(answer) <= SHOWN_ANSWER_CHARS and not looping:
-        return _hard_breaks(answer)
+    if "loop" not in notes:
+        found = find_loop(answer)
+        notes["loop"] = None if found is None else {"phrase": found.phrase, "times": found.times}
+    said = "; ".join(answer_notes(notes))
+    tail = f"\n\n*Note: {said}.*" if said else ""
+    loop = notes["loop"]
+    if len(answer) <= SHOWN_ANSWER_CHARS and not loop:
+        return _hard_breaks(answer) + tail
     cut = answer[:SHOWN_ANSWER_CHARS]
-    if looping:  # show up to the second time the repeated line appears
-        repeated = next(line for line, count in Counter(lines).items() if count >= REPEATS_TO_FOLD)
-        first = answer.find(repeated)
-        second = answer.find(repeated, first + len(repeated))
+    if loop:  # show up to the second time the repeated phrase appears
+        first = answer.find(loop["phrase"])
+        second = answer.find(loop["phrase"], first + len(loop["phrase"]))
         cut = answer[: min(second, SHOWN_ANSWER_CHARS)] if second > 0 else cut
-    why = "it repeats itself" if looping else f"it has {len(answer)} characters"
+        why = f"the model repeated {loop['phrase']!r} {loop['times']} times"
+    else:
+        why = f"it has {len(answer)} characters"
+    others = "; ".join(note for note in answer_notes({**notes, "loop": None}))
     return (
-        f"{_hard_breaks(cut.rstrip())}\n\n*... folded because {why}.*\n\n"
-        f"<details><summary>Show the whole answer</summary>\n\n<pre>{html.escape(answer)}</pre>"
-        "\n\n</details>"
+        f"{_hard_breaks(cut.rstrip())}\n\n*... {why}; folded.*"
+        + (f"\n\n*Note: {others}.*" if others else "")
+        + f"\n\n<details><summary>Show the whole answer</summary>\n\n<pre>{html.escape(answer)}"
+        "</pre>\n\n</details>"
     )
 
 
@@ -77,12 +104,25 @@ def _hard_breaks(text: str) -> str:
     return "  \n".join(text.splitlines())
 
 
+def code(text: str) -> str:
+    """`text` as a Markdown code span that no backtick inside it can end early (CommonMark:
+    a span's fence is longer than any run of backticks inside).
+
+    >>> code("a`b")
+    '`` a`b ``'
+    """
+    text = " ".join(str(text).split())
+    runs = [len(run) for run in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    return f"{fence} {text} {fence}" if runs else f"{fence}{text}{fence}"
+
+
 def _choice_line(label: str, choice: Choice) -> str:
     why = {
         "chose_by_posterior": "chosen by the learning policy from the scores so far",
         "cold_start": "still new, so the model's own rating of the options led",
     }.get(choice.reason, describe_reason(choice.reason))
-    return f"**{label}:** `{choice.arm_id}` - {why} (chance of this pick {choice.propensity:.0%})"
+    return f"**{label}:** {code(choice.arm_id)} - {why}; {chance_words(choice.propensity)}"
 
 
 def _tool_lines(decision: Decision) -> list[str]:
@@ -90,9 +130,15 @@ def _tool_lines(decision: Decision) -> list[str]:
         return [_choice_line("Tool", decision.tool).replace("`none`", "none")]
     lines = [_choice_line("Tool", decision.tool)]
     run = decision.tool_run
-    if run is not None:
-        outcome = "ran fine" if run.ok else f"failed: {run.error or 'no detail'}"
-        lines.append(f"  - `{run.tool}({run.argument})` {outcome} in {run.seconds:.2f} s")
+    if run is None:
+        return lines
+    lines.append(f"  - input: {code(run.argument)}")
+    if run.ok:
+        lines.append(f"  - output: {code(run.output)} ({run.seconds:.2f} s)")
+    else:
+        lines.append(f"  - failed: {run.error or 'no detail'}")
+    steps = [step for step in decision.trace if step.stage == "tool"]
+    lines += [f"  - {fact}" for fact in tool_facts(steps[-1] if steps else None)]
     return lines
 
 
@@ -105,24 +151,30 @@ def _seed_lines(decision: Decision) -> list[str]:
             f"**Thinking seed:** none - {why}, so the answer was written without background "
             "notes." + (f" *(check: {detail})*" if detail else "")
         ]
+    steps = [step for step in decision.trace if step.stage == "seed"]
+    dropped = steps[-1].outputs.get("dropped", []) if steps else []
+    check = "the brief passed its check (not empty, short, sharing terms with the question)"
+    if dropped:
+        check += f"; {len(dropped)} unsupported sentence{'s' * (len(dropped) != 1)} dropped"
     lines = [
-        f"**Thinking seed** (relevance {seed.relevance:.2f}"
-        + (", rebuilt once" if seed.rebuilt else "")
-        + f"): {seed.brief}"
+        f"**Thinking seed** ({check}" + (", rebuilt once" if seed.rebuilt else "") + f"): "
+        f"{seed.brief}"
     ]
     for source in seed.sources:
         title = source.title.strip().strip("()[] ") or source.source
         flags = f" - flagged: {', '.join(source.flags)}" if source.flags else ""
-        lines.append(f"  - {title} - `{source.source}`{flags}")
+        lines.append(f"  - {title} - {code(source.source)}{flags}")
     return lines
 
 
 def _why_no_seed(decision: Decision) -> str:
-    """Which step left the decision without a seed, in plain words."""
+    """Which step left the decision without a seed, in plain words (the trace's own)."""
     found = len(decision.seed.sources)
     passages = f"{found} passage{'s' * (found != 1)}"
     stages = {step.stage: step for step in decision.trace}
     brief = stages.get("seed")
+    if brief is not None and brief.reason == "skipped":
+        return seed_gate_words(brief.outputs)
     if brief is not None and brief.reason in ("weak_seed", "fault"):
         why = brief.error or "it did not fit"
         return f"the model's brief of the {passages} found was not usable ({why})"
@@ -146,18 +198,48 @@ def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
             f"**Score:** {outcome.reward:.2f}, by the referee (the model judging the answer, "
             f"counted at weight {outcome.weight:g}); {said}"
         )
+    if outcome.source == "user":
+        return f"**Score:** {outcome.reward:.2f}, by you"
+    if outcome.source.startswith("user:"):
+        return f"**Score:** {outcome.reward:.2f}, by {outcome.source.removeprefix('user:')}"
     return f"**Score:** {outcome.reward:.2f}, by {outcome.source}"
+
+
+def standing_scores(outcomes: list[OutcomeResult]) -> list[OutcomeResult]:
+    """Each source's latest score, in the order the sources first scored: a correction takes
+    the place of the score it corrects (the log keeps both)."""
+    latest: dict[str, OutcomeResult] = {}
+    for outcome in sorted(outcomes, key=lambda outcome: outcome.seq):
+        latest[outcome.source] = outcome
+    return list(latest.values())
+
+
+def _disagreement(outcomes: list[OutcomeResult]) -> list[str]:
+    """A flag when the user's score contradicts the exact check: one of them is wrong."""
+    by_source = {outcome.source: outcome.reward for outcome in outcomes}
+    user, checker = by_source.get("user"), by_source.get("checker")
+    if user is None or checker is None or abs(user - checker) < CONTRADICTION:
+        return []
+    return [
+        f"**Flag: your score ({user:.2f}) contradicts the exact check ({checker:.2f}).** "
+        "One of them is wrong: if the expected answer was right, correct your score; if it was "
+        "not, ask again with the right one."
+    ]
 
 
 def card_markdown(decision: Decision, kind_note: str = "") -> str:
     """The labelled result card: answer, path and tool with why, seed and sources, scores."""
-    lines = [f"#### Answer  <small>(decision `{decision.id}`)</small>", "", ""]
-    lines[1] = answer_markdown(decision.answer)
+    answers = [step for step in decision.trace if step.stage == "answer"]
+    notes = answers[-1].outputs if answers else {}
+    lines = [f"#### Answer  <small>(decision {code(decision.id)})</small>", ""]
+    lines += [answer_markdown(decision.answer, notes), ""]
     lines += [_choice_line("Reasoning path", decision.path), ""]
     lines += [*_tool_lines(decision), ""]
     lines += [*_seed_lines(decision), ""]
-    scores = [_score_line(decision, outcome) for outcome in decision.outcomes]
+    standing = standing_scores(decision.outcomes)
+    scores = [_score_line(decision, outcome) for outcome in standing]
     lines += scores or ["**Score:** not scored yet - use the buttons below."]
+    lines += _disagreement(standing)
     if kind_note:
         lines += ["", kind_note]
     if decision.degraded:
@@ -176,15 +258,33 @@ def cost_markdown(decision: Decision) -> str:
 
 
 def trace_rows(decision: Decision) -> list[list[Any]]:
-    """One row per stage: stage, outcome, reason (the progress line's words), seconds, calls."""
+    """One row per stage: stage, outcome, reason (the progress line's words), seconds, calls.
+
+    Plain text (a table cell shows no Markdown), and a stage that ran twice says why the second
+    time: the search runs again on the question's keywords when the first passages fit badly.
+    """
     rows = []
+    seen: Counter[str] = Counter()
     for step in decision.trace:
+        seen[step.stage] += 1
         title = STAGE_TITLES.get(step.stage, step.stage)
         detail = describe_stage(step).removeprefix(title).lstrip(": ").strip()
+        said_already = describe_reason(step.reason)  # the outcome column has it: not twice
+        if detail.startswith(f"{said_already} (") and detail.endswith(")"):
+            detail = detail.removeprefix(f"{said_already} (")[:-1]
+        if step.stage == "search" and seen[step.stage] > 1:
+            title = "Searched again, on the keywords alone"
+            detail += " (the first passages did not match the question well enough)"
         said = str(step.outputs.get("reason", "")).strip() if step.stage == "referee" else ""
         if len(said) >= _SHORT_REASON:
             detail += f' - its reason: "{said}"'
         rows.append(
-            [title, describe_reason(step.reason), detail, round(step.seconds, 3), step.calls]
+            [
+                title,
+                describe_reason(step.reason),
+                detail.replace("`", ""),
+                round(step.seconds, 3),
+                step.calls,
+            ]
         )
     return rows

@@ -197,6 +197,7 @@ class LiteLLMChat:
             completion_tokens=completion_tokens,
             seconds=seconds,
             cost_usd=self._cost(litellm, response),
+            finish_reason=_finish_reason(choice),
         )
 
     def _cost(self, litellm: Any, response: Any) -> float | None:
@@ -273,3 +274,8 @@ def _first_line(exc: BaseException) -> str:
 
 def _plain(request: LLMRequest) -> list[dict[str, str]]:
     return [{"role": message.role, "content": message.content} for message in request.messages]
+
+
+def _finish_reason(choice: Any) -> str | None:
+    reason = getattr(choice, "finish_reason", None)
+    return reason if isinstance(reason, str) and reason else None

@@ -62,6 +62,10 @@ class ScriptedLLM:
             completion_tokens=len(text.split()),
             seconds=0.0,
             cost_usd=0.0,
+            # As a provider reports it: a reply as long as the limit was cut there.
+            finish_reason="length"
+            if request.max_tokens is not None and len(text.split()) >= request.max_tokens
+            else "stop",
         )
 
 

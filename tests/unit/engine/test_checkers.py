@@ -285,3 +285,11 @@ def test_dates_in_any_supported_format(day: date) -> None:
     ):
         assert check_answer(f"Answer: {shown}", day, "date") == 1.0, shown
     assert check_answer(f"Answer: {(day + timedelta(days=40)).isoformat()}", day, "date") == 0.0
+
+
+def test_an_answer_line_that_is_a_sum_still_to_work_out_has_no_number() -> None:
+    # "Answer: 17 * 23" is neither 17 nor 23 (it was read as 17); a worked sum still counts.
+    assert check_answer("17 * 23 = 391\nAnswer: 17 * 23", 17, "numeric") == 0.0
+    assert check_answer("Answer: 17 * 23 = 391", 391, "numeric") == 1.0
+    assert check_answer("Answer: 22 (5 + 17)", 22, "numeric") == 1.0
+    assert check_answer("Answer: 3/4", 0.75, "numeric") == 1.0

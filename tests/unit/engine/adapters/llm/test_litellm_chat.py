@@ -274,3 +274,15 @@ def test_a_provider_failure_mid_stream_is_an_llm_error(
     with pytest.raises(LLMUnavailableError, match="connection reset"):
         LiteLLMChat("openai/gpt-4o-mini").stream(REQUEST, pieces.append)
     assert pieces == ["Hel"]
+
+
+def test_the_finish_reason_is_carried_plain_and_streamed(
+    fake_completion: Callable[..., Any],
+) -> None:
+    cut = model_response("a long answer")
+    cut.choices[0].finish_reason = "length"
+    fake_completion(cut)
+    assert LiteLLMChat("openai/gpt-4o-mini").complete(REQUEST).finish_reason == "length"
+    fake_completion(iter([chunk("Hel"), chunk("lo", finish="length")]))
+    streamed = LiteLLMChat("openai/gpt-4o-mini").stream(REQUEST, lambda _: None)
+    assert streamed.finish_reason == "length"
