@@ -19,13 +19,14 @@ from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
 from engine.domain import features
-from engine.orchestration.facade import Engine
-from engine.orchestration.learner import PolicyFactory
 from engine.domain.ports import LLM, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import TemplateLike
 from engine.errors import ConfigError
+from engine.orchestration.facade import Engine
+from engine.orchestration.learner import POLICY_ROLES, PolicyFactory
 from engine.settings import Settings, load_settings
 from learning import PolicyLike, make_policy
+from learning.streams import stream_seed
 from templates import load_templates
 
 # The SQL store (SQLAlchemy) and the retrieval backends (SQLite index, ONNX embedder, ddgs) are
@@ -109,8 +110,11 @@ def build_policy_factory(settings: Settings) -> PolicyFactory:
     params = {"cold_pulls": settings.cold_pulls, "cold_width": settings.cold_width}
 
     def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
-        name = settings.path_policy if role == "path" else settings.tool_policy
-        return make_policy(name, arms, seed=settings.policy_seed, context_dim=context_dim, **params)
+        # The seed role chooses between two arms per kind of query: Thompson sampling, always.
+        name = {"path": settings.path_policy, "tool": settings.tool_policy}.get(role, "thompson")
+        # Each role draws from its own stream of the seed, so that no two move in lockstep.
+        seed = stream_seed(settings.policy_seed, POLICY_ROLES.index(role))
+        return make_policy(name, arms, seed=seed, context_dim=context_dim, **params)
 
     return build
 

@@ -22,10 +22,10 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from engine.orchestration.learner import Learner
 from engine.domain.ports import CheckpointLog
 from engine.domain.records import CheckpointRecord
 from engine.errors import StoreError
+from engine.orchestration.learner import Learner
 from learning import KeyedPolicy, PolicyLike, load_policy
 
 __all__ = ["FORMAT", "Checkpoints", "PolicyLoader", "fingerprint", "restore_policy"]
@@ -33,7 +33,8 @@ __all__ = ["FORMAT", "Checkpoints", "PolicyLoader", "fingerprint", "restore_poli
 log = logging.getLogger(__name__)
 
 # Raised when the layout of `Learner.state()` changes: older checkpoints then stop matching.
-FORMAT = 1
+# 2: the seed role, the referee's audit counts and each decision's evidence in force.
+FORMAT = 2
 # The keys of a policy's `to_dict()` that say how it is configured, not what it has learned.
 CONFIGURATION_KEYS = ("format_version", "policy", "params", "keyed_by_context")
 

@@ -9,13 +9,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.domain.config import EngineConfig
 from engine.domain.models import Candidate
 from engine.domain.ports import ToolBox
 from engine.domain.records import NO_TOOL, PathDefinition
+from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import detour, rating, selection, tools
+from learning.streams import stream_seed
+
+CHOOSER_STREAM = 0  # scoring's audit draws use stream 1
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,8 @@ class Chooser:
         self._book = book
         self._toolbox = toolbox
         self._config = config
-        self._rng = np.random.default_rng(config.seed)
+        # Its own stream of the engine's seed (`learning.streams`): never in step with another's.
+        self._rng = np.random.default_rng(stream_seed(config.seed, CHOOSER_STREAM))
 
     def choose(
         self, run: RunState, *, referee_calls: int, force_path: str | None = None

@@ -6,9 +6,9 @@ query -> features -> seed (search + 1 call) -> seed check (no call; rebuild once
 
 Economy: a warm decision spends at most 3 calls (seed, answer, referee) because structured calls
 retry only in a decision that is already off the warm path, and then only while the decision
-stays within 6 calls (see `engine.orchestration.run_state`). Optional stages are skipped with a "budget_stop"
-when the call budget could no longer pay for the answer. Every LLM or retrieval fault is caught
-at its stage, recorded, and the decision goes on degraded.
+stays within 6 calls (see `engine.orchestration.run_state`). Optional stages are skipped with a
+"budget_stop" when the call budget could no longer pay for the answer. Every LLM or retrieval
+fault is caught at its stage, recorded, and the decision goes on degraded.
 """
 
 import uuid
@@ -19,19 +19,19 @@ from datetime import UTC, datetime
 import numpy as np
 
 from engine.domain.budget import Budget, MeteredLLM
-from engine.domain.guarded_llm import GuardedLLM
-from engine.orchestration.arm_book import ArmBook
-from engine.orchestration.choosing import Chooser
 from engine.domain.config import EngineConfig
+from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
+from engine.domain.trace import TraceRecorder
+from engine.orchestration.arm_book import ArmBook, SeedChoice
+from engine.orchestration.choosing import Chooser
+from engine.orchestration.learner import NO_SEED, SEED
 from engine.orchestration.run_state import RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
-from engine.domain.trace import TraceRecorder
-from engine.stages import answer, tools
-from engine.stages.seed_gate import SeedGate
 from engine.orchestration.seeding import Seeder
+from engine.stages import answer, tools
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 
@@ -42,6 +42,10 @@ class Draft:
 
     decision: Decision
     outcomes: list[Score] = field(default_factory=list)
+    # The seed role's arm, credited with what the answer saw ("seed": a brief), and the seed
+    # role's probability of that arm (1.0 where the seed is always built).
+    seed_arm: str = "seed"
+    seed_propensity: float = 1.0
 
 
 class Pipeline:
@@ -65,8 +69,8 @@ class Pipeline:
         self._family_of = family_of
         self._config = config
         self._seeder = Seeder(searcher, config)
-        self._seed_gate = SeedGate(config.seed)
-        self._scorer = Scorer(config)
+        self._book = book
+        self._scorer = Scorer(config, book)
         self._chooser = Chooser(book=book, toolbox=toolbox, config=config)
 
     def run(
@@ -90,7 +94,7 @@ class Pipeline:
         trace = TraceRecorder(listener, calls_so_far=lambda: meter.cost.calls)
         run = RunState(query, meter, trace, [float(x) for x in features])
         family = self._family_of(query) if self._family_of else "all"
-        seed_model = self._seed(run, family)
+        seed_model, seed_choice = self._seed(run, family)
         choices = self._chooser.choose(
             run, referee_calls=1 if checker is None else 0, force_path=force_path
         )
@@ -106,21 +110,10 @@ class Pipeline:
         outcomes: list[Score] = []
         if tool_run is not None and not tool_run.ok:
             outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
-        if answer_text is not None:
-            scored = self._scorer.score(
-                run, answer_text, checker, family=family, warm=not choices.explored
+        if answer_text is not None:  # the facade records the scores; every role learns from them
+            outcomes.extend(
+                self._scorer.score(run, answer_text, checker, warm=not choices.explored)
             )
-            outcomes.extend(scored)
-            for score in scored:  # the seed gate learns from the answer's own score
-                weight = (
-                    self._config.weight_for(score.source) if score.weight is None else score.weight
-                )
-                self._seed_gate.learn(
-                    family,
-                    saw_brief=seed_model.brief is not None,
-                    reward=score.reward,
-                    weight=weight,
-                )
         decision = Decision(
             id=decision_id or uuid.uuid4().hex,
             namespace=self._config.namespace,
@@ -149,15 +142,22 @@ class Pipeline:
             degraded=bool(run.trace.degraded_reasons),
             degraded_reasons=run.trace.degraded_reasons,
         )
-        return Draft(decision, outcomes)
+        saw_brief = seed_model.brief is not None
+        p_seed = seed_choice.probability if seed_choice is not None else 1.0
+        return Draft(
+            decision,
+            outcomes,
+            seed_arm=SEED if saw_brief else NO_SEED,
+            seed_propensity=p_seed if saw_brief else round(1.0 - p_seed, 4),
+        )
 
-    def _seed(self, run: RunState, family: str) -> Seed:
-        """The seed, when the seed gate (learnt per family, `stages.seed_gate`) wants one."""
+    def _seed(self, run: RunState, family: str) -> tuple[Seed, SeedChoice | None]:
+        """The seed, when the seed role (learnt per kind of query, in the arm book) wants one."""
         if not self._config.seed_gate:
-            return self._seeder.build(run)
-        choice = self._seed_gate.choose(family)
+            return self._seeder.build(run), None
+        choice = self._book.seed_choice(run.context)
         if choice.use:
-            return self._seeder.build(run)
+            return self._seeder.build(run), choice
         run.trace.add(
             "seed",
             "skipped",
@@ -165,10 +165,9 @@ class Pipeline:
             outputs={
                 "why": f"the seed gate chose no seed for {family!r} queries",
                 "p_seed": choice.probability,
-                "pulls": choice.pulls,
             },
         )
-        return Seed()
+        return Seed(), choice
 
     def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
         if tool == NO_TOOL or self._toolbox is None:

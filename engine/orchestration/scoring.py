@@ -2,8 +2,9 @@
 the referee has proved reliable for this kind of query.
 
 A checked answer is also judged by the referee in a share `referee_audit` of decisions, when a
-call is left: the pair measures the referee (`referee.RefereeCalibration`) and teaches the
-policies nothing. The scorer returns what it found; the pipeline passes it on to be recorded.
+call is left: both scores are recorded, the pair measures the referee (the arm book's referee
+role), and the checker's, more trusted, is the one that teaches the policies
+(`engine.domain.evidence`). The scorer returns what it found; the facade records it.
 """
 
 from collections.abc import Callable
@@ -12,8 +13,10 @@ from typing import NamedTuple
 import numpy as np
 
 from engine.domain.config import EngineConfig
+from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import referee
+from learning.streams import stream_seed
 
 Checker = Callable[[str], float]
 
@@ -26,28 +29,36 @@ class Score(NamedTuple):
     weight: float | None = None
 
 
-class Scorer:
-    """Scores answers; keeps the referee's calibration, learnt from audited pairs."""
+# The engine's own random streams, one each (`learning.streams`): the scorer's audit draws never
+# move in step with the chooser's.
+AUDIT_STREAM = 1
 
-    def __init__(self, config: EngineConfig) -> None:
+
+class Scorer:
+    """Scores answers; reads the referee's measured reliability from the arm book."""
+
+    def __init__(self, config: EngineConfig, book: ArmBook) -> None:
         self._config = config
-        self._calibration = referee.RefereeCalibration(
-            prior=config.weight_for("referee"), prior_pairs=config.referee_prior_pairs
-        )
-        self._audit_rng = np.random.default_rng(config.seed)
+        self._book = book
+        self._audit_rng = np.random.default_rng(stream_seed(config.seed, AUDIT_STREAM))
 
     def score(
-        self, run: RunState, text: str, checker: Checker | None, *, family: str, warm: bool
+        self, run: RunState, text: str, checker: Checker | None, *, warm: bool
     ) -> list[Score]:
         """The checker's reward when there is a checker, else the referee's (one call)."""
         started = run.trace.start()
+        reliability = self._book.referee_reliability(
+            run.context,
+            prior=self._config.weight_for("referee"),
+            prior_pairs=self._config.referee_prior_pairs,
+        )
         if checker is not None:
             checked = _check(run, text, checker, started)
             audit = bool(checked) and self._audit_rng.random() < self._config.referee_audit
             if audit and run.calls_left >= 1:
                 reward = self._judge(run, text, run.trace.start(), warm=warm, audit=True)
-                if reward is not None:
-                    self._calibration.observe(family, reward, checked[0].reward)
+                if reward is not None:  # recorded: the arm book counts the pair from the log
+                    checked.append(Score("referee", reward, reliability.weight))
             else:
                 why = "a checker scored the answer"
                 run.trace.add("referee", "skipped", run.trace.start(), outputs={"why": why})
@@ -55,7 +66,6 @@ class Scorer:
         if run.calls_left < 1:
             run.trace.budget_stop("referee", started, "no call left for the referee")
             return []
-        reliability = self._calibration.reliability(family)
         reward = self._judge(run, text, started, warm=warm, reliability=reliability.as_trace())
         return [] if reward is None else [Score("referee", reward, reliability.weight)]
 

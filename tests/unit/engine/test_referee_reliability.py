@@ -1,11 +1,13 @@
 """The referee's weight is measured against the checker: an uninformative referee counts little."""
 
 import json
+from collections import Counter
 
-from engine.domain.config import EngineConfig
+import pytest
+
+from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest
-from engine.domain.config import DetourRules
-from engine.stages.referee import RefereeCalibration
+from engine.stages.referee import audit_key, reliability
 
 ARITHMETIC = "What is 3 + 4?"
 
@@ -31,7 +33,15 @@ def test_an_uninformative_referee_is_weighted_near_zero(world) -> None:
         decision = engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
         if decision.step("referee").reason == "done":
             assert "audit" in decision.step("referee").outputs
-    assert [o.source for o in decision.outcomes] == ["checker"]  # an audit teaches nothing
+    # An audit is recorded beside the checker's score, and teaches the policies nothing: every
+    # path statistic is the checker's alone.
+    assert [o.source for o in decision.outcomes] == ["checker", "referee"]
+    checked = [o for o in world.store.outcomes_since("default", 0) if o.source == "checker"]
+    paths = [row for row in engine.arms() if row.role == "path"]
+    assert sum(row.pulls for row in paths) == len(checked) == 30
+    assert sum(row.pulls * (row.mean_reward or 0.0) for row in paths) == pytest.approx(
+        sum(o.reward for o in checked)
+    )
     unchecked = engine.decide(ARITHMETIC)
     reliability = unchecked.step("referee").outputs["reliability"]
     assert reliability["auc"] == 0.5
@@ -54,10 +64,12 @@ def test_an_informative_referee_keeps_a_high_weight(world) -> None:
 
 
 def test_a_family_without_pairs_of_both_kinds_borrows_the_pooled_estimate() -> None:
-    calibration = RefereeCalibration(prior=0.5, prior_pairs=2, min_pairs=2)
-    for referee, checker in [(1.0, 1.0), (0.0, 0.0), (1.0, 1.0), (0.0, 0.0)]:
-        calibration.observe("arithmetic", referee, checker)
-    calibration.observe("letters", 1.0, 1.0)
-    assert calibration.reliability("letters").basis == "pooled"
-    assert calibration.reliability("arithmetic").basis == "family"
-    assert calibration.reliability("arithmetic").agreement == 1.0
+    arithmetic = Counter(
+        audit_key(r, c) for r, c in [(1.0, 1.0), (0.0, 0.0), (1.0, 1.0), (0.0, 0.0)]
+    )
+    letters = Counter([audit_key(1.0, 1.0)])
+    pooled = arithmetic + letters
+    settings = {"prior": 0.5, "prior_pairs": 2, "min_pairs": 2}
+    assert reliability(letters, pooled, **settings).basis == "pooled"
+    assert reliability(arithmetic, pooled, **settings).basis == "family"
+    assert reliability(arithmetic, pooled, **settings).agreement == 1.0

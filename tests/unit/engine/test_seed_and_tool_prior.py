@@ -53,7 +53,7 @@ def test_degenerate_briefs_are_named() -> None:
 def test_a_looping_or_answering_brief_is_not_used(world) -> None:
     world.overrides["seed"] = lambda request: "So 3 + 4 = 7. " * 10
     llm = world.llm()
-    decision = world.engine(llm).decide("What is the sum 3 + 4?")
+    decision = world.engine(llm, always_seed=True).decide("What is the sum 3 + 4?")
     assert decision.seed.weak
     assert decision.seed.brief is None
     step = decision.step("seed")
@@ -93,8 +93,7 @@ def test_the_prior_leads_the_cold_start_over_the_models_pick(world) -> None:
 
 @pytest.mark.parametrize("brief_helps", [False, True])
 def test_the_seed_gate_learns_per_family_whether_a_seed_helps(world, brief_helps: bool) -> None:
-    from engine.domain.config import EngineConfig
-    from engine.domain.config import DetourRules
+    from engine.domain.config import DetourRules, EngineConfig
 
     def answer(request: LLMRequest) -> str:
         briefed = "<seed>" in request.messages[-1].content
