@@ -15,7 +15,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from engine.domain.checkers import check_answer
-from engine.orchestration.facade import Engine
 from engine.domain.models import ArmStats, Decision, OutcomeResult
 from engine.domain.records import PathDefinition
 from engine.errors import (
@@ -28,6 +27,7 @@ from engine.errors import (
     UnknownArmError,
     UnknownDecisionError,
 )
+from engine.orchestration.facade import Engine
 from templates import Template
 from ui.service.auth import Access, AuthGate
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS, CorsPolicy, HostGuard
@@ -86,8 +86,11 @@ def build_router(engine: Engine) -> APIRouter:
         tags=["decisions"],
     )
     def record_outcome(decision_id: DecisionId, outcome: OutcomeRequest) -> OutcomeResult:
-        """Record a reward; the same (decision, source) twice is applied once (`applied: false`)."""
-        return engine.record_outcome(decision_id, outcome.source, outcome.reward, outcome.weight)
+        """Record a reward; the same (decision, source) twice is applied once (`applied: false`),
+        `"replace": true` corrects it. The engine's own sources (checker, tool, referee) are 422."""
+        return engine.record_outcome(
+            decision_id, outcome.source, outcome.reward, outcome.weight, replace=outcome.replace
+        )
 
     @router.get("/arms", tags=["learning"])
     def list_arms(query: Annotated[str | None, Query(max_length=8000)] = None) -> list[ArmStats]:

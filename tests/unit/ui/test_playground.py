@@ -39,7 +39,7 @@ def test_ask_score_and_arms(engine: Engine) -> None:
     arms = actions.arms("What is 2 + 3?", view.chosen_path)
     chosen = engine.get_decision(view.decision_id).path
     row = next(r for r in arms.table if r[ROLE] == "path" and r[ARM] == chosen.arm_id)
-    assert row[OUTCOMES] == 2  # the checker's and the user's
+    assert row[OUTCOMES] == 1  # one decision, one piece of evidence: the checker's outranks yours
     assert {r[STATE] for r in arms.table if r[ROLE] == "path"} <= {"cold", "confident"}
     assert sum(r[PROB_BEST] for r in arms.table if r[ROLE] == "path") > 0.99
     labels = [t.get_text() for t in arms.posteriors.axes[0].get_yticklabels()]
@@ -54,7 +54,7 @@ def test_the_arms_tab_says_why_columns_are_empty(engine: Engine) -> None:
     assert "No scores yet" in view.note
     assert {row[STATE] for row in view.table} == {"-"}
     # every arm is listed, tools included, and the plot lists paths in the table's order
-    assert {row[ROLE] for row in view.table} == {"path", "tool"}
+    assert {row[ROLE] for row in view.table} == {"path", "tool", "seed"}
     table_paths = [row[ARM] for row in view.table if row[ROLE] == "path"]
     plotted = [t.get_text() for t in view.posteriors.axes[0].get_yticklabels()]
     axis = view.posteriors.axes[0]
