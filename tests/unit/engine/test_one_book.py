@@ -27,7 +27,7 @@ def config(**changes: Any) -> EngineConfig:
     """The shipped configuration (seed role and referee audits on), seeded; every decision is
     audited so that the referee role has pairs to learn from."""
     fields: dict[str, Any] = {"seed": 5, "detour": DetourRules(prob_best_floor=0.0)}
-    return EngineConfig(**(fields | {"referee_audit": 0.5} | changes))
+    return EngineConfig(**(fields | {"referee_audit": 1.0} | changes))
 
 
 def learned_state(engine: Engine) -> dict[str, Any]:

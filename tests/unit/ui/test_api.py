@@ -205,3 +205,35 @@ def test_near_duplicate_ids_and_hidden_characters_are_refused(
     response = client.post("/api/v1/templates", json={**NEW_TEMPLATE, **change})
     assert response.status_code == 422, response.text
     assert fragment in response.text
+
+
+@pytest.mark.parametrize("source", ["checker", "Tool", " referee "])
+def test_the_engines_own_sources_are_refused_with_422(client: TestClient, source: str) -> None:
+    decision = client.post("/api/v1/decisions", json={"query": "What is 2 + 2?"}).json()
+    url = f"/api/v1/decisions/{decision['id']}/outcomes"
+    refused = client.post(url, json={"source": source, "reward": 1.0})
+    assert refused.status_code == 422
+    assert "is reserved" in refused.json()["detail"]
+    bogus = client.post(url, json={"source": "bogus", "reward": 1.0})
+    assert bogus.status_code == 422
+    assert "user:<name>" in bogus.json()["detail"]
+    outcomes = client.get(f"/api/v1/decisions/{decision['id']}").json()["outcomes"]
+    assert [o["source"] for o in outcomes] == ["referee"]
+
+
+def test_a_user_corrects_their_score_with_replace(client: TestClient) -> None:
+    decision = client.post("/api/v1/decisions", json={"query": "What is 2 + 2?"}).json()
+    url = f"/api/v1/decisions/{decision['id']}/outcomes"
+    first = client.post(url, json={"source": " User ", "reward": 0.0})
+    assert (first.status_code, first.json()["source"]) == (201, "user")
+    assert client.post(url, json={"source": "user", "reward": 1.0}).status_code == 409
+    corrected = client.post(url, json={"source": "user", "reward": 1.0, "replace": True})
+    assert corrected.status_code == 201
+    assert (corrected.json()["revision"], corrected.json()["applied"]) == (1, True)
+    arm = decision["path"]["arm_id"]
+    row = next(a for a in client.get("/api/v1/arms").json() if a["arm_id"] == arm)
+    assert (row["pulls"], row["mean_reward"], row["outcomes"]) == (1.0, 1.0, 1)
+    assert (
+        client.post(url, json={"source": "user", "reward": 1.0, "replace": "yes"}).status_code
+        == 422
+    )
