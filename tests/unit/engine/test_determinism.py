@@ -22,7 +22,7 @@ def run(world_factory) -> list[tuple[str, ...]]:
         policy_factory=factory,
         tools=True,
     )
-    chosen = []
+    chosen: list[tuple[str, ...]] = []
     for query in QUERIES:
         decision = engine.decide(query, checker=world.checker_for(query))
         seed = decision.step("seed").reason

@@ -7,7 +7,7 @@ import pytest
 
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest
-from engine.stages.referee import audit_key, reliability
+from engine.stages.referee import Reliability, audit_key, reliability
 
 ARITHMETIC = "What is 3 + 4?"
 
@@ -69,7 +69,10 @@ def test_a_family_without_pairs_of_both_kinds_borrows_the_pooled_estimate() -> N
     )
     letters = Counter([audit_key(1.0, 1.0)])
     pooled = arithmetic + letters
-    settings = {"prior": 0.5, "prior_pairs": 2, "min_pairs": 2}
-    assert reliability(letters, pooled, **settings).basis == "pooled"
-    assert reliability(arithmetic, pooled, **settings).basis == "family"
-    assert reliability(arithmetic, pooled, **settings).agreement == 1.0
+
+    def measured(own: Counter[tuple[float, bool]]) -> Reliability:
+        return reliability(own, pooled, prior=0.5, prior_pairs=2, min_pairs=2)
+
+    assert measured(letters).basis == "pooled"
+    assert measured(arithmetic).basis == "family"
+    assert measured(arithmetic).agreement == 1.0
