@@ -182,9 +182,10 @@ class Engine:
     def snapshot(self) -> dict[str, Any]:
         """What the engine has learned, as one JSON-serialisable document.
 
-        For each role ("path", "tool"): the policy's name, and for every arm its pulls, mean
-        reward and outcomes, whether it is retired and why, and, for each kind of query it has
-        learned from, whether it is still cold or confident and its P(best).
+        For each policy role ("path", "tool", "seed"): the policy's name, and for every arm its
+        pulls, mean reward and outcomes (decisions in force), whether it is retired and why, and,
+        for each kind of query it has learned from, whether it is still cold or confident and
+        its P(best). Under "referee": the referee's measured reliability per kind of query.
         """
         self.refresh()
         return self._book.describe(self._label_context)

@@ -58,13 +58,21 @@ class Scorer:
             if audit and run.calls_left >= 1:
                 reward = self._judge(run, text, run.trace.start(), warm=warm, audit=True)
                 if reward is not None:  # recorded: the arm book counts the pair from the log
-                    checked.append(Score("referee", reward, reliability.weight))
+                    # (outranked by the checker, so its weight teaches nothing; a stored weight
+                    # must be positive even where the prior is 0)
+                    weight = max(referee.MIN_WEIGHT, reliability.weight)
+                    checked.append(Score("referee", reward, weight))
             else:
                 why = "a checker scored the answer"
                 run.trace.add("referee", "skipped", run.trace.start(), outputs={"why": why})
             return checked
         if run.calls_left < 1:
             run.trace.budget_stop("referee", started, "no call left for the referee")
+            return []
+        if reliability.weight <= 0.0:  # never measured here, and the prior is 0: not worth a call
+            why = "the referee was never measured for this kind of query (prior weight 0)"
+            outputs = {"why": why, "reliability": reliability.as_trace()}
+            run.trace.add("referee", "skipped", started, outputs=outputs)
             return []
         reward = self._judge(run, text, started, warm=warm, reliability=reliability.as_trace())
         return [] if reward is None else [Score("referee", reward, reliability.weight)]

@@ -2,6 +2,7 @@
 
 import json
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -76,3 +77,24 @@ def test_a_family_without_pairs_of_both_kinds_borrows_the_pooled_estimate() -> N
     assert measured(letters).basis == "pooled"
     assert measured(arithmetic).basis == "family"
     assert measured(arithmetic).agreement == 1.0
+
+
+def test_with_a_zero_prior_the_referee_judges_only_where_it_was_measured(world) -> None:
+    def honest(request: LLMRequest) -> str:
+        right = "Answer: 7" in request.messages[-1].content
+        return json.dumps({"score": 4 if right else 0, "reason": "checked"})
+
+    world.overrides["referee"] = honest
+    zero = replace(_config(1.0), source_weights={**EngineConfig().source_weights, "referee": 0.0})
+    llm = world.llm()
+    engine = world.engine(llm, config=zero)
+    unmeasured = engine.decide(ARITHMETIC)
+    assert unmeasured.step("referee").reason == "skipped"
+    assert unmeasured.outcomes == []
+    assert "referee" not in [request.purpose for request in llm.requests]
+    for _ in range(12):  # audits beside the checker measure it
+        engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    measured = engine.decide(ARITHMETIC)
+    assert measured.step("referee").reason == "done"
+    assert [o.source for o in measured.outcomes] == ["referee"]
+    assert measured.outcomes[0].weight > 0.5
