@@ -42,8 +42,9 @@ class Draft:
 
     decision: Decision
     outcomes: list[Score] = field(default_factory=list)
-    # The seed role's arm, credited with what the answer saw ("seed": a brief), and the seed
-    # role's probability of that arm (1.0 where the seed is always built).
+    # The seed role's arm, credited with what the answer saw ("seed": a brief; a brief that came
+    # out weak credits "no_seed"), and the probability of the seed role's own draw (1.0 where
+    # the seed is always built).
     seed_arm: str = "seed"
     seed_propensity: float = 1.0
 
@@ -142,13 +143,11 @@ class Pipeline:
             degraded=bool(run.trace.degraded_reasons),
             degraded_reasons=run.trace.degraded_reasons,
         )
-        saw_brief = seed_model.brief is not None
-        p_seed = seed_choice.probability if seed_choice is not None else 1.0
         return Draft(
             decision,
             outcomes,
-            seed_arm=SEED if saw_brief else NO_SEED,
-            seed_propensity=p_seed if saw_brief else round(1.0 - p_seed, 4),
+            seed_arm=SEED if seed_model.brief is not None else NO_SEED,
+            seed_propensity=_draw_probability(seed_choice),
         )
 
     def _seed(self, run: RunState, family: str) -> tuple[Seed, SeedChoice | None]:
@@ -224,3 +223,10 @@ class Pipeline:
             return None
         run.trace.add("answer", "done", started, inputs=inputs, outputs={"answer": text})
         return text
+
+
+def _draw_probability(choice: SeedChoice | None) -> float:
+    """The probability the seed role gave to what it drew (1.0 with the seed gate off)."""
+    if choice is None:
+        return 1.0
+    return choice.probability if choice.use else round(1.0 - choice.probability, 4)

@@ -142,6 +142,21 @@ def test_the_seed_role_learns_from_a_later_users_score(world: World) -> None:
     engine.record_outcome(decision.id, "user", 0.0)
     after = next(r for r in engine.arms() if (r.role, r.arm_id) == ("seed", arm))
     assert (before.mean_reward, after.mean_reward) == (1.0, 0.0)
+    record = world.store.get_decision(decision.id)
+    p_seed = decision.step("seed").outputs.get("p_seed")
+    assert record.choices["seed"] == arm
+    assert 0.0 < record.propensities["seed"] <= 1.0
+    if p_seed is not None:  # the role drew "no_seed": the propensity of that draw
+        assert record.propensities["seed"] == round(1.0 - p_seed, 4)
+
+
+def test_with_the_seed_gate_off_the_seed_role_still_learns(world: World) -> None:
+    engine = world.engine(config=config(seed_gate=False))
+    decision = engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    record = world.store.get_decision(decision.id)
+    assert (record.choices["seed"], record.propensities["seed"]) == ("seed", 1.0)
+    row = next(r for r in engine.arms() if (r.role, r.arm_id) == ("seed", "seed"))
+    assert row.outcomes == 1
 
 
 def test_the_referee_role_is_measured_per_kind_of_query_from_the_log(world: World) -> None:
