@@ -14,7 +14,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.domain.evidence import CHECKER, REFEREE, Evidence, in_force, split_source_key
+from engine.domain.evidence import (
+    CHECKER,
+    REFEREE,
+    Evidence,
+    in_force,
+    split_source_key,
+    teaches,
+)
 from engine.domain.records import LearnedOutcome
 
 __all__ = ["AuditPair", "Change", "EvidenceLedger"]
@@ -46,8 +53,12 @@ class EvidenceLedger:
         # A correction (a later revision) replaces its source's score and keeps its place in
         # the order of arrival; the store gives each revision its own key.
         first_seq = earlier.first_seq if earlier is not None else outcome.seq
-        after = {**before, source: Evidence(source, outcome.reward, outcome.weight, first_seq)}
+        evidence = Evidence(source, outcome.reward, outcome.weight, first_seq)
+        after = {**before, source: evidence}
         self._scores[outcome.decision_id] = after
+        if not before:  # the decision's first outcome (the usual case): in force where it teaches
+            first = {role: (None, evidence) for role in roles if teaches(source, role)}
+            return Change(first, (None, None))
         changed = {}
         for role in roles:
             old, new = in_force(before, role), in_force(after, role)
