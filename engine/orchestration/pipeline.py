@@ -19,19 +19,19 @@ from datetime import UTC, datetime
 import numpy as np
 
 from engine.domain.budget import Budget, MeteredLLM
-from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
+from engine.orchestration.arm_book import ArmBook, SeedChoice
+from engine.orchestration.choosing import Chooser
+from engine.domain.config import EngineConfig
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
-from engine.domain.trace import TraceRecorder
-from engine.orchestration.arm_book import ArmBook, SeedChoice
-from engine.orchestration.choosing import Chooser
-from engine.orchestration.learner import NO_SEED, SEED
 from engine.orchestration.run_state import RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
-from engine.orchestration.seeding import Seeder
+from engine.domain.trace import TraceRecorder
 from engine.stages import answer, tools
+from engine.orchestration.learner import NO_SEED, SEED
+from engine.orchestration.seeding import Seeder
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 
