@@ -10,6 +10,7 @@ processes sharing one store apply the same sequence and hold the same statistics
 state belongs to one `ArmBook`; the facade runs the pipeline and commits what it produced.
 """
 
+import numbers
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -167,9 +168,10 @@ class Engine:
             try:
                 result = self._record(decision_id, source, reward, weight, revision=revision)
             except OutcomeConflictError as error:
-                raise OutcomeConflictError(
-                    f"{error}; to correct it, post with replace=True"
-                ) from None
+                if replace:  # another correction took this revision first: the caller retries
+                    raise
+                hint = f"{error}; to correct it, post with replace=True"
+                raise OutcomeConflictError(hint) from None
         self.refresh()
         return result
 
@@ -284,6 +286,10 @@ class Engine:
         if reward is None:
             raise InvalidRewardError("a reward in [0, 1] is required")
         weight = self.config.weight_for(source) if weight is None else weight
+        if not (_is_number(reward) and _is_number(weight)):  # True or "1" is a caller's bug
+            raise InvalidRewardError(
+                f"reward and weight must be numbers, got {reward!r} and {weight!r}"
+            )
         key = evidence.source_key(source, revision)
         record = OutcomeRecord(decision_id, key, float(reward), float(weight))
         receipt = self._store.record_outcome(record)
@@ -320,7 +326,7 @@ class Engine:
             self._store.get_decision(decision_id)  # UnknownDecisionError before anything else
             return 0
         weight = self.config.weight_for(source) if weight is None else weight
-        if reward is not None and (latest.reward, latest.weight) == (float(reward), float(weight)):
+        if _is_number(reward) and (latest.reward, latest.weight) == (reward, weight):
             return None
         return evidence.split_source_key(latest.source)[1] + 1
 
@@ -331,6 +337,11 @@ class Engine:
 
     def _featurize(self, query: str) -> list[float]:
         return [float(x) for x in np.asarray(self._featurizer(_check_query(query)), dtype=float)]
+
+
+def _is_number(value: object) -> bool:
+    """A real number, not a bool (True as a reward is a caller's bug, not 1.0)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _result_of(outcome: LearnedOutcome) -> OutcomeResult:

@@ -203,3 +203,13 @@ def test_policies_that_cannot_retract_keep_the_first_evidence(world: World) -> N
     assert (row.pulls, row.mean_reward) == (1.0, 0.0)
     policy = engine._book._learner.policies["path"]
     assert not policy.can_retract
+
+
+@pytest.mark.parametrize("reward", [True, "1.0", float("nan"), 1.5])
+def test_a_bad_correction_is_refused_and_the_score_stands(world: World, reward: Any) -> None:
+    engine = world.engine(config=config())
+    decision = engine.decide(ARITHMETIC)
+    engine.record_outcome(decision.id, "user", 1.0)
+    with pytest.raises(InvalidRewardError):
+        engine.record_outcome(decision.id, "user", reward, replace=True)
+    assert [o.source for o in world.store.outcomes_of(decision.id)] == ["referee", "user"]
