@@ -25,9 +25,10 @@ from engine.domain.ports import LLM, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import LLMRequest, TemplateLike
 from engine.errors import ConfigError
 from engine.orchestration.facade import Engine
-from engine.orchestration.learner import PolicyFactory
+from engine.orchestration.learner import POLICY_ROLES, PolicyFactory
 from engine.settings import Settings, load_settings
 from learning import PolicyLike, make_policy
+from learning.streams import stream_seed
 from templates import load_templates
 
 # The SQL store (SQLAlchemy), MLflow and the retrieval backends (SQLite index, ONNX embedder,
@@ -163,8 +164,11 @@ def build_policy_factory(settings: Settings) -> PolicyFactory:
     params = {"cold_pulls": settings.cold_pulls, "cold_width": settings.cold_width}
 
     def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
-        name = settings.path_policy if role == "path" else settings.tool_policy
-        return make_policy(name, arms, seed=settings.policy_seed, context_dim=context_dim, **params)
+        # The seed role chooses between two arms per kind of query: Thompson sampling, always.
+        name = {"path": settings.path_policy, "tool": settings.tool_policy}.get(role, "thompson")
+        # Each role draws from its own stream of the seed, so that no two move in lockstep.
+        seed = stream_seed(settings.policy_seed, POLICY_ROLES.index(role))
+        return make_policy(name, arms, seed=seed, context_dim=context_dim, **params)
 
     return build
 

@@ -18,6 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
+from engine.domain.evidence import Evidence, in_force, split_source_key
 from engine.domain.ports import DecisionLog, OutcomeLog
 from engine.domain.records import DecisionRecord
 from engine.errors import ConfigError
@@ -155,26 +156,29 @@ def _propensity(propensities: Mapping[str, float], role: str, decision_id: str) 
 
 
 def decisions_with_rewards(
-    decisions: DecisionLog, outcomes: OutcomeLog, namespace: str
+    decisions: DecisionLog, outcomes: OutcomeLog, namespace: str, role: str = "path"
 ) -> list[tuple[DecisionRecord, float]]:
-    """Every decision of `namespace` that has outcomes, with its weighted mean reward.
+    """Every decision of `namespace` with an outcome that teaches `role`, with that reward.
 
-    A decision can have several outcomes (checker, user, referee), each with a weight; the
-    logged reward is their weighted mean, as the policies learn it.
+    A decision can have several outcomes (checker, user, referee, corrections); as the policies
+    learn it, one of them is in force per role (`engine.domain.evidence.in_force`: the most
+    trusted source's latest score), and that is the logged reward.
     """
-    totals: dict[str, tuple[float, float]] = {}
+    scores: dict[str, dict[str, Evidence]] = {}
     after = 0
     while batch := outcomes.outcomes_since(namespace, after):
         for outcome in batch:
-            total, weight = totals.get(outcome.decision_id, (0.0, 0.0))
-            totals[outcome.decision_id] = (
-                total + outcome.weight * outcome.reward,
-                weight + outcome.weight,
-            )
+            source, _revision = split_source_key(outcome.source)
+            standing = scores.setdefault(outcome.decision_id, {})
+            earlier = standing.get(source)
+            first_seq = earlier.first_seq if earlier is not None else outcome.seq
+            standing[source] = Evidence(source, outcome.reward, outcome.weight, first_seq)
         after = batch[-1].seq
+    rewards = {decision_id: in_force(standing, role) for decision_id, standing in scores.items()}
     return [
-        (decisions.get_decision(decision_id), total / weight)
-        for decision_id, (total, weight) in totals.items()
+        (decisions.get_decision(decision_id), evidence.reward)
+        for decision_id, evidence in rewards.items()
+        if evidence is not None
     ]
 
 

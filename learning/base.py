@@ -97,6 +97,10 @@ class Policy(abc.ABC):
     # True where `select` takes the argmax of one posterior draw: the propensity of an arm is
     # then its posterior probability of being best, and `explain` computes the two once.
     choice_is_posterior_draw: ClassVar[bool] = False
+    # True where `_update` adds statistics linear in the weight, so that an update with the
+    # weight negated undoes it (`retract`). False for policies that discount, forget or test
+    # for change points: their past cannot be edited after the fact.
+    can_retract: ClassVar[bool] = False
 
     def __init__(self, arms: Sequence[str], seed: int | None = None, **params: Any) -> None:
         self.params: dict[str, ParamValue] = resolve_params(self.name, self.param_spec, params)
@@ -168,6 +172,15 @@ class Policy(abc.ABC):
         index = self._arm_index(arm)
         check_reward(reward, weight)
         self._update(index, float(reward), float(weight), self._check_context(context))
+
+    def retract(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
+        """Undo one earlier `update(arm, reward, context, weight)`: the share of an outcome that
+        a correction replaced. Only where `can_retract`; the caller retracts what it added."""
+        if not self.can_retract:
+            raise PolicyError(f"policy {self.name!r} cannot retract an update it learned")
+        index = self._arm_index(arm)
+        check_reward(reward, weight)
+        self._update(index, float(reward), -float(weight), self._check_context(context))
 
     def probabilities(self, context: Any = None) -> dict[str, float]:
         """Propensity: the probability that `select` returns each arm in the current state."""

@@ -39,6 +39,7 @@ class ContextualThompsonSampling(ContextualPolicy):
     choice_is_posterior_draw = True
 
     name: ClassVar[str] = "contextual_thompson"
+    can_retract: ClassVar[bool] = True  # per context, alpha and beta are sums
     summary: ClassVar[str] = "Thompson sampling per discrete (e.g. one-hot) context"
     param_spec: ClassVar[Mapping[str, Param]] = {
         **CONTEXT_PARAMS,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -19,6 +19,8 @@ class CountingPolicy(Policy):
     1 + n_i - s_i) posterior that a uniform prior and the same data would give: a documented
     approximation that agrees with Thompson sampling's view of the same counts.
     """
+
+    can_retract: ClassVar[bool] = True  # n_i and s_i are sums
 
     def _init_stats(self, arm_count: int, /) -> None:
         self._pulls: FloatArray = np.zeros(arm_count)

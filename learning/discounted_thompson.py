@@ -31,6 +31,7 @@ class DiscountedThompsonSampling(ThompsonSampling):
     """
 
     name: ClassVar[str] = "discounted_thompson"
+    can_retract: ClassVar[bool] = False  # its past is aged, windowed or tested: not a sum
     summary: ClassVar[str] = "Thompson sampling with geometric forgetting (drifting rewards)"
     param_spec: ClassVar[Mapping[str, Param]] = {
         **COLD_PARAMS,

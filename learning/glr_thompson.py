@@ -50,6 +50,7 @@ class GLRThompsonSampling(ThompsonSampling):
     choice_is_posterior_draw = False  # chooses by its own rule, not by a posterior draw
 
     name: ClassVar[str] = "glr_thompson"
+    can_retract: ClassVar[bool] = False  # its past is aged, windowed or tested: not a sum
     summary: ClassVar[str] = (
         "Thompson sampling + GLR change detection with restart (recommended when rewards drift)"
     )

@@ -120,6 +120,15 @@ class KeyedPolicy:
         check_reward(reward, weight)
         self.sub_policy(context).update(arm, reward, weight=weight)
 
+    @property
+    def can_retract(self) -> bool:
+        return self._class.can_retract
+
+    def retract(self, arm: str, reward: float, context: Any = None, weight: float = 1.0) -> None:
+        """Undo one earlier `update` in this context's sub-policy (see `Policy.retract`)."""
+        self._known(arm)
+        self.sub_policy(context).retract(arm, reward, weight=weight)
+
     def probabilities(self, context: Any = None) -> dict[str, float]:
         return self._peek(context).probabilities()
 

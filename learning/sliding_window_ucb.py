@@ -35,6 +35,7 @@ class SlidingWindowUCB(CountingPolicy):
     """
 
     name: ClassVar[str] = "sliding_window_ucb"
+    can_retract: ClassVar[bool] = False  # its past is aged, windowed or tested: not a sum
     summary: ClassVar[str] = "UCB over the last `window` observations (drifting rewards)"
     param_spec: ClassVar[Mapping[str, Param]] = {
         **COLD_PARAMS,

@@ -41,6 +41,7 @@ class ThompsonSampling(Policy):
     choice_is_posterior_draw = True
 
     name: ClassVar[str] = "thompson"
+    can_retract: ClassVar[bool] = True  # alpha and beta are sums
     summary: ClassVar[str] = "Beta-Bernoulli Thompson sampling (stationary default)"
     param_spec: ClassVar[Mapping[str, Param]] = {
         **COLD_PARAMS,

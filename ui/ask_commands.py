@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.domain.checkers import ANSWER_KINDS, checker_for
+from engine.domain.evidence import client_source
 from engine.errors import InvalidQueryError, InvalidRewardError
 from ui.progress import StagePrinter, answer_notes, money_text, tool_facts
 
@@ -47,11 +48,25 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
     outcome = commands.add_parser(
         "outcome",
         help="record a reward in [0, 1] for a decision",
-        description="Record a reward for a decision (applied once per decision and source).",
+        description=(
+            "Record a reward for a decision (applied once per decision and source). One decision "
+            "counts once however many scores it gets: an exact checker's outranks a user's, a "
+            "user's the referee's."
+        ),
     )
     outcome.add_argument("decision_id", metavar="ID", help="the decision's id")
     outcome.add_argument("reward", metavar="REWARD", help="a number from 0 (wrong) to 1 (right)")
-    outcome.add_argument("--source", default="user", help="who judged it (default: user)")
+    outcome.add_argument(
+        "--source",
+        default="user",
+        help="who judged it: 'user' (default) or 'user:<name>'; checker, tool and referee are "
+        "the engine's own",
+    )
+    outcome.add_argument(
+        "--replace",
+        action="store_true",
+        help="correct this source's earlier score for the decision",
+    )
     outcome.set_defaults(run=run_outcome)
 
 
@@ -123,8 +138,13 @@ def run_outcome(args: argparse.Namespace) -> int:
     from engine import build_engine  # noqa: PLC0415
 
     reward = parse_reward(args.reward)
-    result = build_engine().record_outcome(args.decision_id, reward=reward, source=args.source)
+    source = client_source(args.source)  # refused before any engine is built
+    result = build_engine().record_outcome(
+        args.decision_id, reward=reward, source=source, replace=args.replace
+    )
     state = "recorded" if result.applied else "already recorded (applied once)"
+    if result.applied and result.revision:
+        state = f"corrected (revision {result.revision})"
     print(f"{state}: reward {result.reward:g} from {result.source} (seq {result.seq})")
     return 0
 

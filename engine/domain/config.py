@@ -9,8 +9,8 @@ from engine.domain.budget import Budget
 # Six calls is the worst case the pipeline can reach, so the default never cuts a decision short
 # on calls; tokens and seconds are generous for the embedded model.
 BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = 6, 8192, 120.0
-# What `thinkpath` runs with (the settings' defaults). A bare `EngineConfig` (tests, simulated
-# experiments) leaves both off, so that its call counts stay exactly what its test expects.
+# What `thinkpath` runs with: the defaults of `EngineConfig` and of the settings alike, so that
+# tests and experiments run the configuration the product ships.
 PRODUCT_REFEREE_AUDIT, PRODUCT_SEED_GATE = 0.1, True
 
 
@@ -55,13 +55,13 @@ class EngineConfig:
     # most this many; each save serialises every policy, a few milliseconds.
     checkpoint_every: int = 1000
     # Share of checked decisions whose answer the referee also judges, to measure the referee
-    # (`engine.stages.referee.RefereeCalibration`); its weight shrinks to the prior with this
-    # many pseudo-pairs.
-    referee_audit: float = 0.0
+    # (`engine.stages.referee.reliability`, counted by the arm book's referee role); its weight
+    # shrinks to the prior with this many pseudo-pairs.
+    referee_audit: float = PRODUCT_REFEREE_AUDIT
     referee_prior_pairs: float = 10.0
-    # Learn per query family whether to build the seed (`engine.stages.seed_gate`); False
+    # Learn per query family whether to build the seed (the arm book's seed role); False
     # builds it for every decision.
-    seed_gate: bool = False
+    seed_gate: bool = PRODUCT_SEED_GATE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source_weights", MappingProxyType(dict(self.source_weights)))

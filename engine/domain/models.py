@@ -121,7 +121,8 @@ class OutcomeResult(_Frozen):
     weight: float
     seq: int  # its place in the namespace's learning order
     applied: bool  # False when the same (decision, source) had been recorded before
-    roles: list[str]  # the policy roles this source teaches
+    roles: list[str]  # the roles this source can teach (`engine.domain.evidence` says which wins)
+    revision: int = 0  # 0: the source's first score; n: its n-th correction (`replace=True`)
 
 
 class Decision(_Frozen):

@@ -229,6 +229,17 @@ class ArmTally:
         from the log agrees with the live tally to the last bit)."""
         return ArmTally(self.pulls + weight, self.reward_sum + weight * reward, self.outcomes + 1)
 
+    def minus(self, reward: float, weight: float) -> "ArmTally":
+        """The tally without one outcome it counted (one a correction or a more trusted source
+        replaced); back to exactly empty when none is left, so no rounding dust stays.
+
+        >>> ArmTally().plus(0.25, 0.5).minus(0.25, 0.5)
+        ArmTally(pulls=0.0, reward_sum=0.0, outcomes=0)
+        """
+        if self.outcomes <= 1:
+            return ArmTally()
+        return ArmTally(self.pulls - weight, self.reward_sum - weight * reward, self.outcomes - 1)
+
 
 @dataclass(frozen=True)
 class ArmRecord:

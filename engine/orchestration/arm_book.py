@@ -9,12 +9,10 @@ The lock is held only while reading or changing the policies, never during an LL
 model never stalls another decision's bookkeeping.
 """
 
-import math
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import Any
 
 from engine.domain.config import DetourRules
@@ -23,48 +21,15 @@ from engine.domain.ports import Store
 from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
 from engine.orchestration.checkpoints import Checkpoints, fingerprint
-from engine.orchestration.learner import ROLES, Learner, PolicyFactory
-from engine.stages import selection
+from engine.orchestration.learner import NO_SEED, POLICY_ROLES, SEED, Learner, PolicyFactory
+from engine.orchestration.views import PolicyView, SeedChoice, frozen, probability_mass
+from engine.stages import referee, selection
 from engine.stages.candidates import admit_template
 from engine.stages.detour import retirement_reason
 
-__all__ = ["ArmBook", "PolicyView"]
+__all__ = ["ArmBook", "PolicyView", "SeedChoice"]
 
 MAX_REASON_CHARS = 200
-
-
-@dataclass(frozen=True)
-class PolicyView:
-    """What the policies say about one query, read at one moment; never changes afterwards."""
-
-    live: tuple[PathDefinition, ...]
-    cold_paths: tuple[str, ...]
-    cold_tools: tuple[str, ...]
-    prob_best: Mapping[str, float]  # rounded, for the record
-    propensities: Mapping[str, float]  # rounded, for the record
-    exact_propensities: Mapping[str, float]
-    recent: tuple[float, ...]
-    path_draw: selection.Pick  # the policies' own choices, drawn in this state
-    tool_draw: selection.Pick
-    cold_tool_mass: float  # the tool policy's probability of drawing a cold tool
-
-    @property
-    def live_detours(self) -> list[str]:
-        return [p.arm_id for p in self.live if p.origin == "detour"]
-
-    @property
-    def cold_detours(self) -> list[str]:
-        return [arm for arm in self.live_detours if arm in self.cold_paths]
-
-    @property
-    def cold_path_mass(self) -> float:
-        """The path policy's probability of drawing a cold arm."""
-        return probability_mass(self.exact_propensities, self.cold_paths)
-
-    @property
-    def draws_cold(self) -> bool:
-        """Did either policy choose to explore a cold arm?"""
-        return self.path_draw.arm in self.cold_paths or self.tool_draw.arm in self.cold_tools
 
 
 class ArmBook:
@@ -94,6 +59,7 @@ class ArmBook:
         policies = {
             "path": policy_factory("path", [*path_arms, *detours], context_dim),
             "tool": policy_factory("tool", list(self._tools), context_dim),
+            "seed": policy_factory("seed", [SEED, NO_SEED], context_dim),
         }
         self._learner = Learner(
             policies,
@@ -101,7 +67,7 @@ class ArmBook:
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
         )
-        configured = {"path": path_arms, "tool": self._tools}
+        configured = {"path": path_arms, "tool": self._tools, "seed": [SEED, NO_SEED]}
         self._checkpoints = Checkpoints(
             store,
             namespace,
@@ -134,9 +100,9 @@ class ArmBook:
                 live=live,
                 cold_paths=tuple(cold_paths),
                 cold_tools=tuple(cold_tools),
-                prob_best=_frozen({k: round(v, 4) for k, v in path_explained.prob_best.items()}),
-                propensities=_frozen({k: round(v, 4) for k, v in propensities.items()}),
-                exact_propensities=_frozen(propensities),
+                prob_best=frozen({k: round(v, 4) for k, v in path_explained.prob_best.items()}),
+                propensities=frozen({k: round(v, 4) for k, v in propensities.items()}),
+                exact_propensities=frozen(propensities),
                 recent=tuple(learner.recent_rewards(context)),
                 path_draw=selection.choose_by_posterior(path_policy, path_context, propensities),
                 tool_draw=selection.choose_by_posterior(
@@ -144,6 +110,25 @@ class ArmBook:
                 ),
                 cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
             )
+
+    def seed_choice(self, context: Sequence[float]) -> SeedChoice:
+        """The seed role's draw for this query: build a seed or not (learnt per kind of query
+        from the outcomes of decisions that had, or had not, a brief)."""
+        with self._lock:
+            policy = self._learner.policies["seed"]
+            policy_context = self._learner.policy_context("seed", context)
+            probability = float(policy.probabilities(policy_context).get(SEED, 0.5))
+            use = policy.select(policy_context) == SEED
+            return SeedChoice(use, round(probability, 4))
+
+    def referee_reliability(
+        self, context: Sequence[float] | None, *, prior: float, prior_pairs: float
+    ) -> referee.Reliability:
+        """How far the referee has proved reliable for this kind of query (its audit pairs in
+        the log), and so the weight of its rewards."""
+        with self._lock:
+            own, pooled = self._learner.audits(context)
+        return referee.reliability(own, pooled, prior=prior, prior_pairs=prior_pairs)
 
     def path(self, arm_id: str) -> PathDefinition:
         with self._lock:
@@ -167,7 +152,7 @@ class ArmBook:
         """Every arm's statistics; with a context, also whether it is cold and P(best) for it."""
         with self._lock:
             rows = []
-            for role in ROLES:
+            for role in POLICY_ROLES:
                 policy = self._learner.policies[role]
                 live = policy.arms
                 known = live + [a for (r, a) in self._learner.retired if r == role]
@@ -216,6 +201,14 @@ class ArmBook:
                     }
                     arms.append(entry)
                 roles[role] = {"policy": policy.name, "arms": arms}
+            roles["referee"] = {
+                "by_kind": {
+                    label(key): referee.reliability(
+                        *self._learner.audits(key), prior=0.0, prior_pairs=0.0
+                    ).as_trace()
+                    for key in self._learner.audited_contexts()
+                }
+            }
             return {
                 "namespace": self._namespace,
                 "last_seq": self._learner.last_seq,
@@ -369,8 +362,8 @@ class ArmBook:
         return path is not None and path.origin == "detour"
 
     def _origin(self, role: str, arm: str) -> str:
-        if role == "tool":
-            return "tool"
+        if role in ("tool", "seed"):
+            return role
         return "detour" if self._is_detour(arm) else "template"
 
 
@@ -388,19 +381,3 @@ def stored_path(record: ArmRecord) -> PathDefinition:
 
 def _state(row: ArmStats) -> str:
     return "cold" if row.cold else "confident"
-
-
-def _frozen(values: Mapping[str, float]) -> Mapping[str, float]:
-    return MappingProxyType({key: float(value) for key, value in values.items()})
-
-
-def probability_mass(probabilities: Mapping[str, float], arms: Iterable[str]) -> float:
-    """The probability of drawing any of `arms`: a sum that rounding could push past 1 (a
-    propensity of 1.0000000000000002 failed the store's validation), so capped at 1.
-
-    >>> shares = [0.05383017413698619, 0.3395062870351673, 0.30599004231012344,
-    ...           0.10218797540377206, 0.19848552111395115]  # normalised: their sum rounds up
-    >>> math.fsum(shares), probability_mass(dict(zip("abcde", shares)), "abcde")
-    (1.0000000000000002, 1.0)
-    """
-    return min(1.0, math.fsum(probabilities.get(arm, 0.0) for arm in arms))

@@ -17,6 +17,9 @@ from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import detour, rating, selection, tools
+from learning.streams import stream_seed
+
+CHOOSER_STREAM = 0  # scoring's audit draws use stream 1
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ class Chooser:
         self._book = book
         self._toolbox = toolbox
         self._config = config
-        self._rng = np.random.default_rng(config.seed)
+        # Its own stream of the engine's seed (`learning.streams`): never in step with another's.
+        self._rng = np.random.default_rng(stream_seed(config.seed, CHOOSER_STREAM))
 
     def choose(
         self, run: RunState, *, referee_calls: int, force_path: str | None = None

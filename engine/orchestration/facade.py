@@ -10,12 +10,14 @@ processes sharing one store apply the same sequence and hold the same statistics
 state belongs to one `ArmBook`; the facade runs the pipeline and commits what it produced.
 """
 
+import numbers
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from engine.domain import evidence
 from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.models import ArmStats, Decision, OutcomeResult
@@ -29,7 +31,12 @@ from engine.domain.records import (
     PathDefinition,
     TemplateLike,
 )
-from engine.errors import InvalidQueryError, InvalidRewardError, UnknownArmError
+from engine.errors import (
+    InvalidQueryError,
+    InvalidRewardError,
+    OutcomeConflictError,
+    UnknownArmError,
+)
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.learner import PolicyFactory, roles_taught_by
 from engine.orchestration.pipeline import Checker, Draft, Pipeline
@@ -139,15 +146,32 @@ class Engine:
         source: str = "user",
         reward: float | None = None,
         weight: float | None = None,
+        *,
+        replace: bool = False,
     ) -> OutcomeResult:
         """Record a reward in [0, 1] for a decision from one source (now or hours later), and
         learn from it: `record_outcome(decision.id, reward=1.0, source="user")`.
 
-        Posting the same (decision, source) again applies it once; a different value for the
-        same key raises `OutcomeConflictError`. Raises `UnknownDecisionError` and
-        `InvalidRewardError` for bad input, with nothing recorded.
+        `source` is "user" or "user:<name>", normalised (case and spacing do not matter); the
+        engine's own sources (checker, tool, referee) are refused. Posting the same (decision,
+        source) again applies it once; a different value raises `OutcomeConflictError`, unless
+        `replace=True`: then it is recorded as a correction of that source's score, which
+        replaces the old value in what the engine learned. However many outcomes a decision
+        gets, one of them teaches each role (`engine.domain.evidence`). Raises
+        `UnknownDecisionError` and `InvalidRewardError` for bad input, with nothing recorded.
         """
-        result = self._record(decision_id, source, reward, weight)
+        source = evidence.client_source(source)
+        revision = self._revision_for(decision_id, source, reward, weight) if replace else 0
+        if revision is None:  # a correction to the value that stands already: nothing to do
+            result = self._standing(decision_id, source)
+        else:
+            try:
+                result = self._record(decision_id, source, reward, weight, revision=revision)
+            except OutcomeConflictError as error:
+                if replace:  # another correction took this revision first: the caller retries
+                    raise
+                hint = f"{error}; to correct it, post with replace=True"
+                raise OutcomeConflictError(hint) from None
         self.refresh()
         return result
 
@@ -160,9 +184,10 @@ class Engine:
     def snapshot(self) -> dict[str, Any]:
         """What the engine has learned, as one JSON-serialisable document.
 
-        For each role ("path", "tool"): the policy's name, and for every arm its pulls, mean
-        reward and outcomes, whether it is retired and why, and, for each kind of query it has
-        learned from, whether it is still cold or confident and its P(best).
+        For each policy role ("path", "tool", "seed"): the policy's name, and for every arm its
+        pulls, mean reward and outcomes (decisions in force), whether it is retired and why, and,
+        for each kind of query it has learned from, whether it is still cold or confident and
+        its P(best). Under "referee": the referee's measured reliability per kind of query.
         """
         self.refresh()
         return self._book.describe(self._label_context)
@@ -174,18 +199,7 @@ class Engine:
     def get_decision(self, decision_id: str) -> Decision:
         """A stored decision, with every outcome recorded for it so far (by any process)."""
         decision = Decision.model_validate(self._store.get_decision(decision_id).payload)
-        outcomes = [
-            OutcomeResult(
-                decision_id=decision_id,
-                source=outcome.source,
-                reward=outcome.reward,
-                weight=outcome.weight,
-                seq=outcome.seq,
-                applied=True,  # every stored outcome was applied once, when first posted
-                roles=list(roles_taught_by(outcome.source)),
-            )
-            for outcome in self._store.outcomes_of(decision_id)
-        ]
+        outcomes = [_result_of(outcome) for outcome in self._store.outcomes_of(decision_id)]
         return decision.model_copy(update={"outcomes": outcomes})
 
     def arms(self, query: str | None = None) -> list[ArmStats]:
@@ -237,8 +251,16 @@ class Engine:
             created_at=decision.created_at,
             query=decision.query,
             context=tuple(decision.context) if decision.context is not None else None,
-            choices={"path": decision.path.arm_id, "tool": decision.tool.arm_id},
-            propensities={"path": decision.path.propensity, "tool": decision.tool.propensity},
+            choices={
+                "path": decision.path.arm_id,
+                "tool": decision.tool.arm_id,
+                "seed": draft.seed_arm,
+            },
+            propensities={
+                "path": decision.path.propensity,
+                "tool": decision.tool.propensity,
+                "seed": draft.seed_propensity,
+            },
             payload=decision.model_dump(mode="json"),
         )
         self._store.save_decision(record)
@@ -253,14 +275,23 @@ class Engine:
         return decision.model_copy(update={"outcomes": results})
 
     def _record(
-        self, decision_id: str, source: str, reward: float | None, weight: float | None
+        self,
+        decision_id: str,
+        source: str,
+        reward: float | None,
+        weight: float | None,
+        *,
+        revision: int = 0,
     ) -> OutcomeResult:
-        if not isinstance(source, str) or not source.strip():
-            raise InvalidRewardError("source must be a non-empty name such as 'user'")
         if reward is None:
             raise InvalidRewardError("a reward in [0, 1] is required")
         weight = self.config.weight_for(source) if weight is None else weight
-        record = OutcomeRecord(decision_id, source, float(reward), float(weight))
+        if not (_is_number(reward) and _is_number(weight)):  # True or "1" is a caller's bug
+            raise InvalidRewardError(
+                f"reward and weight must be numbers, got {reward!r} and {weight!r}"
+            )
+        key = evidence.source_key(source, revision)
+        record = OutcomeRecord(decision_id, key, float(reward), float(weight))
         receipt = self._store.record_outcome(record)
         if receipt.applied and self._tracker is not None:
             stored = self._store.get_decision(record.decision_id)
@@ -272,11 +303,60 @@ class Engine:
             weight=record.weight,
             seq=receipt.seq,
             applied=receipt.applied,
-            roles=list(roles_taught_by(source)),
+            roles=list(roles_taught_by(key)),
+            revision=revision,
         )
+
+    def _latest(self, decision_id: str, source: str) -> LearnedOutcome | None:
+        """The standing (latest) revision of `source`'s score for the decision, if any."""
+        standing = [
+            outcome
+            for outcome in self._store.outcomes_of(decision_id)
+            if evidence.split_source_key(outcome.source)[0] == source
+        ]
+        return standing[-1] if standing else None
+
+    def _revision_for(
+        self, decision_id: str, source: str, reward: float | None, weight: float | None
+    ) -> int | None:
+        """The revision a correction gets: the next one, 0 with nothing to correct, None when
+        the standing score already has this value (posting it again changes nothing)."""
+        latest = self._latest(decision_id, source)
+        if latest is None:
+            self._store.get_decision(decision_id)  # UnknownDecisionError before anything else
+            return 0
+        weight = self.config.weight_for(source) if weight is None else weight
+        if _is_number(reward) and (latest.reward, latest.weight) == (reward, weight):
+            return None
+        return evidence.split_source_key(latest.source)[1] + 1
+
+    def _standing(self, decision_id: str, source: str) -> OutcomeResult:
+        latest = self._latest(decision_id, source)
+        assert latest is not None  # `_revision_for` found it
+        return _result_of(latest).model_copy(update={"applied": False})
 
     def _featurize(self, query: str) -> list[float]:
         return [float(x) for x in np.asarray(self._featurizer(_check_query(query)), dtype=float)]
+
+
+def _is_number(value: object) -> bool:
+    """A real number, not a bool (True as a reward is a caller's bug, not 1.0)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _result_of(outcome: LearnedOutcome) -> OutcomeResult:
+    """A stored outcome as the client sees it: its source and revision apart."""
+    source, revision = evidence.split_source_key(outcome.source)
+    return OutcomeResult(
+        decision_id=outcome.decision_id,
+        source=source,
+        reward=outcome.reward,
+        weight=outcome.weight,
+        seq=outcome.seq,
+        applied=True,  # every stored outcome was applied once, when first posted
+        roles=list(roles_taught_by(outcome.source)),
+        revision=revision,
+    )
 
 
 def _plain_label(context: Sequence[float]) -> str:

@@ -1,13 +1,23 @@
-"""The in-memory learning state of one namespace: policies per role, fed only by outcomes.
+"""The in-memory learning state of one namespace: every learned role, fed only by outcomes.
 
 A `Learner` is a cache of the store's outcome log. It changes in exactly two ways: an outcome is
 replayed into it (`apply`), or an arm is added or retired. Pre-execution guesses (ratings,
 feasibility) have no way in, by construction. Every process that replays the same outcomes in the
 same order holds the same statistics, which is how replicas sharing a store learn together.
+
+The roles it learns:
+
+- `path`, `tool`, `seed`: bandit policies (the seed role chooses "seed" or "no_seed" per kind
+  of query), each taught by the one outcome in force for each decision
+  (`engine.domain.evidence`): a later, more trusted outcome or a correction takes the earlier
+  one's share out (`PolicyLike.retract`) and puts its own in;
+- `referee`: the referee's audit counts per kind of query (the referee's and the checker's
+  scores of one answer, both in the log), from which `engine.stages.referee.reliability` gives
+  the weight of its rewards.
 """
 
 import math
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -15,29 +25,39 @@ from typing import Any
 
 import numpy as np
 
+from engine.domain.evidence import Evidence, split_source_key, teaches
 from engine.domain.records import ArmTally, LearnedOutcome
+from engine.orchestration.ledger import AuditPair, EvidenceLedger
+from engine.stages import referee
 from learning import PolicyLike
 
-__all__ = ["ROLES", "Learner", "PolicyFactory", "roles_taught_by"]
+__all__ = ["POLICY_ROLES", "ROLES", "Learner", "PolicyFactory", "roles_taught_by"]
 
-ROLES = ("path", "tool")
-TOOL_SOURCE = "tool"  # the outcome of running the chosen tool: teaches the tool policy only
-
+POLICY_ROLES = ("path", "tool", "seed")  # the bandit roles, in the order statistics list them
+ROLES = (*POLICY_ROLES, "referee")  # every learned role
+# The seed role's arms: the answer saw a brief, or it did not.
+SEED, NO_SEED = "seed", "no_seed"
 
 # (role, arms, context_dim) -> a fresh policy for that role
 PolicyFactory = Callable[[str, list[str], int], PolicyLike]
+ContextKey = tuple[float, ...]
 
 
 def roles_taught_by(source: str) -> tuple[str, ...]:
-    """Which policy roles an outcome source teaches.
+    """Which roles outcomes of a source (a stored key, corrections included) can teach.
 
     A tool run's own success or failure says nothing about the reasoning path, so the "tool"
-    source teaches only the tool policy; a judgement of the answer teaches both.
+    source teaches only the tool policy; a judgement of the answer teaches every policy role,
+    and the checker's and the referee's together measure the referee.
 
-    >>> roles_taught_by("tool"), roles_taught_by("checker")
-    (('tool',), ('path', 'tool'))
+    >>> roles_taught_by("tool"), roles_taught_by("user#2")
+    (('tool',), ('path', 'tool', 'seed'))
+    >>> roles_taught_by("referee")
+    ('path', 'tool', 'seed', 'referee')
     """
-    return (TOOL_SOURCE,) if source == TOOL_SOURCE else ROLES
+    name, _revision = split_source_key(source)
+    taught = tuple(role for role in POLICY_ROLES if teaches(name, role))
+    return (*taught, "referee") if name in ("checker", "referee") else taught
 
 
 @dataclass
@@ -77,8 +97,10 @@ class Learner:
         # Without a rule nothing is ever retired (templates are never retired).
         self._retirable = retirable or (lambda _role, _arm: False)
         self._retirement_rule = retirement_rule or (lambda _role, _arm, _tally: None)
-        self._recent: dict[tuple[float, ...], deque[float]] = {}
+        self._recent: dict[ContextKey, deque[float]] = {}
         self._recent_window = recent_window
+        self._ledger = EvidenceLedger()
+        self._audits: dict[ContextKey, Counter[tuple[float, bool]]] = {}
 
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
         """The context as the role's policy takes it: an array for contextual ones, else None."""
@@ -87,7 +109,7 @@ class Learner:
         return np.asarray(context, dtype=float)
 
     @property
-    def contexts_seen(self) -> list[tuple[float, ...]]:
+    def contexts_seen(self) -> list[ContextKey]:
         """Every context a path outcome has taught, in the order first seen."""
         return [key for key in self._recent if key]
 
@@ -95,51 +117,96 @@ class Learner:
         """The latest path rewards for queries with this exact context, oldest first."""
         return list(self._recent.get(_context_key(context), ()))
 
+    def audits(self, context: Sequence[float] | None) -> tuple[Counter[tuple[float, bool]], ...]:
+        """The referee's audit counts for this kind of query, and pooled over every kind."""
+        pooled: Counter[tuple[float, bool]] = Counter()
+        for counts in self._audits.values():
+            pooled.update(counts)
+        return Counter(self._audits.get(_context_key(context), Counter())), pooled
+
+    def audited_contexts(self) -> list[ContextKey]:
+        """Every kind of query with audit pairs, in the order first seen."""
+        return list(self._audits)
+
     def apply(self, outcomes: Sequence[LearnedOutcome]) -> ReplayReport:
-        """Replay outcomes (in seq order) into the policies; retire arms that keep failing."""
+        """Replay outcomes (in seq order) into the roles; retire arms that keep failing."""
         report = ReplayReport()
         for outcome in outcomes:
             if outcome.seq <= self.last_seq:
                 continue
             self.last_seq = outcome.seq
-            problem = self._apply_one(outcome)
+            problem, moved = self._apply_one(outcome)
             if problem:
                 report.skipped.append(f"seq {outcome.seq}: {problem}")
             else:
                 report.applied += 1
-            report.retired.extend(self._retire_failing(outcome))
+            report.retired.extend(self._retire_failing(outcome, moved))
         return report
 
-    def _apply_one(self, outcome: LearnedOutcome) -> str | None:
+    def _apply_one(self, outcome: LearnedOutcome) -> tuple[str | None, list[str]]:
         if outcome.context is not None and len(outcome.context) != self.context_dim:
             return (
                 f"context has {len(outcome.context)} features, the policies take {self.context_dim}"
-            )
+            ), []
         if not (math.isfinite(outcome.reward) and math.isfinite(outcome.weight)):
-            return "reward or weight is not finite"
-        taught = []
-        for role in roles_taught_by(outcome.source):
-            arm = outcome.choices.get(role)
-            live = arm is not None and arm in self.policies[role].arms
-            if arm is None or not (live or (role, arm) in self.retired):
-                continue  # an arm this namespace never had (e.g. a template since removed)
-            if live:  # a retired arm's late outcomes still count in its record, not in a policy
-                context = self.policy_context(role, outcome.context)
-                self.policies[role].update(
-                    arm, outcome.reward, context=context, weight=outcome.weight
-                )
-            tally = self.tallies.get((role, arm), ArmTally())
-            self._tallies[(role, arm)] = tally.plus(outcome.reward, outcome.weight)
-            taught.append(role)
-        if "path" in taught:
+            return "reward or weight is not finite", []
+        known = [role for role in self.policies if self._knows(role, outcome.choices.get(role))]
+        change = self._ledger.record(outcome, known)
+        for role, (old, new) in change.roles.items():
+            self._move(role, outcome, old, new)
+        self._count_audit(outcome.context, *change.audit)
+        taught = bool(known) or change.audit[0] != change.audit[1]
+        return (None if taught else "none of its arms is known here"), list(change.roles)
+
+    def _knows(self, role: str, arm: str | None) -> bool:
+        """An arm of this role that is live or retired (not one this namespace never had)."""
+        return arm is not None and (arm in self.policies[role].arms or (role, arm) in self.retired)
+
+    def _move(
+        self, role: str, outcome: LearnedOutcome, old: Evidence | None, new: Evidence | None
+    ) -> None:
+        """Take the decision's old evidence for `role` out and put the new in."""
+        arm = outcome.choices[role]
+        policy = self.policies[role]
+        if arm in policy.arms:  # a retired arm's late outcomes count in its record only
+            context = self.policy_context(role, outcome.context)
+            # A policy that cannot retract (it discounts or windows its past) keeps the first
+            # evidence it learned; its arm's tally below still follows the rule.
+            if old is None or policy.can_retract:
+                if old is not None:
+                    policy.retract(arm, old.reward, context=context, weight=old.weight)
+                if new is not None:
+                    policy.update(arm, new.reward, context=context, weight=new.weight)
+        tally = self.tallies.get((role, arm), ArmTally())
+        if old is not None:
+            tally = tally.minus(old.reward, old.weight)
+        if new is not None:
+            tally = tally.plus(new.reward, new.weight)
+        self._tallies[(role, arm)] = tally
+        if role == "path" and new is not None:
             key = _context_key(outcome.context)
             window = self._recent.setdefault(key, deque(maxlen=self._recent_window))
-            window.append(outcome.reward)
-        return None if taught else "none of its arms is known here"
+            window.append(new.reward)
 
-    def _retire_failing(self, outcome: LearnedOutcome) -> list[tuple[str, str, str]]:
+    def _count_audit(
+        self, context: Sequence[float] | None, old: AuditPair | None, new: AuditPair | None
+    ) -> None:
+        if old == new:
+            return
+        counts = self._audits.setdefault(_context_key(context), Counter())
+        if old is not None:
+            key = referee.audit_key(*old)
+            counts[key] -= 1
+            if counts[key] <= 0:
+                del counts[key]
+        if new is not None:
+            counts[referee.audit_key(*new)] += 1
+
+    def _retire_failing(
+        self, outcome: LearnedOutcome, roles: list[str]
+    ) -> list[tuple[str, str, str]]:
         retired = []
-        for role in roles_taught_by(outcome.source):
+        for role in roles:
             arm = outcome.choices.get(role)
             if arm is None or not self._retirable(role, arm) or arm not in self.policies[role].arms:
                 continue
@@ -150,7 +217,8 @@ class Learner:
         return retired
 
     def state(self) -> dict[str, Any]:
-        """Everything learned as of `last_seq`, JSON-safe: `orchestration.checkpoints` stores it."""
+        """Everything learned as of `last_seq`, JSON-safe: `engine.orchestration.checkpoints`
+        stores it."""
         return {
             "last_seq": self.last_seq,
             "policies": {role: policy.to_dict() for role, policy in self.policies.items()},
@@ -160,6 +228,11 @@ class Learner:
             ],
             "retired": [[role, arm, reason] for (role, arm), reason in self.retired.items()],
             "recent": [[list(key), list(window)] for key, window in self._recent.items()],
+            "evidence": self._ledger.state(),
+            "audits": [
+                [list(key), [[reward, passed, n] for (reward, passed), n in counts.items()]]
+                for key, counts in self._audits.items()
+            ],
         }
 
     def restore(self, state: Mapping[str, Any], policies: Mapping[str, PolicyLike]) -> None:
@@ -171,11 +244,19 @@ class Learner:
         }
         retired = {(str(role), str(arm)): str(reason) for role, arm, reason in state["retired"]}
         recent = {
-            tuple(float(value) for value in key): deque(
+            _context_key(key): deque(
                 (float(reward) for reward in window), maxlen=self._recent_window
             )
             for key, window in state["recent"]
         }
+        audits = {
+            _context_key(key): Counter(
+                {(float(reward), bool(passed)): int(n) for reward, passed, n in counts}
+            )
+            for key, counts in state["audits"]
+        }
+        ledger = EvidenceLedger()
+        ledger.restore(state["evidence"])
         # In place, so that the read-only views stay views of the live state.
         self._policies.clear()
         self._policies.update(policies)
@@ -184,6 +265,7 @@ class Learner:
         self._retired.clear()
         self._retired.update(retired)
         self.last_seq, self._recent = last_seq, recent
+        self._ledger, self._audits = ledger, audits
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""
@@ -197,5 +279,5 @@ class Learner:
         self._retired[(role, arm)] = reason
 
 
-def _context_key(context: Sequence[float] | None) -> tuple[float, ...]:
+def _context_key(context: Sequence[float] | None) -> ContextKey:
     return tuple(float(value) for value in context) if context is not None else ()

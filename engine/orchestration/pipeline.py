@@ -33,11 +33,12 @@ from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, Trace, report, start
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Chooser
+from engine.orchestration.learner import NO_SEED, SEED
 from engine.orchestration.run_state import RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder
+from engine.orchestration.views import SeedChoice
 from engine.stages import answer, tools
-from engine.stages.seed_gate import SeedGate
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 
@@ -50,6 +51,11 @@ class Draft:
 
     decision: Decision
     outcomes: list[Score] = field(default_factory=list)
+    # The seed role's arm, credited with what the answer saw ("seed": a brief; a brief that came
+    # out weak credits "no_seed"), and the probability of the seed role's own draw (1.0 where
+    # the seed is always built).
+    seed_arm: str = "seed"
+    seed_propensity: float = 1.0
 
 
 class Pipeline:
@@ -73,8 +79,8 @@ class Pipeline:
         self._family_of = family_of
         self._config = config
         self._seeder = Seeder(searcher, config)
-        self._seed_gate = SeedGate(config.seed)
-        self._scorer = Scorer(config)
+        self._book = book
+        self._scorer = Scorer(config, book)
         self._chooser = Chooser(book=book, toolbox=toolbox, config=config)
 
     def run(
@@ -102,7 +108,7 @@ class Pipeline:
         )
         assembly = _Assembly(first, listener)
         family = self._family_of(query) if self._family_of else "all"
-        seed_model = assembly.take(lambda run: self._seed(run, family))
+        seed_model, seed_choice = assembly.take(lambda run: self._seed(run, family))
         referee_calls = 1 if checker is None else 0
         choices = assembly.take(
             lambda run: self._chooser.choose(
@@ -125,24 +131,13 @@ class Pipeline:
         outcomes: list[Score] = []
         if tool_run is not None and not tool_run.ok:
             outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
-        if answer_text is not None:
+        if answer_text is not None:  # the facade records the scores; every role learns from them
             text = answer_text  # a str: mypy keeps no narrowing inside a lambda
-            scored = assembly.take(
-                lambda run: self._scorer.score(
-                    run, text, checker, family=family, warm=not choices.explored
+            outcomes.extend(
+                assembly.take(
+                    lambda run: self._scorer.score(run, text, checker, warm=not choices.explored)
                 )
             )
-            outcomes.extend(scored)
-            for score in scored:  # the seed gate learns from the answer's own score
-                weight = (
-                    self._config.weight_for(score.source) if score.weight is None else score.weight
-                )
-                self._seed_gate.learn(
-                    family,
-                    saw_brief=seed_model.brief is not None,
-                    reward=score.reward,
-                    weight=weight,
-                )
         decision = Decision(
             id=decision_id or uuid.uuid4().hex,
             namespace=self._config.namespace,
@@ -171,15 +166,20 @@ class Pipeline:
             degraded=bool(assembly.trace.degraded_reasons),
             degraded_reasons=list(assembly.trace.degraded_reasons),
         )
-        return Draft(decision, outcomes)
+        return Draft(
+            decision,
+            outcomes,
+            seed_arm=SEED if seed_model.brief is not None else NO_SEED,
+            seed_propensity=_draw_probability(seed_choice),
+        )
 
-    def _seed(self, run: RunState, family: str) -> Steps[Seed]:
-        """The seed, when the seed gate (learnt per family, `stages.seed_gate`) wants one."""
+    def _seed(self, run: RunState, family: str) -> Steps[tuple[Seed, SeedChoice | None]]:
+        """The seed, when the seed role (learnt per kind of query, in the arm book) wants one."""
         if not self._config.seed_gate:
-            return (yield from self._seeder.build(run))
-        choice = self._seed_gate.choose(family)
+            return (yield from self._seeder.build(run)), None
+        choice = self._book.seed_choice(run.context)
         if choice.use:
-            return (yield from self._seeder.build(run))
+            return (yield from self._seeder.build(run)), choice
         yield report(
             "seed",
             "skipped",
@@ -187,10 +187,9 @@ class Pipeline:
             outputs={
                 "why": f"the seed gate chose no seed for {family!r} queries",
                 "p_seed": choice.probability,
-                "pulls": choice.pulls,
             },
         )
-        return Seed()
+        return Seed(), choice
 
     def _run_tool(self, query: str, tool: str, argument: str | None) -> Steps[ToolRun | None]:
         if tool == NO_TOOL or self._toolbox is None:
@@ -249,6 +248,13 @@ class Pipeline:
         outputs = {"answer": kept.text, **kept.notes()}
         yield report("answer", "done", started, cost=attempt.cost, inputs=inputs, outputs=outputs)
         return kept.text
+
+
+def _draw_probability(choice: SeedChoice | None) -> float:
+    """The probability the seed role gave to what it drew (1.0 with the seed gate off)."""
+    if choice is None:
+        return 1.0
+    return choice.probability if choice.use else round(1.0 - choice.probability, 4)
 
 
 class _Assembly:

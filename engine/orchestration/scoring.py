@@ -2,8 +2,9 @@
 the referee has proved reliable for this kind of query.
 
 A checked answer is also judged by the referee in a share `referee_audit` of decisions, when a
-call is left: the pair measures the referee (`referee.RefereeCalibration`) and teaches the
-policies nothing. The scorer returns what it found; the pipeline passes it on to be recorded.
+call is left: both scores are recorded, the pair measures the referee (the arm book's referee
+role), and the checker's, more trusted, is the one that teaches the policies
+(`engine.domain.evidence`). The scorer returns what it found; the facade records it.
 """
 
 from collections.abc import Callable
@@ -13,8 +14,10 @@ import numpy as np
 
 from engine.domain.config import EngineConfig
 from engine.domain.trace import Steps, budget_stop, fault, report, start
+from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import referee
+from learning.streams import stream_seed
 
 Checker = Callable[[str], float]
 
@@ -27,28 +30,39 @@ class Score(NamedTuple):
     weight: float | None = None
 
 
-class Scorer:
-    """Scores answers; keeps the referee's calibration, learnt from audited pairs."""
+# The engine's own random streams, one each (`learning.streams`): the scorer's audit draws never
+# move in step with the chooser's.
+AUDIT_STREAM = 1
 
-    def __init__(self, config: EngineConfig) -> None:
+
+class Scorer:
+    """Scores answers; reads the referee's measured reliability from the arm book."""
+
+    def __init__(self, config: EngineConfig, book: ArmBook) -> None:
         self._config = config
-        self._calibration = referee.RefereeCalibration(
-            prior=config.weight_for("referee"), prior_pairs=config.referee_prior_pairs
-        )
-        self._audit_rng = np.random.default_rng(config.seed)
+        self._book = book
+        self._audit_rng = np.random.default_rng(stream_seed(config.seed, AUDIT_STREAM))
 
     def score(
-        self, run: RunState, text: str, checker: Checker | None, *, family: str, warm: bool
+        self, run: RunState, text: str, checker: Checker | None, *, warm: bool
     ) -> Steps[list[Score]]:
         """The checker's reward when there is a checker, else the referee's (one call)."""
         started = start()
+        reliability = self._book.referee_reliability(
+            run.context,
+            prior=self._config.weight_for("referee"),
+            prior_pairs=self._config.referee_prior_pairs,
+        )
         if checker is not None:
             checked = yield from _check(text, checker, started)
             audit = bool(checked) and self._audit_rng.random() < self._config.referee_audit
             if audit and run.calls_left >= 1:
                 reward = yield from self._judge(run, text, start(), warm=warm, audit=True)
-                if reward is not None:
-                    self._calibration.observe(family, reward, checked[0].reward)
+                if reward is not None:  # recorded: the arm book counts the pair from the log
+                    # (outranked by the checker, so its weight teaches nothing; a stored weight
+                    # must be positive even where the prior is 0)
+                    weight = max(referee.MIN_WEIGHT, reliability.weight)
+                    checked.append(Score("referee", reward, weight))
             else:
                 why = "a checker scored the answer"
                 yield report("referee", "skipped", start(), outputs={"why": why})
@@ -56,7 +70,11 @@ class Scorer:
         if run.calls_left < 1:
             yield budget_stop("referee", started, "no call left for the referee")
             return []
-        reliability = self._calibration.reliability(family)
+        if reliability.weight <= 0.0:  # never measured here, and the prior is 0: not worth a call
+            why = "the referee was never measured for this kind of query (prior weight 0)"
+            outputs = {"why": why, "reliability": reliability.as_trace()}
+            yield report("referee", "skipped", started, outputs=outputs)
+            return []
         reward = yield from self._judge(
             run, text, started, warm=warm, reliability=reliability.as_trace()
         )

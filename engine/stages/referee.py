@@ -1,11 +1,10 @@
 """Stage 9b, the referee: an LLM judges the actual answer, only when no exact checker exists.
 
-Its score is an outcome like any other (source "referee", with its own, lower weight), recorded
-separately from checker and user rewards.
+Its score is an outcome like any other (source "referee", with its weight measured per family:
+`reliability`), recorded separately from checker and user rewards.
 """
 
-import threading
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -66,11 +65,12 @@ def reward_of(verdict: Verdict) -> float:
 #
 # Why: on the embedded model the referee's mean reward was 0.25 for right answers and 0.35 for
 # wrong ones; at a fixed weight its rewards taught the policies noise. Wherever a checker also
-# scored an answer (an audit: the referee judges a checked answer too), the pair (referee reward,
-# checker reward) is kept per query family. The referee's informativeness is 2 * AUC - 1, clipped
-# to [0, 1] (AUC: the chance that a right answer gets a higher referee reward than a wrong one,
-# ties half), so a referee no better than a coin counts for nothing. Its weight shrinks that
-# towards the configured prior with `prior_pairs` pseudo-pairs:
+# scored an answer (an audit: the referee judges a checked answer too, and both outcomes are in
+# the log), the pair (referee reward, checker says right) is counted per query family by the arm
+# book's referee role (`engine.orchestration.learner`). The referee's informativeness is
+# 2 * AUC - 1, clipped to [0, 1] (AUC: the chance that a right answer gets a higher referee reward
+# than a wrong one, ties half), so a referee no better than a coin counts for nothing. Its weight
+# shrinks that towards the configured prior with `prior_pairs` pseudo-pairs:
 #
 #     weight = (n * informativeness + prior_pairs * prior) / (n + prior_pairs)
 #
@@ -78,6 +78,10 @@ def reward_of(verdict: Verdict) -> float:
 # family with too few pairs of both kinds borrows the pooled estimate over all families. An
 # outcome's weight must be positive, so the floor is MIN_WEIGHT: near zero, never zero.
 MIN_WEIGHT = 0.01
+MIN_PAIRS = 4
+
+# (referee reward, the checker said right) -> how many audited answers had it
+AuditCounts = Mapping[tuple[float, bool], int]
 
 
 @dataclass(frozen=True)
@@ -100,57 +104,53 @@ class Reliability:
         }
 
 
-def pair_auc(pairs: Sequence[tuple[float, float]]) -> float | None:
+def audit_key(referee_reward: float, checker_reward: float) -> tuple[float, bool]:
+    """Where one audited answer is counted: its referee reward, and whether the checker passed it.
+
+    >>> audit_key(0.75, 1.0), audit_key(0.75, 0.25)
+    ((0.75, True), (0.75, False))
+    """
+    return (float(referee_reward), checker_reward >= 0.5)
+
+
+def pair_auc(counts: AuditCounts) -> float | None:
     """P(referee reward of a right answer > that of a wrong one), ties half; None if one kind
     of answer is missing.
 
-    >>> pair_auc([(1.0, 1.0), (0.25, 0.0), (0.5, 0.0)])
+    >>> pair_auc({(1.0, True): 1, (0.25, False): 1, (0.5, False): 1})
     1.0
     """
-    right = [referee for referee, checker in pairs if checker >= 0.5]
-    wrong = [referee for referee, checker in pairs if checker < 0.5]
-    if not right or not wrong:
+    right = [(reward, n) for (reward, passed), n in counts.items() if passed and n > 0]
+    wrong = [(reward, n) for (reward, passed), n in counts.items() if not passed and n > 0]
+    right_total, wrong_total = sum(n for _, n in right), sum(n for _, n in wrong)
+    if not right_total or not wrong_total:
         return None
-    wins = sum((r > w) + 0.5 * (r == w) for r in right for w in wrong)
-    return wins / (len(right) * len(wrong))
+    wins = sum(n * m * ((r > w) + 0.5 * (r == w)) for r, n in right for w, m in wrong)
+    return wins / (right_total * wrong_total)
 
 
-class RefereeCalibration:
-    """Audit pairs per family and the referee weight they give; thread-safe.
+def reliability(
+    own: AuditCounts,
+    pooled: AuditCounts,
+    *,
+    prior: float,
+    prior_pairs: float,
+    min_pairs: int = MIN_PAIRS,
+) -> Reliability:
+    """The referee's weight for one family, from its audit counts (or the pooled ones).
 
-    >>> calibration = RefereeCalibration(prior=0.5, prior_pairs=10)
-    >>> calibration.reliability("arithmetic").weight
+    >>> reliability({}, {}, prior=0.5, prior_pairs=10).weight
     0.5
-    >>> for _ in range(45):  # a referee that says 0.5 to everything
-    ...     calibration.observe("arithmetic", 0.5, 1.0)
-    ...     calibration.observe("arithmetic", 0.5, 0.0)
-    >>> round(calibration.reliability("arithmetic").weight, 3)
+    >>> coin = {(0.5, True): 45, (0.5, False): 45}  # says 0.5 to everything
+    >>> round(reliability(coin, coin, prior=0.5, prior_pairs=10).weight, 3)
     0.05
     """
-
-    def __init__(self, prior: float, prior_pairs: float = 10.0, min_pairs: int = 4) -> None:
-        if not 0.0 < prior <= 1.0:
-            raise ValueError(f"the referee's prior weight must be in (0, 1], got {prior}")
-        self.prior = prior
-        self.prior_pairs = prior_pairs
-        self.min_pairs = min_pairs
-        self._pairs: dict[str, list[tuple[float, float]]] = {}
-        self._lock = threading.Lock()
-
-    def observe(self, family: str, referee_reward: float, checker_reward: float) -> None:
-        with self._lock:
-            self._pairs.setdefault(family, []).append((referee_reward, checker_reward))
-
-    def reliability(self, family: str) -> Reliability:
-        with self._lock:
-            own = list(self._pairs.get(family, ()))
-            pooled = [pair for pairs in self._pairs.values() for pair in pairs]
-        for basis, pairs in (("family", own), ("pooled", pooled)):
-            auc = pair_auc(pairs)
-            if auc is not None and len(pairs) >= self.min_pairs:
-                informative = min(1.0, max(0.0, 2.0 * auc - 1.0))
-                n = len(pairs)
-                weight = (n * informative + self.prior_pairs * self.prior) / (n + self.prior_pairs)
-                agreement = sum((r >= 0.5) == (c >= 0.5) for r, c in pairs) / n
-                return Reliability(max(MIN_WEIGHT, weight), n, agreement, auc, basis)
-        return Reliability(self.prior, len(own), None, None, "prior")
+    for basis, counts in (("family", own), ("pooled", pooled)):
+        auc = pair_auc(counts)
+        pairs = sum(counts.values())
+        if auc is not None and pairs >= min_pairs:
+            informative = min(1.0, max(0.0, 2.0 * auc - 1.0))
+            weight = (pairs * informative + prior_pairs * prior) / (pairs + prior_pairs)
+            agreed = sum(n for (reward, passed), n in counts.items() if (reward >= 0.5) == passed)
+            return Reliability(max(MIN_WEIGHT, weight), pairs, agreed / pairs, auc, basis)
+    return Reliability(prior, sum(own.values()), None, None, "prior")

@@ -211,17 +211,22 @@ def run_load(
 def check_after_kill(store_url: str, survivors: list[Replica], load: Load) -> dict[str, Any]:
     """No acknowledged outcome lost; every survivor, after one refresh, agrees with the store."""
     logged: dict[tuple[str, str], float] = {}
-    expected: Counter[tuple[str, str]] = Counter()  # what a learner holds: outcomes per arm
+    # What a learner holds: per arm, the decisions with an outcome in force for it (one decision
+    # counts once however many outcomes it has: engine.domain.evidence).
+    taught: set[tuple[str, str, str]] = set()
     with SqlStore(store_url, create=False) as store:
         after = 0
         while batch := store.outcomes_since(NAMESPACE, after):
             for outcome in batch:
                 logged[(outcome.decision_id, outcome.source)] = outcome.reward
                 for role in roles_taught_by(outcome.source):
-                    expected[(role, outcome.choices[role])] += 1
+                    if role in outcome.choices:
+                        taught.add((outcome.decision_id, role, outcome.choices[role]))
             after = batch[-1].seq
+    expected = Counter((role, arm) for _decision, role, arm in taught)
     lost = [key for key, reward in load.acknowledged.items() if logged.get(key) != reward]
-    decision_id, source = next(iter(load.acknowledged))
+    # A client may post only its own sources: repeat a user's outcome.
+    decision_id, source = next(key for key in load.acknowledged if key[1] == "user")
     views = []
     with httpx.Client(timeout=30.0) as http:
         for replica in survivors:

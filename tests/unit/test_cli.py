@@ -15,3 +15,11 @@ def test_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
         main(["fly"])
     assert exit_info.value.code == 2
     assert "invalid choice: 'fly'" in capsys.readouterr().err
+
+
+def test_outcome_refuses_an_unknown_or_reserved_source(capsys: pytest.CaptureFixture[str]) -> None:
+    # Refused before any engine or store is built: nothing is written anywhere.
+    assert main(["outcome", "some-decision", "1.0", "--source", "bogus"]) == 1
+    assert "user:<name>" in capsys.readouterr().err
+    assert main(["outcome", "some-decision", "1.0", "--source", "checker"]) == 1
+    assert "is reserved" in capsys.readouterr().err

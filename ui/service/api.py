@@ -87,8 +87,11 @@ def build_router(engine: Engine) -> APIRouter:
         tags=["decisions"],
     )
     def record_outcome(decision_id: DecisionId, outcome: OutcomeRequest) -> OutcomeResult:
-        """Record a reward; the same (decision, source) twice is applied once (`applied: false`)."""
-        return engine.record_outcome(decision_id, outcome.source, outcome.reward, outcome.weight)
+        """Record a reward; the same (decision, source) twice is applied once (`applied: false`),
+        `"replace": true` corrects it. The engine's own sources (checker, tool, referee) are 422."""
+        return engine.record_outcome(
+            decision_id, outcome.source, outcome.reward, outcome.weight, replace=outcome.replace
+        )
 
     @router.get("/arms", tags=["learning"])
     def list_arms(query: Annotated[str | None, Query(max_length=8000)] = None) -> list[ArmStats]:

@@ -73,9 +73,15 @@ class DecideRequest(_Body):
 
 
 class OutcomeRequest(_Body):
-    """A reward for a decision from one source; the weight defaults to the source's."""
+    """A reward for a decision from one source; the weight defaults to the source's.
 
-    source: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    `source` is "user" or "user:<name>" (the engine normalises case and spacing, and refuses its
+    own sources with a 422: `engine.domain.evidence`). `replace: true` corrects that source's
+    earlier score instead of conflicting with it.
+    """
+
+    source: str = Field(default="user", min_length=1, max_length=64)
+    replace: bool = Field(default=False, strict=True)
     # strict: a JSON number only; "0.5" and true are refused rather than read as numbers.
     reward: float = Field(ge=0.0, le=1.0, allow_inf_nan=False, strict=True)
     weight: float | None = Field(default=None, gt=0.0, le=1.0, allow_inf_nan=False, strict=True)

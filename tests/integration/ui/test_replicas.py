@@ -19,9 +19,10 @@ POSTGRES_URL = os.environ.get("THINKPATH_TEST_POSTGRES_URL", DEFAULT_POSTGRES)
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 
-def outcomes_of(http: httpx.Client, url: str, arm: str) -> int:
+def arm_row(http: httpx.Client, url: str, arm: str) -> dict[str, Any]:
     arms = http.get(f"{url}/api/v1/arms").json()
-    return int(next(a["outcomes"] for a in arms if (a["role"], a["arm_id"]) == ("path", arm)))
+    row: dict[str, Any] = next(a for a in arms if (a["role"], a["arm_id"]) == ("path", arm))
+    return row
 
 
 def test_replicas_learn_from_each_other_and_survive_a_kill() -> None:
@@ -31,32 +32,27 @@ def test_replicas_learn_from_each_other_and_survive_a_kill() -> None:
         httpx.Client(timeout=60.0) as http,
     ):
         question = {"query": "What is 2 + 3?", "expected_answer": "5", "answer_kind": "numeric"}
-        decided = http.post(f"{first.url}/api/v1/decisions", json=question)
+        # No checker: the referee scores it, at its weight; a user's score will replace that.
+        decided = http.post(f"{first.url}/api/v1/decisions", json={"query": "What is 2 + 3?"})
         assert decided.status_code == 201
         decision: dict[str, Any] = decided.json()
         arm = decision["path"]["arm_id"]
-        checker = next(o for o in decision["outcomes"] if o["source"] == "checker")
-
-        def refresh_third() -> None:
-            """Posting a known outcome again changes nothing and makes the replica refresh."""
-            again = http.post(
-                f"{third.url}/api/v1/decisions/{decision['id']}/outcomes",
-                json={"source": "checker", "reward": checker["reward"]},
-            )
-            assert again.json()["applied"] is False
-
-        refresh_third()
-        before = outcomes_of(http, third.url, arm)
-        assert before >= 1  # the first replica's checker outcome, learned by the third
+        assert [o["source"] for o in decision["outcomes"]] == ["referee"]
         # a user reward posted to the second replica...
         posted = http.post(
             f"{second.url}/api/v1/decisions/{decision['id']}/outcomes",
             json={"source": "user", "reward": 1.0},
         )
         assert posted.status_code == 201
-        # ...is learned by the third at its next refresh
-        refresh_third()
-        assert outcomes_of(http, third.url, arm) == before + 1
+        # ...is learned by the third at its next refresh (posting it again changes nothing and
+        # makes the replica refresh): the user's score replaced the referee's.
+        again = http.post(
+            f"{third.url}/api/v1/decisions/{decision['id']}/outcomes",
+            json={"source": "user", "reward": 1.0},
+        )
+        assert again.json()["applied"] is False
+        row = arm_row(http, third.url, arm)
+        assert (row["outcomes"], row["pulls"], row["mean_reward"]) == (1, 1.0, 1.0)
 
         load = run_load([first, second, third], clients=4, seconds=8.0, kill=third)
         assert third.process.returncode == -9

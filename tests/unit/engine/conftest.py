@@ -8,7 +8,7 @@ nothing right. The scripted model plays the part of an LLM that follows the path
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,9 @@ from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest, Passage, ToolResult
 from engine.errors import ToolError
 from engine.orchestration.facade import Engine
+from engine.orchestration.learner import POLICY_ROLES
 from learning import PolicyLike, make_policy
+from learning.streams import stream_seed
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,7 @@ class World:
             policy = make_policy(
                 "thompson",
                 arms,
-                seed=11,
+                seed=stream_seed(11, POLICY_ROLES.index(role)),  # a stream per role, as shipped
                 context_dim=context_dim,
                 cold_pulls=cold_pulls,
                 cold_width=1.0,
@@ -165,7 +167,14 @@ class World:
         tools: bool = False,
         policy_factory: Callable[[str, list[str], int], Any] | None = None,
         store: Any | None = None,
+        always_seed: bool = False,
     ) -> Engine:
+        """An engine configured as the product ships (`EngineConfig`'s defaults: the seed role
+        and the referee's audits on), with a scripted model. `always_seed` builds the seed for
+        every decision (`THINKPATH_SEED_GATE=false`), for tests of the seed stage itself."""
+        config = config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0))
+        if always_seed:
+            config = replace(config, seed_gate=False)
         return Engine(
             llm=llm or self.llm(),
             searcher=self.searcher,
@@ -175,8 +184,13 @@ class World:
             family_of=family,
             policy_factory=policy_factory or self.policy_factory(cold_pulls),
             toolbox=self.toolbox if tools else None,
-            config=config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0)),
+            config=config,
         )
+
+
+def seed_calls(decision: Any) -> list[str]:
+    """The seed call a decision made: none where the seed role chose to answer without one."""
+    return [] if decision.step("seed").reason == "skipped" else ["seed"]
 
 
 def rating_reply(request: LLMRequest, favourite: str | None, tool: str) -> dict[str, Any]:

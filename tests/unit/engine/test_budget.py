@@ -7,7 +7,7 @@ QUERY = "What is the sum 3 + 4?"
 
 def test_a_one_call_budget_keeps_the_answer_and_stops_the_rest(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm).decide(QUERY, budget=Budget(max_calls=1))
+    decision = world.engine(llm, always_seed=True).decide(QUERY, budget=Budget(max_calls=1))
     assert [request.purpose for request in llm.requests] == ["answer"]
     assert decision.answer is not None
     assert decision.cost.calls == 1
@@ -29,7 +29,7 @@ def test_a_token_budget_stops_calls_once_spent(world) -> None:
 def test_an_unlimited_budget_still_keeps_the_worst_case_retry_rule(world) -> None:
     world.overrides["referee"] = lambda request: "garbage"
     llm = world.llm()
-    decision = world.engine(llm).decide(QUERY, budget=Budget())
+    decision = world.engine(llm, always_seed=True).decide(QUERY, budget=Budget())
     # cold: seed, rate, answer, referee + one retry of the referee; never more than six
     assert [request.purpose for request in llm.requests] == [
         "seed",

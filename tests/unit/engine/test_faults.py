@@ -27,7 +27,7 @@ def raiser(error: Exception):
 )
 def test_a_fault_degrades_the_decision_and_is_traced(world, stage, purpose, error, kind) -> None:
     world.overrides[purpose] = raiser(error)
-    decision = world.engine().decide(QUERY)
+    decision = world.engine(always_seed=stage == "seed").decide(QUERY)
     step = decision.step(stage)
     assert decision.degraded
     assert step.reason == "fault"

@@ -56,7 +56,7 @@ def test_a_planted_instruction_is_not_followed(world) -> None:
     world.overrides["seed"] = naive_seed_writer
     world.overrides["answer"] = answer
     llm = world.llm()
-    decision = world.engine(llm).decide("What is the sum 3 + 4?")
+    decision = world.engine(llm, always_seed=True).decide("What is the sum 3 + 4?")
 
     assert "instruction-like" in decision.seed.sources[0].flags  # the sanitiser noticed it too
     assert decision.seed.brief is not None

@@ -1,4 +1,4 @@
-"""Policies learn only from outcomes, once per (decision, source), in every process alike."""
+"""Policies learn only from outcomes, one in force per decision, in every process alike."""
 
 import math
 
@@ -34,6 +34,10 @@ class CountingPolicy:
         self.updates.append((arm, reward, weight))
         self.inner.update(arm, reward, context=context, weight=weight)
 
+    def retract(self, arm, reward, context=None, weight=1.0) -> None:
+        self.updates.append((arm, reward, -weight))  # an update taken back: negative weight
+        self.inner.retract(arm, reward, context=context, weight=weight)
+
 
 def counting_engine(world):
     counters = {}
@@ -67,18 +71,28 @@ def test_each_outcome_updates_each_role_once(world) -> None:
 
 def test_the_same_outcome_twice_is_applied_once(world) -> None:
     engine, counters = counting_engine(world)
-    decision = engine.decide(ARITHMETIC, checker=lambda text: 1.0)
+    decision = engine.decide(ARITHMETIC)  # the referee scores it (1.0 at weight 0.5)
     first = engine.record_outcome(decision.id, "user", 0.0)
     again = engine.record_outcome(decision.id, "user", 0.0)
     assert (first.applied, again.applied) == (True, False)
     assert first.seq == again.seq
-    assert [u[1] for u in counters["path"].updates] == [1.0, 0.0]  # checker, then user once
-    with pytest.raises(OutcomeConflictError):
+    # The user's score replaces the referee's, once: the referee's share out, the user's in.
+    arm = decision.path.arm_id
+    assert counters["path"].updates == [(arm, 1.0, 0.5), (arm, 1.0, -0.5), (arm, 0.0, 1.0)]
+    with pytest.raises(OutcomeConflictError, match="replace=True"):
         engine.record_outcome(decision.id, "user", 1.0)
-    assert len(counters["path"].updates) == 2
+    assert len(counters["path"].updates) == 3
 
 
-def test_each_source_is_recorded_separately_with_its_weight(world) -> None:
+def test_an_exact_checker_outranks_a_user(world) -> None:
+    engine, counters = counting_engine(world)
+    decision = engine.decide(ARITHMETIC, checker=lambda text: 1.0)
+    engine.record_outcome(decision.id, "user", 0.0)
+    assert [u[1] for u in counters["path"].updates] == [1.0]  # kept in the log, teaches nothing
+    assert len(world.store.outcomes_of(decision.id)) == 2
+
+
+def test_each_source_is_recorded_and_a_users_score_replaces_the_referees(world) -> None:
     engine = world.engine()
     decision = engine.decide(ARITHMETIC)  # referee only: no checker
     assert [(o.source, o.weight) for o in decision.outcomes] == [("referee", 0.5)]
@@ -87,7 +101,7 @@ def test_each_source_is_recorded_separately_with_its_weight(world) -> None:
         "user",
         0.25,
         0.8,
-        ["path", "tool"],
+        ["path", "tool", "seed"],
     )
     learned = world.store.outcomes_since("default", 0)
     assert [(o.source, o.reward, o.weight) for o in learned] == [
@@ -95,8 +109,7 @@ def test_each_source_is_recorded_separately_with_its_weight(world) -> None:
         ("user", 0.25, 0.8),
     ]
     tally = next(r for r in engine.arms() if r.arm_id == decision.path.arm_id)
-    assert tally.pulls == pytest.approx(1.3)
-    assert tally.mean_reward == pytest.approx((0.5 + 0.2) / 1.3)
+    assert (tally.pulls, tally.mean_reward, tally.outcomes) == (0.8, 0.25, 1)
 
 
 @pytest.mark.parametrize(("reward", "weight"), [(math.nan, None), (1.5, None), (0.5, 0.0)])
@@ -117,12 +130,12 @@ def test_an_unknown_decision_is_a_clear_error(world) -> None:
 def test_a_reward_hours_later_from_another_process_is_learned_by_all(world) -> None:
     first = world.engine()
     second = world.engine()
-    decision = first.decide(ARITHMETIC, checker=lambda text: 1.0)
+    decision = first.decide(ARITHMETIC)  # the referee scores it 1.0 at weight 0.5
     second.record_outcome(decision.id, "user", 0.0)  # the "later" reward, posted elsewhere
     first.refresh()
     stats = {(r.role, r.arm_id): (r.pulls, r.mean_reward) for r in first.arms()}
     assert stats == {(r.role, r.arm_id): (r.pulls, r.mean_reward) for r in second.arms()}
-    assert stats[("path", decision.path.arm_id)] == (2.0, 0.5)
+    assert stats[("path", decision.path.arm_id)] == (1.0, 0.0)  # the user's replaced it
 
 
 def test_a_contextual_policy_learns_a_different_best_path_per_family(world) -> None:

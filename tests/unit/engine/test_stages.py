@@ -28,7 +28,7 @@ def test_a_weak_seed_is_rebuilt_once_then_flagged_and_not_used(world) -> None:
 
 def test_a_relevant_seed_is_written_cited_and_used(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm).decide(ARITHMETIC)
+    decision = world.engine(llm, always_seed=True).decide(ARITHMETIC)
     assert not decision.seed.weak
     assert decision.seed.brief is not None
     assert [s.source for s in decision.seed.sources] == ["notes/addition.md"]
@@ -39,7 +39,7 @@ def test_a_relevant_seed_is_written_cited_and_used(world) -> None:
 
 def test_an_unusable_brief_is_flagged(world) -> None:
     world.overrides["seed"] = lambda request: ""
-    decision = world.engine().decide(ARITHMETIC)
+    decision = world.engine(always_seed=True).decide(ARITHMETIC)
     assert decision.seed.weak
     assert decision.seed.brief is None
     assert decision.step("seed").reason == "weak_seed"
@@ -68,10 +68,12 @@ def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
     assert decision.step("tool").error == "connection refused"
     assert [(o.source, o.reward, o.roles) for o in decision.outcomes] == [
         ("tool", 0.0, ["tool"]),
-        ("checker", 1.0, ["path", "tool"]),
+        ("checker", 1.0, ["path", "tool", "seed", "referee"]),
     ]
     stats = {(r.role, r.arm_id): (r.pulls, r.mean_reward) for r in engine.arms()}
-    assert stats[("tool", "broken_search")] == (2.0, 0.5)
+    # One decision, one piece of evidence per role: the tool's own failure outranks the
+    # answer's score for the tool, and the checker's score teaches the path.
+    assert stats[("tool", "broken_search")] == (1.0, 0.0)
     assert stats[("path", decision.path.arm_id)] == (1.0, 1.0)
 
 
@@ -92,6 +94,7 @@ def test_a_stored_decision_round_trips(world) -> None:
     stored = engine.get_decision(decision.id)
     assert stored.model_dump(exclude={"outcomes"}) == decision.model_dump(exclude={"outcomes"})
     record = world.store.get_decision(decision.id)
-    assert record.choices == {"path": decision.path.arm_id, "tool": "none"}
+    seed_arm = "seed" if decision.seed.brief is not None else "no_seed"
+    assert record.choices == {"path": decision.path.arm_id, "tool": "none", "seed": seed_arm}
     assert record.propensities["path"] == decision.path.propensity
     assert record.context == (1.0, 0.0, 1.0)

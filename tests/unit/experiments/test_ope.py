@@ -119,10 +119,17 @@ def test_store_logs_evaluate_a_policy_through_the_engine_records() -> None:
             )
         )
         reward = float(rng.random() < means[arm])
+        store.record_outcome(OutcomeRecord(f"d{index}", "referee", 1.0 - reward, weight=0.5))
         store.record_outcome(OutcomeRecord(f"d{index}", "checker", reward))
-        store.record_outcome(OutcomeRecord(f"d{index}", "user", reward, weight=0.5))
+        store.record_outcome(OutcomeRecord(f"d{index}", "user", 0.0))  # outranked by the checker
     pairs = decisions_with_rewards(store, store, "default")
     assert len(pairs) == 400
+    # the reward in force is the checker's, whatever the referee and the user said
+    assert [reward for _, reward in pairs][:20] == [
+        outcome.reward
+        for outcome in store.outcomes_since("default", 0)
+        if outcome.source == "checker"
+    ][:20]
     logs = logs_from_decisions(pairs, arms=["a", "b"])
     estimate = snips(logs, target_probabilities(FixedArmPolicy(["a", "b"], "b"), logs))
     assert estimate.covers(0.9)

@@ -229,3 +229,34 @@ def test_explain_equals_the_two_separate_calls(name: str) -> None:
         explained = policy.explain(context=context)
         assert explained.probabilities == policy.probabilities(context=context)
         assert explained.prob_best == policy.prob_best(context=context)
+
+
+@pytest.mark.parametrize("name", POLICIES)
+def test_a_retracted_update_leaves_the_statistics_as_they_were(name: str) -> None:
+    """A correction takes an outcome's share back out (`retract`): exact where the statistics
+    are sums, and refused, with nothing changed, where they are not."""
+    policy = build(name, ARMS, seed=4)
+    run(policy, stub_environment(seed=9), 40)
+    context = one_hot(policy, 1)
+    before = policy.to_dict()
+    if not policy.can_retract:
+        with pytest.raises(PolicyError, match="cannot retract"):
+            policy.retract("b", 0.75, context=context, weight=0.5)
+        assert policy.to_dict() == before
+        return
+    policy.update("b", 0.75, context=context, weight=0.5)
+    policy.retract("b", 0.75, context=context, weight=0.5)
+    after = policy.to_dict()
+    assert after["arms"] == before["arms"]
+    np.testing.assert_allclose(_numbers(after["stats"]), _numbers(before["stats"]), atol=1e-12)
+    with pytest.raises(InvalidRewardError):
+        policy.retract("b", 0.75, context=context, weight=0.0)
+
+
+def _numbers(value: Any) -> list[float]:
+    """Every number in a state, in order (the statistics compared with a rounding tolerance)."""
+    if isinstance(value, dict):
+        return [x for key in sorted(value) for x in _numbers(value[key])]
+    if isinstance(value, list):
+        return [x for item in value for x in _numbers(item)]
+    return [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else []

@@ -20,7 +20,7 @@ def test_decide_then_score_then_read_back(client: TestClient) -> None:
     assert created.status_code == 201, created.text
     decision = created.json()
     assert decision["answer"].endswith("Answer: 42")
-    assert [o["source"] for o in decision["outcomes"]] == ["checker"]
+    assert decision["outcomes"][0]["source"] == "checker"  # a referee audit may follow it
     assert decision["outcomes"][0]["reward"] == 1.0
     assert decision["path"]["propensity"] > 0
 
@@ -41,8 +41,9 @@ def test_decide_then_score_then_read_back(client: TestClient) -> None:
 
     arms = {(a["role"], a["arm_id"]): a for a in client.get("/api/v1/arms").json()}
     chosen = arms[("path", decision["path"]["arm_id"])]
-    assert chosen["outcomes"] == 2  # the checker's and the user's
-    assert chosen["mean_reward"] == pytest.approx(0.5)
+    # One decision, one piece of evidence: the exact checker's 1.0 outranks the user's 0.0.
+    assert chosen["outcomes"] == 1
+    assert chosen["mean_reward"] == 1.0
 
 
 def test_conflicting_outcome_is_409_and_nothing_changes(client: TestClient) -> None:
@@ -152,7 +153,7 @@ def test_a_retired_template_is_no_longer_chosen_and_keeps_its_record(
     assert retired.json()["retired"] is True
     assert retired.json()["retired_reason"] == "too wordy"
     after = path_arm(client, chosen)
-    assert after["outcomes"] == before["outcomes"] == 2  # referee and user: the record stays
+    assert after["outcomes"] == before["outcomes"] == 1  # the user's replaced the referee's
     assert after["pulls"] == before["pulls"]
     for n in range(6):
         later = client.get(f"/api/v1/decisions/{decide(client, f'What is {n} + 4?')}").json()
@@ -202,3 +203,35 @@ def test_near_duplicate_ids_and_hidden_characters_are_refused(
     response = client.post("/api/v1/templates", json={**NEW_TEMPLATE, **change})
     assert response.status_code == 422, response.text
     assert fragment in response.text
+
+
+@pytest.mark.parametrize("source", ["checker", "Tool", " referee "])
+def test_the_engines_own_sources_are_refused_with_422(client: TestClient, source: str) -> None:
+    decision = client.post("/api/v1/decisions", json={"query": "What is 2 + 2?"}).json()
+    url = f"/api/v1/decisions/{decision['id']}/outcomes"
+    refused = client.post(url, json={"source": source, "reward": 1.0})
+    assert refused.status_code == 422
+    assert "is reserved" in refused.json()["detail"]
+    bogus = client.post(url, json={"source": "bogus", "reward": 1.0})
+    assert bogus.status_code == 422
+    assert "user:<name>" in bogus.json()["detail"]
+    outcomes = client.get(f"/api/v1/decisions/{decision['id']}").json()["outcomes"]
+    assert [o["source"] for o in outcomes] == ["referee"]
+
+
+def test_a_user_corrects_their_score_with_replace(client: TestClient) -> None:
+    decision = client.post("/api/v1/decisions", json={"query": "What is 2 + 2?"}).json()
+    url = f"/api/v1/decisions/{decision['id']}/outcomes"
+    first = client.post(url, json={"source": " User ", "reward": 0.0})
+    assert (first.status_code, first.json()["source"]) == (201, "user")
+    assert client.post(url, json={"source": "user", "reward": 1.0}).status_code == 409
+    corrected = client.post(url, json={"source": "user", "reward": 1.0, "replace": True})
+    assert corrected.status_code == 201
+    assert (corrected.json()["revision"], corrected.json()["applied"]) == (1, True)
+    arm = decision["path"]["arm_id"]
+    row = next(a for a in client.get("/api/v1/arms").json() if a["arm_id"] == arm)
+    assert (row["pulls"], row["mean_reward"], row["outcomes"]) == (1.0, 1.0, 1)
+    assert (
+        client.post(url, json={"source": "user", "reward": 1.0, "replace": "yes"}).status_code
+        == 422
+    )
