@@ -1,124 +1,177 @@
-"""Arithmetic read from a word problem: the calculator's fallback when no expression is written.
+"""Arithmetic word problems read sentence by sentence, each sentence matched whole or refused.
 
-Why: questions put to the engine say "has 4 apples and gets 3 more", not "4 + 3", and a 135M model
-rarely turns one into the other, so a calculator that needs symbols went unused. This reader
-handles the plain one-operation-per-number problems of everyday English:
+A problem is a story about one count and a question about it. Every sentence (split at ". ? !"
+and at "and" before a new clause) must match one clause of the grammar below from its first word
+to its last; the slots for names and nouns take any words except numbers and the operative words
+of `reading.OPERATIVE` (so "gave 10 to each of her 3 friends" cannot hide "each" or a number in a
+noun slot). Then `reading.require_whole` checks that every number was used.
 
-- numbers as digits or as words ("seven", "twenty-one", "a dozen"; `number_words`), but not
-  "one", which is rarely an operand ("which one", "one of them");
-- a few fixed forms, some of which put the second number first: "add A and B", "the sum of A
-  and B", "take B (away) from A", "subtract B from A", "divide A among B", "B friends share A";
-- otherwise a running total: the first number starts it, and each later number is added,
-  subtracted, multiplied or divided by the cue words around it (before it, since the previous
-  number, or after it, up to the next number or the end of its sentence): "gave away 3" and "3
-  fewer" subtract, "3 in each box" and "3 per" multiply, "shared among 3" divides, "3 more" adds.
+Clauses (N a number, [name] and [things] free words):
 
-It refuses rather than guesses: a number with no cue, or with cues for two different operations
-in the same place, raises `ToolError`, and so the tool policy learns that this kind of question
-is not the calculator's. Word lists come from general English and the replay suite's phrasings
-(`experiments/tasks.py`), never from the held-out split.
+- start: "[name] has/had/owns/collected N [things]", "there are N [things] [where]";
+- change: "[name] gives away / loses / eats / spends / sells N [things]" subtracts,
+  "[name] gets / buys / finds / receives / earns N more [things]" adds, "N more [things] join";
+- groups: "[name] has N [boxes] with N [things] each" or "N [boxes] of N [things]" multiplies;
+- rate: "[name] earns N [money] an hour and works N hours" multiplies;
+- sharing: "[name] shares N [things] equally among N [people]" divides;
+- the question: "how many [things] does [name] have (now/left)?", "how many [things] are there
+  (now/left)?", "how many ... in total?", "how many does each get?", "how much does [name] earn?".
 
->>> word_problem_expression("Ann has 4 apples and gets 3 more. How many apples does she have?")
+Why a grammar written here: no kept library parses English word problems into arithmetic (the
+general case is the program tool's: the model writes the program). The verbs below are the
+grammar's lexicon, not cue words: a sentence either matches a clause whole or the problem is
+refused, so a new phrasing costs coverage, never a wrong answer.
+
+>>> read_word_problem("Ann has 4 apples and gets 3 more. How many apples does she have now?").understood
 '4 + 3'
->>> word_problem_expression("There are six boxes with 5 pens in each box. How many pens?")
-'6 * 5'
+>>> read_word_problem("A bus has 30 seats and 12 are empty. How many are taken?")
+Traceback (most recent call last):
+...
+engine.errors.ToolRefusal: cannot read '12 are empty' as part of a word problem
 """
 
 import re
+from dataclasses import dataclass
 
-from engine.adapters.tools.number_words import digits_for_words
-from engine.errors import ToolError
+from engine.adapters.tools.reading import OPERATIVE, Reading, normalise, require_whole
+from engine.errors import ToolRefusal
 
-__all__ = ["word_problem_expression"]
+__all__ = ["read_word_problem"]
 
-_NUMBER = r"(\d+(?:\.\d+)?)"
-
-# Forms where the operand written first is not the one the total starts from.
-_FIXED = (
-    (re.compile(rf"\b(?:add|adding|sum of|total of)\s+{_NUMBER}\s+(?:and|to|plus)\s+{_NUMBER}"),
-     "{0} + {1}"),
-    (re.compile(rf"\b(?:take|taking|subtract|subtracting|remove|removing)\s+{_NUMBER}\s+"
-                rf"(?:\w+\s+){{0,2}}?(?:away\s+)?from\s+(?:\w+\s+){{0,2}}?{_NUMBER}"),
-     "{1} - {0}"),
-    (re.compile(rf"\bdifference between\s+{_NUMBER}\s+and\s+{_NUMBER}"), "{0} - {1}"),
-    (re.compile(rf"\bproduct of\s+{_NUMBER}\s+and\s+{_NUMBER}"), "{0} * {1}"),
-    (re.compile(rf"\b(?:divide|share|split)\s+{_NUMBER}\s+(?:\w+\s+){{0,2}}?(?:equally\s+)?"
-                rf"(?:among|between|by|into)\s+{_NUMBER}"),
-     "{0} / {1}"),
-    (re.compile(rf"{_NUMBER}\s+(?:\w+\s+){{0,2}}?(?:share|split|divide)s?\s+(?:\w+\s+)?{_NUMBER}"),
-     "{1} / {0}"),
-)  # fmt: skip
-
-# Cue words per operation; a number takes the operation whose cue is nearest to it.
-_CUES = {
-    "-": r"away|gave|gives|give|lost|loses|lose|spent|spends|spend|ate|eats|sold|sells|used|uses"
-    r"|broke|breaks|removed|removes|fewer|less|minus|left|remain|remains|remaining|subtract"
-    r"|dropped|drops|paid|pays|took|takes|donated|donates",
-    "*": r"each|every|per|times|groups? of|rows? of|packs? of|sets? of|multiplied",
-    "/": r"shared|share|shares|split|splits|divided|divide|divides|equally|among",
-    "+": r"more|another|add|adds|added|plus|gets|got|gains|gained|buys|bought|finds|found"
-    r"|receives|received|earns|earned|picks|picked|then|and|also|extra|additional|joined|joins",
-}
-_CUE = {op: re.compile(rf"\b(?:{words})\b") for op, words in _CUES.items()}
-_SENTENCE_END = re.compile(r"[.?!;](?:\s|$)")
+_NUM = r"(?P<n>\d+(?:\.\d+)?)"
+_NUM2 = r"(?P<m>\d+(?:\.\d+)?)"
+# A name or a noun phrase: one to four words, none of them operative, so that no slot can hide
+# a word that changes the arithmetic ("each", "left", "more").
+_FREE_WORD = rf"(?!(?:{'|'.join(sorted(OPERATIVE))})\b)[a-z']+"
+_FREE = rf"(?:{_FREE_WORD}(?: {_FREE_WORD}){{0,3}})"
+_NAME = rf"(?P<name>{_FREE})"
+_THINGS = rf"(?: (?P<things>{_FREE}))?"
+_PEOPLE = rf"(?: (?P<people>{_FREE}))?"
+_WHERE = r"(?: (?:in|on|at|inside) (?P<where>[a-z']+(?: [a-z']+){0,3}))?"
+_LOSE = (
+    r"(?:gives?|gave|gives? away|gave away|loses|lost|eats|ate|spends|spent|sells|sold|uses"
+    r"|used|donates|donated|breaks|broke|drops|dropped|throws away|threw away|gives? back"
+    r"|gave back|lends|lent|removes|removed|takes? out|took out)"
+)
+_GAIN = (
+    r"(?:gets|got|buys|bought|finds|found|receives|received|earns|earned|collects|collected"
+    r"|picks|picked|adds|added|wins|won|makes|made|catches|caught|is given|was given|borrows"
+    r"|borrowed|saves|saved)"
+)
+_START = r"(?:has|had|have|owns|owned|holds|held|keeps|kept|starts with|started with|begins with|began with|collected|baked|bought|picked|caught|made|saved)"  # noqa: E501
 
 
-def word_problem_expression(text: str) -> str:
-    """The arithmetic a plain word problem asks for, as an expression; `ToolError` if unclear.
+@dataclass(frozen=True)
+class _Clause:
+    """One clause form: its pattern, what it does to the running count, and its role."""
 
-    >>> word_problem_expression("Take 4 away from 19. What is left?")
-    '19 - 4'
-    >>> word_problem_expression("Sam had 12 cards and gave away 5. How many are left?")
-    '12 - 5'
+    pattern: re.Pattern[str]
+    role: str  # "start", "change", "question"
+    operation: str = ""  # for a change: the operator; a start with two numbers multiplies
+
+
+def _clause(pattern: str, role: str, operation: str = "") -> _Clause:
+    return _Clause(re.compile(pattern), role, operation)
+
+
+_CLAUSES = (
+    _clause(rf"{_NAME} {_START} {_NUM} (?P<boxes>{_FREE}) (?:with|of|that each (?:have|hold|contain)|each (?:with|holding|containing)) {_NUM2}{_THINGS}(?: (?:each|in each|apiece))?", "start", "*"),  # noqa: E501
+    _clause(rf"there (?:are|were) {_NUM} (?P<boxes>{_FREE}) (?:with|of|each (?:with|holding|containing)) {_NUM2}{_THINGS}(?: (?:each|in each|apiece))?", "start", "*"),  # noqa: E501
+    _clause(rf"{_NAME} (?:earns|makes|gets|is paid|was paid) {_NUM}{_THINGS} (?:an|a|per|each) (?P<unit>hour|day|week) (?:and|,)(?: (?:he|she|they|[a-z]+))? (?:works|worked|work) {_NUM2} (?P=unit)s?", "start", "*"),  # noqa: E501
+    _clause(rf"{_NAME} (?:shares|shared|splits|split|divides|divided) {_NUM}{_THINGS} (?:equally )?(?:among|between) {_NUM2}{_PEOPLE}", "start", "/"),  # noqa: E501
+    _clause(rf"{_NAME} {_START} {_NUM}{_THINGS}{_WHERE}", "start"),
+    _clause(rf"there (?:are|were|is|was) {_NUM}{_THINGS}{_WHERE}", "start"),
+    _clause(rf"(?:then |later |after that )?(?:{_NAME} )?{_LOSE} {_NUM}{_THINGS}(?: (?:to|from) (?P<other>{_FREE}))?", "change", "-"),  # noqa: E501
+    _clause(rf"(?:then |later |after that )?(?:{_NAME} )?{_GAIN} {_NUM}(?: more)?{_THINGS}(?: (?:from|at) (?P<other>{_FREE}))?", "change", "+"),  # noqa: E501
+    _clause(rf"(?:then )?{_NUM} more{_THINGS} (?:join|joined|arrive|arrived|come|came|are added|were added|get on|got on)", "change", "+"),  # noqa: E501
+    _clause(rf"how many{_THINGS} (?:does|do|did|will) {_NAME} (?:have|has)(?: (?:now|left|in total|altogether|then))?", "question"),  # noqa: E501
+    _clause(rf"how many{_THINGS} (?:are|were|is) (?:there|left)(?: (?:now|left|in total|altogether))?{_WHERE}", "question"),  # noqa: E501
+    _clause(rf"how many{_THINGS} (?:are|were) there{_WHERE}(?: (?:now|in total|altogether))?", "question"),  # noqa: E501
+    _clause(rf"how many{_THINGS} (?:does|do|did|will) each(?: [a-z]+)? (?:get|receive|have)", "question"),  # noqa: E501
+    _clause(rf"how much (?:money )?(?:does|did|will) {_NAME} (?:earn|make|get)(?: (?:in total|altogether))?", "question"),  # noqa: E501
+    _clause(rf"how much (?:money )?(?:does|did|will) {_NAME} have(?: (?:now|left))?", "question"),  # noqa: E501
+)
+# Sentence ends, and "and" where a new clause begins: before a number, a pronoun or a verb of
+# change ("has 4 apples and gets 3 more", "has 1200 students and 350 more join").
+_SPLIT = re.compile(
+    rf"[.?!;]+\s*|,? and (?=(?:then |later )?(?:he |she |they |it |\d|{_LOSE} |{_GAIN} ))"
+)
+
+
+def read_word_problem(question: str) -> Reading:
+    """The arithmetic a plain word problem asks for; `ToolRefusal` unless every clause is read.
+
+    >>> read_word_problem("Tom had 18 marbles. He lost five of them.  How many marbles does Tom have left?").understood
+    '18 - 5'
     """
-    spoken = digits_for_words(text.lower(), one=False)
-    for pattern, form in _FIXED:
-        match = pattern.search(spoken)
-        if match:
-            return form.format(*match.groups())
-    numbers = list(re.finditer(_NUMBER, spoken))
-    if len(numbers) < 2:
-        raise ToolError(
-            "no arithmetic found: the question needs two numbers and how to combine them"
-        )
-    parts = [numbers[0].group()]
-    for index, number in enumerate(numbers[1:], start=1):
-        before = spoken[numbers[index - 1].end() : number.start()]
-        later = numbers[index + 1].start() if index + 1 < len(numbers) else len(spoken)
-        after = spoken[number.end() : later]
-        end = _SENTENCE_END.search(after)
-        after = after[: end.start()] if end else after
-        parts.append(f"{_operation(before, after, number.group())} {number.group()}")
+    text = normalise(question)
+    spans: list[tuple[int, int]] = []
+    parts: list[str] = []
+    asked = False
+    for start, end in _sentences(text):
+        clause, match = _match(text[start:end])
+        spans.append((start, end))
+        if clause.role == "question":
+            asked = True
+            continue
+        if asked:
+            raise ToolRefusal("the story goes on after its question")
+        parts.append(_apply(clause, match, first=not parts))
+    if not asked:
+        raise ToolRefusal("found no question about the count ('how many ...?')")
+    if not parts:
+        raise ToolRefusal("the question has no numbers to compute with")
+    # Changes only add or subtract after the start, so the usual precedence reads in story order.
     expression = " ".join(parts)
-    if "*" in expression or "/" in expression:
-        # A running total reads left to right: 3 + 4 * 2 means (3 + 4) * 2 here.
-        expression = _left_to_right(parts)
-    return expression
+    return require_whole(Reading(text, expression, spans=tuple(spans)))
 
 
-def _operation(before: str, after: str, number: str) -> str:
-    """The operation cued nearest to a number: words just before it, then just after it."""
-    for window in (_last_words(before), _first_words(after), before, after):
-        found = {op for op, cue in _CUE.items() if cue.search(window)}
-        if len(found) > 1 and "+" in found:
-            found.discard("+")  # "and gave away", "and 3 in each": the specific cue wins
-        if len(found) == 1:
-            return found.pop()
-        if found:
-            raise ToolError(f"cannot tell how {number} combines: {sorted(found)} are all cued")
-    raise ToolError(f"cannot tell how {number} combines with the numbers before it")
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence or clause, without its closing marks."""
+    bounds, start = [], 0
+    for match in _SPLIT.finditer(text):
+        if match.start() > start:
+            bounds.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        bounds.append((start, len(text)))
+    return bounds
 
 
-def _last_words(text: str, count: int = 3) -> str:
-    return " ".join(text.split()[-count:])
+def _match(sentence: str) -> tuple[_Clause, re.Match[str]]:
+    """The one clause `sentence` matches whole, with free slots free of operative words."""
+    found = []
+    for clause in _CLAUSES:
+        match = clause.pattern.fullmatch(sentence.strip(" ,"))
+        if match and _slots_free(match):
+            found.append((clause, match))
+    if not found:
+        raise ToolRefusal(f"cannot read {sentence!r} as part of a word problem")
+    values = {(clause.role, clause.operation, match.groupdict().get("n")) for clause, match in found}
+    if len(values) > 1:
+        raise ToolRefusal(f"{sentence!r} reads {len(values)} ways")
+    return found[0]
 
 
-def _first_words(text: str, count: int = 4) -> str:
-    return " ".join(text.split()[:count])
+def _slots_free(match: re.Match[str]) -> bool:
+    """No slot word is operative: a clause may not swallow what changes the arithmetic."""
+    for slot in ("name", "things", "people", "where", "boxes", "other"):
+        if slot not in match.re.groupindex or match.group(slot) is None:
+            continue
+        if any(word in OPERATIVE for word in match.group(slot).split()):
+            return False
+    name = match.group("name") if "name" in match.re.groupindex else None
+    return not (name and name.split()[0] in {"how", "what", "there"})
 
 
-def _left_to_right(parts: list[str]) -> str:
-    expression = parts[0]
-    for index, part in enumerate(parts[1:]):
-        expression = f"({expression}) {part}" if index else f"{expression} {part}"
-    return expression
+def _apply(clause: _Clause, match: re.Match[str], *, first: bool) -> str:
+    n = match.group("n")
+    if clause.role == "start":
+        if not first:
+            raise ToolRefusal("the story starts a second count; it asks about two things")
+        if clause.operation:
+            return f"{n} {clause.operation} {match.group('m')}"
+        return n
+    if first:
+        raise ToolRefusal("the story changes a count it never started")
+    return f"{clause.operation} {n}"
