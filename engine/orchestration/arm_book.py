@@ -47,6 +47,7 @@ class PolicyView:
     path_draw: selection.Pick  # the policies' own choices, drawn in this state
     tool_draw: selection.Pick
     cold_tool_mass: float  # the tool policy's probability of drawing a cold tool
+    tool_probabilities: Mapping[str, float]  # exact, for a fallback after a tool refuses
 
     @property
     def live_detours(self) -> list[str]:
@@ -143,6 +144,7 @@ class ArmBook:
                     tool_policy, tool_context, tool_explained.probabilities
                 ),
                 cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
+                tool_probabilities=_frozen(tool_explained.probabilities),
             )
 
     def path(self, arm_id: str) -> PathDefinition:

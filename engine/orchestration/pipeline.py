@@ -21,7 +21,7 @@ import numpy as np
 from engine.domain.budget import Budget, MeteredLLM
 from engine.domain.guarded_llm import GuardedLLM
 from engine.orchestration.arm_book import ArmBook
-from engine.orchestration.choosing import Chooser
+from engine.orchestration.choosing import Chooser, Choices
 from engine.domain.config import EngineConfig
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
@@ -94,7 +94,7 @@ class Pipeline:
         choices = self._chooser.choose(
             run, referee_calls=1 if checker is None else 0, force_path=force_path
         )
-        tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
+        tool_run, refused = self._run_tools(run, choices)
         answer_text = self._answer(
             run,
             choices.path_definition,
@@ -104,7 +104,7 @@ class Pipeline:
             chat=chat,
         )
         outcomes: list[Score] = []
-        if tool_run is not None and not tool_run.ok:
+        if refused:
             outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
         if answer_text is not None:
             scored = self._scorer.score(
@@ -170,6 +170,38 @@ class Pipeline:
         )
         return Seed()
 
+    def _run_tools(self, run: RunState, choices: Choices) -> tuple[ToolRun | None, bool]:
+        """Run the chosen tool; when it fails or refuses, fall back at once to the next tool.
+
+        The decision's tool choice stays the policy's pick (its refusal is that arm's "tool"
+        outcome of 0); each fallback is traced with its probability given the tools already
+        tried, and with the probability of the whole sequence taken (the pick's propensity
+        times each fallback's), for off-policy evaluation of the sequence.
+        """
+        tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
+        if tool_run is None or tool_run.ok:
+            return tool_run, False
+        tried, sequence = [choices.tool.arm], choices.tool.propensity
+        while tool_run is not None and not tool_run.ok:
+            started = run.trace.start()
+            tool, probability = self._chooser.fallback_tool(choices.tool_probabilities, tried)
+            tried.append(tool)
+            sequence *= probability
+            run.trace.add(
+                "tool_fallback",
+                "chose_by_posterior",
+                started,
+                inputs={"refused": tried[-2], "why": tool_run.error},
+                outputs={
+                    "arm": tool,
+                    "propensity": probability,
+                    "sequence": list(tried),
+                    "sequence_propensity": sequence,
+                },
+            )
+            tool_run = self._run_tool(run, tool, None)
+        return tool_run, True
+
     def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
         if tool == NO_TOOL or self._toolbox is None:
             return None
@@ -183,7 +215,12 @@ class Pipeline:
             "done" if result.ok else "fault",
             started,
             inputs={"tool": tool, "argument": argument},
-            outputs={"ok": result.ok, "output": result.output[:500]},
+            outputs={
+                "ok": result.ok,
+                "output": result.output[:500],
+                "provenance": result.provenance,
+                "fully_parsed": result.fully_parsed,
+            },
             error=result.error,
         )
         return result

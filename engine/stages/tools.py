@@ -70,4 +70,7 @@ def run_tool(toolbox: ToolBox, tool: str, argument: str, timeout_s: float) -> To
         output=result.output,
         error=result.error,
         seconds=result.seconds,
+        value=result.value,
+        provenance=result.provenance,
+        fully_parsed=bool(result.ok and result.fully_parsed),
     )

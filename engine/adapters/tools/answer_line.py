@@ -11,16 +11,17 @@ the line never says more than the sentence. A sentence that lists several number
 three numbers are 5, 6, 7", a sorted list) gets no line: one value would misstate it.
 
 >>> from engine.adapters.tools.units import UnitConverter
->>> print(AnswerLine(UnitConverter()).run("Convert 3 km to metres"))
-3 kilometres = 3000 metres
+>>> print(AnswerLine(UnitConverter()).run("Convert 3 km to metres").output)
+3 kilometer = 3000 meter
 Answer: 3000
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.domain.checkers import extract_final_answer
 from engine.domain.ports import Tool
+from engine.domain.records import ToolAnswer
 
 __all__ = ["AnswerLine", "answer_line"]
 
@@ -52,7 +53,13 @@ class AnswerLine:
     def description(self) -> str:
         return self.tool.description
 
-    def run(self, argument: str) -> str:
-        output = self.tool.run(argument)
-        value = answer_line(output)
-        return f"{output}\nAnswer: {value}" if value else output
+    def run(self, argument: str) -> str | ToolAnswer:
+        found = self.tool.run(argument)
+        if isinstance(found, ToolAnswer):
+            # The line states the value only of a result read whole; nothing else is exact.
+            line = answer_line(found.output) if found.fully_parsed else None
+            if line is None:
+                return found
+            return replace(found, output=f"{found.output}\nAnswer: {line}")
+        value = answer_line(found)
+        return f"{found}\nAnswer: {value}" if value else found

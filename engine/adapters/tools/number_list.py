@@ -16,10 +16,10 @@ A question about part of the list ("the even numbers", "greater than 5", "the fi
 is refused rather than answered about the whole list. Results are exact fractions; one that is not
 a short decimal is shown as a fraction with its approximate value.
 
->>> NumberList().run("What comes next: 2, 4, 6, 8?")
+>>> NumberList().run("What comes next: 2, 4, 6, 8?").output
 'The sequence adds 2 each time, so the next number is 10.'
->>> NumberList().run("What is the average of 3, 4 and 8?")
-'The average is 5.'
+>>> NumberList().run("What is the average of 3, 4 and 8?").value
+'5'
 """
 
 import re
@@ -36,6 +36,9 @@ from engine.adapters.tools.text_facts import (
     ordinal_name,
     ordinal_value,
 )
+from engine.adapters.tools.answer_line import answer_line
+from engine.adapters.tools.reading import Reading, require_whole
+from engine.domain.records import ToolAnswer
 from engine.errors import ToolError
 
 __all__ = ["MAX_INPUT_CHARS", "NumberList", "continue_sequence", "find_numbers", "show"]
@@ -94,14 +97,21 @@ _CUES = re.compile(
     re.IGNORECASE,
 )
 _SEQUENCE_CUES = frozenset({"next", "next_many", "nth"})
+# Words that name the list itself; they change nothing, but "numbers" after a count is read here.
+_SEQUENCE_WORDS = re.compile(r"\b(?:sequence|series|pattern|list|set)\b", re.IGNORECASE)
 
 
 def find_numbers(text: str) -> list[Fraction]:
     """The list of numbers in `text`: its longest run of numbers with only separators between.
 
-    >>> [str(number) for number in find_numbers("Sort these 4 numbers: 3, -1.5, 10 and 2")]
+    >>> [str(number) for number in find_numbers("Sort these numbers: 3, -1.5, 10 and 2")]
     ['3', '-3/2', '10', '2']
     """
+    return _find_list(text)[0]
+
+
+def _find_list(text: str) -> tuple[list[Fraction], tuple[int, int]]:
+    """The list of numbers in `text` and the span of text it covers."""
     if len(text) > MAX_INPUT_CHARS:
         raise ToolError(f"input is longer than {MAX_INPUT_CHARS} characters")
     text = text.replace("−", "-")
@@ -125,7 +135,11 @@ def find_numbers(text: str) -> list[Fraction]:
         raise ToolError(f"found {len(chosen)} separate lists of {longest} numbers; give one list")
     if chosen[0] in gapped:
         raise ToolError("the list has a gap; this tool continues a sequence but does not fill gaps")
-    return [Fraction(match.group().replace(",", "")) for match in runs[chosen[0]]]
+    run = runs[chosen[0]]
+    return [Fraction(match.group().replace(",", "")) for match in run], (
+        run[0].start(),
+        run[-1].end(),
+    )
 
 
 def show(value: Fraction) -> str:
@@ -320,7 +334,8 @@ def _uncued(numbers: list[Fraction], question: str) -> str:
 
 @dataclass(frozen=True)
 class NumberList:
-    """The number-list tool: finds the list in its argument and answers what the question asks."""
+    """The number-list tool: finds the list in its argument and answers what the question asks,
+    when the list and the cue words account for the whole question (`reading.require_whole`)."""
 
     name: str = "numbers"
     description: str = (
@@ -329,8 +344,9 @@ class NumberList:
         "What comes next: 2, 4, 6, 8?"
     )
 
-    def run(self, argument: str) -> str:
-        numbers = find_numbers(argument)
+    def run(self, argument: str) -> ToolAnswer:
+        argument = argument.replace("−", "-")
+        numbers, span = _find_list(argument)
         cues = list(_CUES.finditer(argument))
         names = {cue.lastgroup for cue in cues}
         part = _PART.search(argument)
@@ -343,4 +359,16 @@ class NumberList:
             clause = _ANSWERS[str(cue.lastgroup)](numbers, cue)
             if clause not in clauses:
                 clauses.append(clause)
-        return _sentence(clauses) if clauses else _uncued(numbers, argument)
+        sentence = _sentence(clauses) if clauses else _uncued(numbers, argument)
+        spans = (
+            span,
+            *(cue.span() for cue in cues),
+            *(m.span() for m in _SEQUENCE_WORDS.finditer(argument)),
+        )
+        require_whole(Reading(argument.lower(), sentence, spans=spans))
+        return ToolAnswer(
+            output=sentence,
+            value=answer_line(sentence) or sentence,
+            provenance=f"parsed the whole question and found: {sentence}",
+            fully_parsed=True,
+        )

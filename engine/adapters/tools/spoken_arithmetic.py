@@ -108,7 +108,9 @@ def _rewrite(body: str) -> str:
         for pattern, template in _PHRASES:
             match = pattern.search(body)
             if match:
-                body = body[: match.start()] + template.format(*match.groups()) + body[match.end() :]
+                body = (
+                    body[: match.start()] + template.format(*match.groups()) + body[match.end() :]
+                )
                 break
         else:
             return body

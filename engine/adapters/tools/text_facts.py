@@ -9,10 +9,14 @@ is a palindrome. Counting is case-insensitive: 'R' and 'r' are one letter. Posit
 reversals keep the case as written. A question it cannot read is refused, naming what it
 understood, so that the answering model never copies a guess.
 
->>> TextFacts().run("How many times does the letter 'r' appear in the word 'strawberry'?")
+>>> TextFacts().run("How many times does the letter 'r' appear in the word 'strawberry'?").output
 "The letter 'r' occurs 3 times in 'strawberry'."
->>> TextFacts().run("What is the third letter of orange?")
-"The third letter of 'orange' is 'a'."
+>>> TextFacts().run("What is the third letter of orange?").value
+'a'
+>>> TextFacts().run("How many letters are in Mississippi, not counting repeats?")
+Traceback (most recent call last):
+...
+engine.errors.ToolRefusal: refused: the words 'not', 'repeats' change the question but were not read (understood only "The word 'Mississippi' has 11 letters.")
 """
 
 import re
@@ -20,6 +24,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.adapters.tools.answer_line import answer_line
+from engine.adapters.tools.reading import Reading, require_whole
+from engine.domain.records import ToolAnswer
 from engine.errors import ToolError
 
 __all__ = [
@@ -337,25 +344,32 @@ def _spelling(subject: str, rest: str) -> str | None:
     return f"'{subject}' is spelled {'-'.join(_letters(subject))}."
 
 
+_Answer = Callable[[str, str], str | None]
 # The first that answers wins: the more specific questions come first ("spell backwards" is a
-# reversal, not a spelling; "how many times does the letter r" is a count, not a length).
-_ANSWERS: tuple[Callable[[str, str], str | None], ...] = (
-    _palindrome,
-    _reverse,
-    _prefix,
-    _position,
-    _most_common,
-    _distinct,
-    _vowels,
-    _occurrences,
-    _length,
-    _spelling,
+# reversal, not a spelling; "how many times does the letter r" is a count, not a length). Each
+# answer names the words it reads, so that `reading.require_whole` can see what was left unread.
+_ANSWERS: tuple[tuple[_Answer, tuple[re.Pattern[str], ...]], ...] = (
+    (_palindrome, (re.compile(r"palindrom\w*", re.IGNORECASE),)),
+    (_reverse, (re.compile(r"\bbackwards?\b|\breverse[ds]?\b|\breversing\b|\bspel\w*", re.I),)),
+    (_prefix, (_PREFIX,)),
+    (_position, (_NTH,)),
+    (_most_common, (re.compile(r"\bmost\s+(?:common|frequent|often|repeated)\b|\bmost\b", re.I),)),
+    (_distinct, (re.compile(r"\b(?:different|distinct|unique)\s+(?:letters|characters)", re.I),)),
+    (_vowels, (re.compile(r"\b(?:vowel|consonant)s?\b", re.I), _COUNT)),
+    (_occurrences, (_COUNT, _CONTAIN, _QUOTED, *_TARGETS)),
+    (_length, (_LENGTH,)),
+    (_spelling, (re.compile(r"\bspel\w*|\bletter\s+by\s+letter\b", re.IGNORECASE),)),
 )
+
+
+def _spans(rest: str, patterns: tuple[re.Pattern[str], ...]) -> tuple[tuple[int, int], ...]:
+    return tuple(match.span() for pattern in patterns for match in pattern.finditer(rest))
 
 
 @dataclass(frozen=True)
 class TextFacts:
-    """The text-facts tool: finds the word in its argument and answers one exact fact about it."""
+    """The text-facts tool: finds the word in its argument and answers one exact fact about it,
+    when that fact accounts for the whole question (`reading.require_whole`)."""
 
     name: str = "text"
     description: str = (
@@ -364,21 +378,32 @@ class TextFacts:
         "question with the word in quotes, e.g. How many r's are in 'strawberry'?"
     )
 
-    def run(self, argument: str) -> str:
+    def run(self, argument: str) -> ToolAnswer:
         if len(argument) > MAX_INPUT_CHARS:
             raise ToolError(f"input is longer than {MAX_INPUT_CHARS} characters")
         subject, start, end = find_subject(argument)
         rest = argument[:start] + _PLACEHOLDER + argument[end:]
-        for answer in _ANSWERS:
+        for answer, reads in _ANSWERS:
             found = answer(subject, rest)
             if found is not None:
-                return found
+                require_whole(Reading(rest.lower(), found, spans=_spans(rest, reads)))
+                return _answered(found)
         if not rest.replace(_PLACEHOLDER, "").strip(" '\"‘’“”?.!"):
             # The argument is the bare word (a model's own argument): state what every answer uses.
             letters = _letters(subject)
-            return f"'{subject}' has {_plural(len(letters), 'letter')}: {'-'.join(letters)}."
+            spelled = f"'{subject}' has {_plural(len(letters), 'letter')}: {'-'.join(letters)}."
+            return _answered(spelled)
         raise ToolError(
             f"understood the word '{subject}' but not the question; ask how many times a letter "
             "occurs, how many letters or vowels it has, its n-th letter, its reverse, its "
             "spelling, or whether it is a palindrome"
         )
+
+
+def _answered(sentence: str) -> ToolAnswer:
+    return ToolAnswer(
+        output=sentence,
+        value=answer_line(sentence) or sentence,
+        provenance=f"parsed the whole question and found: {sentence}",
+        fully_parsed=True,
+    )

@@ -49,7 +49,9 @@ _LEAD = r"^(?:please\s+|can you\s+)?"
 _FORMS = tuple(
     re.compile(form, re.IGNORECASE)
     for form in (
-        _LEAD + r"(?:convert|change|turn|express)\s+(?P<q>.+?)\s+(?:to|into|in|as)\s+(?P<u>.+?)" + _END,
+        _LEAD
+        + r"(?:convert|change|turn|express)\s+(?P<q>.+?)\s+(?:to|into|in|as)\s+(?P<u>.+?)"
+        + _END,
         _LEAD + r"(?:what\s+is|what's|how\s+much\s+is|how\s+(?:far|long|heavy)\s+is)\s+(?P<q>.+?)"
         r"\s+(?:in|to|as)\s+(?P<u>.+?)" + _END,
         _LEAD + r"how\s+many\s+(?P<u>.+?)\s+(?:(?:are|is)\s+(?:there\s+)?)?(?:in|make|make\s+up)\s+"

@@ -75,20 +75,62 @@ def _clause(pattern: str, role: str, operation: str = "") -> _Clause:
 
 
 _CLAUSES = (
-    _clause(rf"{_NAME} {_START} {_NUM} (?P<boxes>{_FREE}) (?:with|of|that each (?:have|hold|contain)|each (?:with|holding|containing)) {_NUM2}{_THINGS}(?: (?:each|in each|apiece))?", "start", "*"),  # noqa: E501
-    _clause(rf"there (?:are|were) {_NUM} (?P<boxes>{_FREE}) (?:with|of|each (?:with|holding|containing)) {_NUM2}{_THINGS}(?: (?:each|in each|apiece))?", "start", "*"),  # noqa: E501
-    _clause(rf"{_NAME} (?:earns|makes|gets|is paid|was paid) {_NUM}{_THINGS} (?:an|a|per|each) (?P<unit>hour|day|week) (?:and|,)(?: (?:he|she|they|[a-z]+))? (?:works|worked|work) {_NUM2} (?P=unit)s?", "start", "*"),  # noqa: E501
-    _clause(rf"{_NAME} (?:shares|shared|splits|split|divides|divided) {_NUM}{_THINGS} (?:equally )?(?:among|between) {_NUM2}{_PEOPLE}", "start", "/"),  # noqa: E501
+    _clause(
+        rf"{_NAME} {_START} {_NUM} (?P<boxes>{_FREE}) (?:with|of|that each (?:have|hold|contain)|each (?:with|holding|containing)) {_NUM2}{_THINGS}(?: (?:each|in each|apiece))?",
+        "start",
+        "*",
+    ),  # noqa: E501
+    _clause(
+        rf"there (?:are|were) {_NUM} (?P<boxes>{_FREE}) (?:with|of|each (?:with|holding|containing)) {_NUM2}{_THINGS}(?: (?:each|in each|apiece))?",
+        "start",
+        "*",
+    ),  # noqa: E501
+    _clause(
+        rf"{_NAME} (?:earns|makes|gets|is paid|was paid) {_NUM}{_THINGS} (?:an|a|per|each) (?P<unit>hour|day|week) (?:and|,)(?: (?:he|she|they|[a-z]+))? (?:works|worked|work) {_NUM2} (?P=unit)s?",
+        "start",
+        "*",
+    ),  # noqa: E501
+    _clause(
+        rf"{_NAME} (?:shares|shared|splits|split|divides|divided) {_NUM}{_THINGS} (?:equally )?(?:among|between) {_NUM2}{_PEOPLE}",
+        "start",
+        "/",
+    ),  # noqa: E501
     _clause(rf"{_NAME} {_START} {_NUM}{_THINGS}{_WHERE}", "start"),
     _clause(rf"there (?:are|were|is|was) {_NUM}{_THINGS}{_WHERE}", "start"),
-    _clause(rf"(?:then |later |after that )?(?:{_NAME} )?{_LOSE} {_NUM}{_THINGS}(?: (?:to|from) (?P<other>{_FREE}))?", "change", "-"),  # noqa: E501
-    _clause(rf"(?:then |later |after that )?(?:{_NAME} )?{_GAIN} {_NUM}(?: more)?{_THINGS}(?: (?:from|at) (?P<other>{_FREE}))?", "change", "+"),  # noqa: E501
-    _clause(rf"(?:then )?{_NUM} more{_THINGS} (?:join|joined|arrive|arrived|come|came|are added|were added|get on|got on)", "change", "+"),  # noqa: E501
-    _clause(rf"how many{_THINGS} (?:does|do|did|will) {_NAME} (?:have|has)(?: (?:now|left|in total|altogether|then))?", "question"),  # noqa: E501
-    _clause(rf"how many{_THINGS} (?:are|were|is) (?:there|left)(?: (?:now|left|in total|altogether))?{_WHERE}", "question"),  # noqa: E501
-    _clause(rf"how many{_THINGS} (?:are|were) there{_WHERE}(?: (?:now|in total|altogether))?", "question"),  # noqa: E501
-    _clause(rf"how many{_THINGS} (?:does|do|did|will) each(?: [a-z]+)? (?:get|receive|have)", "question"),  # noqa: E501
-    _clause(rf"how much (?:money )?(?:does|did|will) {_NAME} (?:earn|make|get)(?: (?:in total|altogether))?", "question"),  # noqa: E501
+    _clause(
+        rf"(?:then |later |after that )?(?:{_NAME} )?{_LOSE} {_NUM}{_THINGS}(?: (?:to|from) (?P<other>{_FREE}))?",
+        "change",
+        "-",
+    ),  # noqa: E501
+    _clause(
+        rf"(?:then |later |after that )?(?:{_NAME} )?{_GAIN} {_NUM}(?: more)?{_THINGS}(?: (?:from|at) (?P<other>{_FREE}))?",
+        "change",
+        "+",
+    ),  # noqa: E501
+    _clause(
+        rf"(?:then )?{_NUM} more{_THINGS} (?:join|joined|arrive|arrived|come|came|are added|were added|get on|got on)",
+        "change",
+        "+",
+    ),  # noqa: E501
+    _clause(
+        rf"how many{_THINGS} (?:does|do|did|will) {_NAME} (?:have|has)(?: (?:now|left|in total|altogether|then))?",
+        "question",
+    ),  # noqa: E501
+    _clause(
+        rf"how many{_THINGS} (?:are|were|is) (?:there|left)(?: (?:now|left|in total|altogether))?{_WHERE}",
+        "question",
+    ),  # noqa: E501
+    _clause(
+        rf"how many{_THINGS} (?:are|were) there{_WHERE}(?: (?:now|in total|altogether))?",
+        "question",
+    ),  # noqa: E501
+    _clause(
+        rf"how many{_THINGS} (?:does|do|did|will) each(?: [a-z]+)? (?:get|receive|have)", "question"
+    ),  # noqa: E501
+    _clause(
+        rf"how much (?:money )?(?:does|did|will) {_NAME} (?:earn|make|get)(?: (?:in total|altogether))?",
+        "question",
+    ),  # noqa: E501
     _clause(rf"how much (?:money )?(?:does|did|will) {_NAME} have(?: (?:now|left))?", "question"),  # noqa: E501
 )
 # Sentence ends, and "and" where a new clause begins: before a number, a pronoun or a verb of
@@ -147,7 +189,9 @@ def _match(sentence: str) -> tuple[_Clause, re.Match[str]]:
             found.append((clause, match))
     if not found:
         raise ToolRefusal(f"cannot read {sentence!r} as part of a word problem")
-    values = {(clause.role, clause.operation, match.groupdict().get("n")) for clause, match in found}
+    values = {
+        (clause.role, clause.operation, match.groupdict().get("n")) for clause, match in found
+    }
     if len(values) > 1:
         raise ToolRefusal(f"{sentence!r} reads {len(values)} ways")
     return found[0]
