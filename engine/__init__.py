@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from engine.compose import build_engine
-    from engine.orchestration.facade import Engine
     from engine.domain.models import Decision, OutcomeResult
+    from engine.orchestration.facade import Engine
     from engine.settings import Settings, load_settings
 
 __all__ = ["Decision", "Engine", "OutcomeResult", "Settings", "build_engine", "load_settings"]

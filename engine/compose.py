@@ -19,11 +19,11 @@ from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
 from engine.domain import features
-from engine.orchestration.facade import Engine
-from engine.orchestration.learner import PolicyFactory
 from engine.domain.ports import LLM, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import TemplateLike
 from engine.errors import ConfigError
+from engine.orchestration.facade import Engine
+from engine.orchestration.learner import PolicyFactory
 from engine.settings import Settings, load_settings
 from learning import PolicyLike, make_policy
 from templates import load_templates

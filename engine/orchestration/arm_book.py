@@ -17,15 +17,15 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
-from engine.orchestration.checkpoints import Checkpoints, fingerprint
-from engine.orchestration.learner import ROLES, Learner, PolicyFactory
+from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
 from engine.domain.ports import Store
 from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
+from engine.orchestration.checkpoints import Checkpoints, fingerprint
+from engine.orchestration.learner import ROLES, Learner, PolicyFactory
 from engine.stages import selection
 from engine.stages.candidates import admit_template
-from engine.domain.config import DetourRules
 from engine.stages.detour import retirement_reason
 
 __all__ = ["ArmBook", "PolicyView"]

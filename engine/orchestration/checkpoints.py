@@ -22,10 +22,10 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from engine.orchestration.learner import Learner
 from engine.domain.ports import CheckpointLog
 from engine.domain.records import CheckpointRecord
 from engine.errors import StoreError
+from engine.orchestration.learner import Learner
 from learning import KeyedPolicy, PolicyLike, load_policy
 
 __all__ = ["FORMAT", "Checkpoints", "PolicyLoader", "fingerprint", "restore_policy"]

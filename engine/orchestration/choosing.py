@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.domain.config import EngineConfig
 from engine.domain.models import Candidate
 from engine.domain.ports import ToolBox
 from engine.domain.records import NO_TOOL, PathDefinition
+from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import detour, rating, selection, tools
 

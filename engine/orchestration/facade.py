@@ -17,11 +17,8 @@ from typing import Any
 import numpy as np
 
 from engine.domain.budget import Budget
-from engine.orchestration.arm_book import ArmBook
 from engine.domain.config import EngineConfig
-from engine.orchestration.learner import PolicyFactory, roles_taught_by
 from engine.domain.models import ArmStats, Decision, OutcomeResult
-from engine.orchestration.pipeline import Checker, Draft, Pipeline
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import (
     ArmRecord,
@@ -33,6 +30,9 @@ from engine.domain.records import (
     TemplateLike,
 )
 from engine.errors import InvalidQueryError, InvalidRewardError, UnknownArmError
+from engine.orchestration.arm_book import ArmBook
+from engine.orchestration.learner import PolicyFactory, roles_taught_by
+from engine.orchestration.pipeline import Checker, Draft, Pipeline
 from engine.stages.candidates import paths_from_templates
 
 MAX_QUERY_CHARS = 8000

@@ -144,7 +144,8 @@ class Learner:
         return retired
 
     def state(self) -> dict[str, Any]:
-        """Everything learned as of `last_seq`, JSON-safe: `engine.orchestration.checkpoints` stores it."""
+        """Everything learned as of `last_seq`, JSON-safe (`engine.orchestration.checkpoints`
+        stores it)."""
         return {
             "last_seq": self.last_seq,
             "policies": {role: policy.to_dict() for role, policy in self.policies.items()},

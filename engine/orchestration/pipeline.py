@@ -6,9 +6,9 @@ query -> features -> seed (search + 1 call) -> seed check (no call; rebuild once
 
 Economy: a warm decision spends at most 3 calls (seed, answer, referee) because structured calls
 retry only in a decision that is already off the warm path, and then only while the decision
-stays within 6 calls (see `engine.orchestration.run_state`). Optional stages are skipped with a "budget_stop"
-when the call budget could no longer pay for the answer. Every LLM or retrieval fault is caught
-at its stage, recorded, and the decision goes on degraded.
+stays within 6 calls (see `engine.orchestration.run_state`). Optional stages are skipped with a
+"budget_stop" when the call budget could no longer pay for the answer. Every LLM or retrieval
+fault is caught at its stage, recorded, and the decision goes on degraded.
 """
 
 import uuid
@@ -19,19 +19,19 @@ from datetime import UTC, datetime
 import numpy as np
 
 from engine.domain.budget import Budget, MeteredLLM
-from engine.domain.guarded_llm import GuardedLLM
-from engine.orchestration.arm_book import ArmBook
-from engine.orchestration.choosing import Chooser, Choices
 from engine.domain.config import EngineConfig
+from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
+from engine.domain.trace import TraceRecorder
+from engine.orchestration.arm_book import ArmBook
+from engine.orchestration.choosing import Chooser, Choices
 from engine.orchestration.run_state import RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
-from engine.domain.trace import TraceRecorder
+from engine.orchestration.seeding import Seeder
 from engine.stages import answer, tools
 from engine.stages.seed_gate import SeedGate
-from engine.orchestration.seeding import Seeder
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 

@@ -4,8 +4,8 @@ from engine.domain.config import EngineConfig
 from engine.domain.models import Seed, SeedSource
 from engine.domain.ports import Searcher
 from engine.domain.records import Passage
-from engine.orchestration.run_state import RunState, run_stage
 from engine.errors import RetrievalError
+from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import seed, seed_check
 from retrieval.gather import gather
 from retrieval.query import content_words, keyword_query

@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.domain.structured import ask_structured
-from engine.domain.ports import LLM
 from engine.domain.config import DetourRules
+from engine.domain.ports import LLM
 from engine.domain.records import ArmTally, ChatMessage, PathDefinition
+from engine.domain.structured import ask_structured
 from engine.stages.prompting import neutralise
 
 ANSWER_LINE = "End with a line 'Answer: <answer>'."

@@ -13,9 +13,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from engine.domain.structured import ask_structured
 from engine.domain.ports import LLM
 from engine.domain.records import ChatMessage, PathDefinition
+from engine.domain.structured import ask_structured
 from engine.stages.prompting import DATA_RULE, neutralise
 
 Score = Literal[1, 2, 3, 4, 5]  # an enum in the schema: small models ignore minimum/maximum

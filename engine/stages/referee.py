@@ -11,9 +11,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.domain.structured import ask_structured
 from engine.domain.ports import LLM
 from engine.domain.records import ChatMessage
+from engine.domain.structured import ask_structured
 from engine.stages.prompting import fence, neutralise
 
 REFEREE_SYSTEM = (

@@ -5,8 +5,8 @@ three calls. A weak seed is rebuilt once by the pipeline, then flagged, and neve
 import re
 from dataclasses import dataclass, field
 
-from engine.domain.stopping import repetition_start
 from engine.domain.records import Passage
+from engine.domain.stopping import repetition_start
 from retrieval.query import content_words
 
 MIN_PASSAGE_RELEVANCE = 0.34  # a passage must cover about a third of the query's terms

@@ -24,10 +24,10 @@ from pydantic import BaseModel, Field, ValidationError
 
 from engine.adapters.llm.litellm_chat import LiteLLMChat
 from engine.adapters.llm.local_model import resolve_model_path
-from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.local_provider import register_local_provider
-from engine.domain.structured import ask_structured, parse_structured
+from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.domain.records import ChatMessage, LLMRequest
+from engine.domain.structured import ask_structured, parse_structured
 from engine.errors import LLMError
 
 PROMPTS = (

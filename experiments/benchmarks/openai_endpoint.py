@@ -35,9 +35,9 @@ from pathlib import Path
 
 import httpx
 
-from engine.orchestration.facade import Engine
 from engine.domain.models import TraceStep
 from engine.errors import ConfigError
+from engine.orchestration.facade import Engine
 
 STARTUP_LIMIT_S = 300  # gradio's import alone takes tens of seconds on a busy 2-core machine
 DECIDE_MS_HEADER = "x-thinkpath-decide-ms"  # ui.service.openai_compat's, read as the wire gives it

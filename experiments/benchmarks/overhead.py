@@ -31,9 +31,9 @@ from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.store.sql import SqlStore
 from engine.compose import build_engine
-from engine.orchestration.facade import Engine
 from engine.domain.ports import Store
 from engine.domain.records import Passage
+from engine.orchestration.facade import Engine
 from engine.settings import load_settings
 from learning import posterior
 

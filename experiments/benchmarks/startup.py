@@ -35,8 +35,8 @@ from engine.adapters.store.sql import SqlStore
 from engine.compose import build_policy_factory
 from engine.domain import features
 from engine.domain.config import EngineConfig
-from engine.orchestration.facade import Engine
 from engine.domain.records import NO_TOOL, DecisionRecord, OutcomeRecord
+from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from templates import load_templates
 

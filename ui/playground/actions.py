@@ -11,9 +11,9 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from engine.domain.checkers import check_answer
-from engine.orchestration.facade import Engine
 from engine.domain.models import ArmStats, Decision
 from engine.errors import ThinkPathError
+from engine.orchestration.facade import Engine
 from templates import parse_template
 from ui.playground.figures import fits_workload, posterior_figure, regret_figure, reward_figure
 from ui.playground.views import card_markdown, cost_markdown, infer_answer_kind, trace_rows

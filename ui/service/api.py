@@ -15,7 +15,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from engine.domain.checkers import check_answer
-from engine.orchestration.facade import Engine
 from engine.domain.models import ArmStats, Decision, OutcomeResult
 from engine.domain.records import PathDefinition
 from engine.errors import (
@@ -28,6 +27,7 @@ from engine.errors import (
     UnknownArmError,
     UnknownDecisionError,
 )
+from engine.orchestration.facade import Engine
 from templates import Template
 from ui.service.auth import Access, AuthGate
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS, CorsPolicy, HostGuard

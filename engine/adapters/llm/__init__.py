@@ -10,15 +10,15 @@
 Importing this package is cheap: litellm (4-5 s) and llama.cpp load on first use.
 """
 
-from engine.domain.budget import Budget, MeteredLLM
 from engine.adapters.llm.connect import connect_chat
 from engine.adapters.llm.litellm_chat import LiteLLMChat
 from engine.adapters.llm.local_model import DEFAULT_LOCAL_MODEL, LocalModels
-from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.local_provider import register_local_provider
+from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.scripted import ScriptedLLM
-from engine.domain.structured import StructuredOutputError, ask_structured
+from engine.domain.budget import Budget, MeteredLLM
 from engine.domain.records import Cost
+from engine.domain.structured import StructuredOutputError, ask_structured
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",

@@ -6,8 +6,8 @@ LiteLLMChat(model='openai/gpt-4o-mini', api_base=None)
 """
 
 from engine.adapters.llm.litellm_chat import LiteLLMChat
-from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.local_provider import PROVIDER, register_local_provider
+from engine.adapters.llm.local_settings import LocalModelSettings
 
 __all__ = ["connect_chat"]
 

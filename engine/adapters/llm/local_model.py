@@ -31,12 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
-from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
 from engine.adapters.llm.llama_runtime import compile_json_schema_grammar, load_llama
+from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
 from engine.domain.stopping import should_stop, trim_repetition
-from engine.errors import ConfigError, LLMError, LLMTimeoutError, LLMUnavailableError
+from engine.errors import LLMError, LLMTimeoutError, LLMUnavailableError
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",

@@ -32,7 +32,6 @@ class LocalModelSettings:
             raise ConfigError(f"local model n_batch must be >= 1, got {self.n_batch}")
 
 
-
 class ChatRuntime(Protocol):
     """What `LocalModels` needs of a loaded model: a `Llama` subclass, or a fake in tests."""
 

@@ -8,13 +8,13 @@ from collections.abc import Iterator
 import pytest
 from pydantic import BaseModel, Field
 
-from engine.domain.budget import Budget, MeteredLLM
 from engine.adapters.llm.litellm_chat import LiteLLMChat
 from engine.adapters.llm.litellm_runtime import load_litellm
 from engine.adapters.llm.local_model import LocalModels
 from engine.adapters.llm.local_provider import register_local_provider
-from engine.domain.structured import ask_structured
+from engine.domain.budget import Budget, MeteredLLM
 from engine.domain.records import ChatMessage, LLMRequest
+from engine.domain.structured import ask_structured
 from engine.errors import LLMTimeoutError
 
 pytestmark = pytest.mark.slow

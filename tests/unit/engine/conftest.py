@@ -17,11 +17,10 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
-from engine.domain.config import EngineConfig
-from engine.orchestration.facade import Engine
+from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest, Passage, ToolResult
 from engine.errors import ToolError
-from engine.domain.config import DetourRules
+from engine.orchestration.facade import Engine
 from learning import PolicyLike, make_policy
 
 

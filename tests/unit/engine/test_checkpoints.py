@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 
 from engine.adapters.store.memory import InMemoryStore
-from engine.orchestration.checkpoints import fingerprint
-from engine.domain.config import EngineConfig
-from engine.orchestration.facade import Engine
+from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import CheckpointRecord
-from engine.domain.config import DetourRules
+from engine.orchestration.checkpoints import fingerprint
+from engine.orchestration.facade import Engine
 from learning import make_policy
 
 ARITHMETIC = "What is the sum 3 + 4?"

@@ -2,8 +2,7 @@
 
 from concurrent.futures import ThreadPoolExecutor
 
-from engine.domain.config import EngineConfig
-from engine.domain.config import DetourRules
+from engine.domain.config import DetourRules, EngineConfig
 
 QUERIES = ["What is the sum 3 + 4?", "What is the first letter of apple?"] * 6
 

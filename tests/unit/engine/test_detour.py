@@ -1,7 +1,6 @@
 """Aha detours: triggered with a reason, new arms with their own statistics, retired with one."""
 
-from engine.domain.config import EngineConfig
-from engine.domain.config import DetourRules
+from engine.domain.config import DetourRules, EngineConfig
 from engine.stages.detour import detour_trigger
 
 QUERY = "What is the sum 3 + 4?"

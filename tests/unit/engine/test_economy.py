@@ -4,9 +4,8 @@ import json
 
 import pytest
 
-from engine.domain.config import EngineConfig
+from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest
-from engine.domain.config import DetourRules
 
 ARITHMETIC = "What is the sum 3 + 4?"
 

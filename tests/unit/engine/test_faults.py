@@ -2,8 +2,8 @@
 
 import pytest
 
-from engine.domain.structured import StructuredOutputError
 from engine.domain.records import LLMRequest
+from engine.domain.structured import StructuredOutputError
 from engine.errors import LLMOutputError, LLMTimeoutError, LLMUnavailableError
 
 QUERY = "What is the sum 3 + 4?"

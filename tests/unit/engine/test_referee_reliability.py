@@ -2,9 +2,8 @@
 
 import json
 
-from engine.domain.config import EngineConfig
+from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest
-from engine.domain.config import DetourRules
 from engine.stages.referee import RefereeCalibration
 
 ARITHMETIC = "What is 3 + 4?"

@@ -93,8 +93,7 @@ def test_the_prior_leads_the_cold_start_over_the_models_pick(world) -> None:
 
 @pytest.mark.parametrize("brief_helps", [False, True])
 def test_the_seed_gate_learns_per_family_whether_a_seed_helps(world, brief_helps: bool) -> None:
-    from engine.domain.config import EngineConfig
-    from engine.domain.config import DetourRules
+    from engine.domain.config import DetourRules, EngineConfig
 
     def answer(request: LLMRequest) -> str:
         briefed = "<seed>" in request.messages[-1].content

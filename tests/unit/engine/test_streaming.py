@@ -3,9 +3,9 @@
 
 import pytest
 
+from engine.adapters.llm.scripted import ScriptedLLM
 from engine.domain.budget import Budget, MeteredLLM
 from engine.domain.guarded_llm import GuardedLLM
-from engine.adapters.llm.scripted import ScriptedLLM
 from engine.domain.models import TraceStep
 from engine.domain.records import ChatMessage, ChatOptions, LLMRequest
 from engine.errors import (

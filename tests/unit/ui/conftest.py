@@ -9,8 +9,8 @@ from fastapi.testclient import TestClient
 from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.compose import build_engine
-from engine.orchestration.facade import Engine
 from engine.domain.records import Passage
+from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from ui.service.api import create_api
 

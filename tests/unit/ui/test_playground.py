@@ -9,10 +9,10 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
-from engine.orchestration.facade import Engine
 from engine.domain.models import Cost, Decision, Seed, SeedSource, TraceStep
 from engine.domain.records import ArmRecord
 from engine.errors import UnknownArmError
+from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from templates import parse_template
 from ui.playground import ARM_COLUMNS, Actions

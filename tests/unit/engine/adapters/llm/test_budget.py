@@ -5,8 +5,8 @@ from collections.abc import Callable
 
 import pytest
 
-from engine.domain.budget import Budget, MeteredLLM, estimate_prompt_tokens
 from engine.adapters.llm.scripted import ScriptedLLM
+from engine.domain.budget import Budget, MeteredLLM, estimate_prompt_tokens
 from engine.domain.records import ChatMessage, Cost, LLMRequest, LLMResponse
 from engine.errors import BudgetExceededError, ConfigError, LLMTimeoutError
 

@@ -4,8 +4,8 @@ import pytest
 
 from engine.adapters.llm.connect import connect_chat
 from engine.adapters.llm.litellm_runtime import load_litellm
-from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.local_provider import PROVIDER, LocalProvider
+from engine.adapters.llm.local_settings import LocalModelSettings
 
 
 @pytest.fixture

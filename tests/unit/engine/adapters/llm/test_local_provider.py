@@ -12,7 +12,6 @@ import pytest
 from engine.adapters.llm.litellm_chat import LiteLLMChat
 from engine.adapters.llm.litellm_runtime import load_litellm
 from engine.adapters.llm.local_model import LocalModels
-from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.llm.local_provider import (
     PROVIDER,
     LocalProvider,
@@ -20,6 +19,7 @@ from engine.adapters.llm.local_provider import (
     register_local_provider,
     schema_from_response_format,
 )
+from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.domain.records import ChatMessage, LLMRequest
 from engine.errors import ConfigError, LLMError, LLMTimeoutError, LLMUnavailableError
 

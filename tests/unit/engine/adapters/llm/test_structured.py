@@ -6,13 +6,13 @@ import pytest
 from pydantic import BaseModel, Field
 
 from engine.adapters.llm.scripted import ScriptedLLM
+from engine.domain.records import ChatMessage, LLMRequest
 from engine.domain.structured import (
     StructuredOutputError,
     ask_structured,
     parse_structured,
     schema_for,
 )
-from engine.domain.records import ChatMessage, LLMRequest
 from engine.errors import ConfigError, LLMOutputError, LLMTimeoutError
 
 
