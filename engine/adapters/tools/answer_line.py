@@ -23,9 +23,24 @@ from engine.domain.checkers import extract_final_answer
 from engine.domain.ports import Tool
 from engine.domain.records import ToolAnswer
 
-__all__ = ["AnswerLine", "answer_line"]
+__all__ = ["AnswerLine", "answer_line", "stated_value"]
 
 _NUMBER_LIST = re.compile(r"\d\s*,\s*-?\d")
+
+
+def stated_value(sentence: str) -> str:
+    """The answer a tool's sentence states, as a person would write it: "yes"/"no" for a
+    yes-or-no fact, the list after a colon for a sorted list, else `answer_line`'s value.
+
+    >>> stated_value("Yes, 'level' is a palindrome."), stated_value("Ascending: 1, 2, 3.")
+    ('yes', '1, 2, 3')
+    """
+    head = sentence.split(",", 1)[0].strip().lower()
+    if head in ("yes", "no"):
+        return head
+    if _NUMBER_LIST.search(sentence):
+        return re.split(r":\s+|\bare\s+", sentence)[-1].strip().rstrip(".")
+    return answer_line(sentence) or sentence
 
 
 def answer_line(sentence: str) -> str | None:

@@ -36,10 +36,10 @@ from engine.adapters.tools.text_facts import (
     ordinal_name,
     ordinal_value,
 )
-from engine.adapters.tools.answer_line import answer_line
+from engine.adapters.tools.answer_line import stated_value
 from engine.adapters.tools.reading import Reading, require_whole
 from engine.domain.records import ToolAnswer
-from engine.errors import ToolError
+from engine.errors import ToolError, ToolRefusal
 
 __all__ = ["MAX_INPUT_CHARS", "NumberList", "continue_sequence", "find_numbers", "show"]
 
@@ -98,6 +98,8 @@ _CUES = re.compile(
 )
 _SEQUENCE_CUES = frozenset({"next", "next_many", "nth"})
 # Words that name the list itself; they change nothing, but "numbers" after a count is read here.
+# What may stand around a bare sequence with no cue word: the question's frame, no content.
+_FRAME = frozenset({"what", "is", "the", "this", "a", "in", "of", "here", "s"})
 _SEQUENCE_WORDS = re.compile(r"\b(?:sequence|series|pattern|list|set)\b", re.IGNORECASE)
 
 
@@ -322,14 +324,20 @@ def _sentence(clauses: list[str]) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def _uncued(numbers: list[Fraction], question: str) -> str:
-    """No cue word: the sequence's next term if a rule fits, else the plain facts of the list."""
+def _uncued(numbers: list[Fraction], question: str, span: tuple[int, int]) -> str:
+    """No cue word: the next term of a bare sequence ("2, 4, 6, 8, ?"), and nothing else.
+
+    A question with words besides the list and words naming it ("sequence", "pattern") asks
+    something this tool did not read ("the mode", "the odd one out"), so it is refused rather
+    than answered with the list's facts.
+    """
     if _ARITHMETIC.search(question):
         raise ToolError("this looks like arithmetic, not a list of numbers; use the calculator")
-    try:
-        return _sentence([_next(numbers)])
-    except ToolError:  # no rule fits: nothing was asked of a sequence, so the list's facts serve
-        return _sentence([_smallest(numbers), _largest(numbers), _sum(numbers)])
+    outside = _SEQUENCE_WORDS.sub(" ", question[: span[0]] + " " + question[span[1] :])
+    words = [word for word in re.findall(r"[a-z]+", outside.lower()) if word not in _FRAME]
+    if words:
+        raise ToolRefusal(f"did not understand what is asked about the list ({', '.join(words)})")
+    return _sentence([_next(numbers)])
 
 
 @dataclass(frozen=True)
@@ -359,7 +367,7 @@ class NumberList:
             clause = _ANSWERS[str(cue.lastgroup)](numbers, cue)
             if clause not in clauses:
                 clauses.append(clause)
-        sentence = _sentence(clauses) if clauses else _uncued(numbers, argument)
+        sentence = _sentence(clauses) if clauses else _uncued(numbers, argument, span)
         spans = (
             span,
             *(cue.span() for cue in cues),
@@ -368,7 +376,7 @@ class NumberList:
         require_whole(Reading(argument.lower(), sentence, spans=spans))
         return ToolAnswer(
             output=sentence,
-            value=answer_line(sentence) or sentence,
+            value=stated_value(sentence),
             provenance=f"parsed the whole question and found: {sentence}",
             fully_parsed=True,
         )

@@ -25,7 +25,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from text_to_num import alpha2digit
+from fractions import Fraction
+
+from text_to_num import alpha2digit, text2num
 
 from engine.errors import ToolRefusal
 
@@ -54,7 +56,7 @@ OPERATIVE = frozenset(
         # negation and exceptions
         "not", "no", "none", "without", "except", "excluding", "but", "only", "never",
         "unique", "different", "distinct", "repeat", "repeats", "repeated", "repeating",
-        "once", "either", "neither", "nor", "or",
+        "once", "odd", "even", "prime", "mode", "same", "forwards", "forward", "end", "either", "neither", "nor", "or",
         # time order, which makes a question two-step
         "before", "after", "ago", "later", "earlier", "yesterday", "tomorrow",
         # change verbs a word-problem parse must consume if they are there
@@ -70,6 +72,44 @@ OPERATIVE = frozenset(
 )  # fmt: skip
 
 
+# Why a rule stays: text2num reads whole numbers and ordinals, not fractions ("two thirds" comes
+# out as "2 3rds"), and no kept library reads English fractions. Only the denominators are
+# listed; numerators are read by text2num.
+_DENOMINATORS = {
+    "half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fourth": 4,
+    "fourths": 4, "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "eighth": 8, "eighths": 8,
+    "tenth": 10, "tenths": 10,
+}  # fmt: skip
+_SMALL = "one|two|three|four|five|six|seven|eight|nine"
+_FRACTION = re.compile(
+    rf"\b(?P<whole>\d+|{_SMALL}) and an? half\b"
+    rf"|\b(?P<num>an?|\d+|{_SMALL})[ -](?P<den>{'|'.join(_DENOMINATORS)})\b(?P<of> of (?:an?|the) (?=[a-z]))?"
+    r"|\bhalf (?:of )?an? (?=[a-z])",
+    re.IGNORECASE,
+)
+
+
+def _fraction(match: re.Match[str]) -> str:
+    if match["whole"]:
+        whole = match["whole"]
+        return f"{whole if whole.isdigit() else text2num(whole.lower(), 'en')}.5"
+    if match["den"] is None:  # "half a kilometre"
+        return "0.5 "
+    written = match["num"].lower()
+    numerator = (
+        1
+        if written in ("a", "an")
+        else int(written)
+        if written.isdigit()
+        else text2num(written, "en")
+    )
+    value = Fraction(numerator, _DENOMINATORS[match["den"].lower()])
+    # "a quarter of an hour" is 0.25 hour (a quantity); "two thirds of 27" stays a fraction "of".
+    if match["of"] and not match["of"].endswith("the ") and 1000 % value.denominator == 0:
+        return f"{float(value)} "
+    return f"{value.numerator}/{value.denominator}{match['of'] or ''}"
+
+
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _CURRENCY = re.compile(r"[$£€](?=\d)")
 
@@ -82,9 +122,11 @@ def normalise(text: str, *, small_numbers: bool = True, lower: bool = True) -> s
 
     >>> normalise("A school has 1,200 students and three hundred fifty more join.")
     'a school has 1200 students and 350 more join.'
+    >>> normalise("two thirds of 27, a quarter of an hour, two and a half litres, half a mile")
+    '2/3 of 27, 0.25 hour, 2.5 litres, 0.5 mile'
     """
     text = (text.lower() if lower else text).replace("\u2212", "-").replace("\u2019", "'")
-    text = _CURRENCY.sub("", _THOUSANDS.sub("", text))
+    text = _FRACTION.sub(_fraction, _CURRENCY.sub("", _THOUSANDS.sub("", text)))
     text = alpha2digit(text, "en", threshold=0 if small_numbers else 3)
     return re.sub(r"\s+", " ", text).strip()
 

@@ -30,11 +30,13 @@ MAX_INPUT_CHARS = 200
 _N = r"(-?\d+(?:\.\d+)?|\((?:[^()]|\([^()]*\))*\))"
 _LEAD = re.compile(
     r"^(?:(?:so|ok|okay|quick question|please)[,:]?\s+)?"
-    r"(?:what(?:'s| is| are| does| do)|whats|calculate|compute|evaluate|work out|find|solve"
+    r"(?:what number is|what(?:'s| is| are| does| do)|whats|calculate|compute|evaluate|work out|find|solve"
     r"|how much is|tell me|what do you get (?:if you|when you)|can you (?:calculate|compute|tell me))"
     r"\s+(?:the value of\s+)?",
 )
-_TAIL = re.compile(r"(?:\s*(?:equals?|=|make|come to|give me|please))*[\s?.!:]*$")
+_TAIL = re.compile(
+    r"(?:\s*(?:equals?|=|make|come to|give me|please|is what|equals what))*[\s?.!:]*$"
+)
 
 # (pattern, template): innermost phrases first; the template names the operands in order.
 _PHRASES = tuple(
@@ -45,6 +47,7 @@ _PHRASES = tuple(
         (rf"{_N} cubed", "({0} ** 3)"),
         (rf"{_N} to the power of {_N}", "({0} ** {1})"),
         (rf"{_N} ?(?:%|percent) of {_N}", "({0} / 100 * {1})"),
+        (rf"(\d+)/(\d+) of {_N}", "({0} / {1} * {2})"),
         (rf"(?:twice|double) {_N}", "(2 * {0})"),
         (rf"triple {_N}", "(3 * {0})"),
         (rf"half of {_N}", "({0} / 2)"),

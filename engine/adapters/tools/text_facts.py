@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.adapters.tools.answer_line import answer_line
+from engine.adapters.tools.answer_line import stated_value
 from engine.adapters.tools.reading import Reading, require_whole
 from engine.domain.records import ToolAnswer
 from engine.errors import ToolError
@@ -108,7 +108,7 @@ _LENGTH = re.compile(
     re.IGNORECASE,
 )
 _NTH = re.compile(
-    rf"\b(?P<before>{ORDINAL})\s+(?:letter|character|char)\b"
+    rf"\b(?P<before>{ORDINAL})\s+(?:letter|character|char)(?P<from_end>\s+from\s+the\s+(?:end|right|back))?\b"
     rf"|\b(?:letter|character)\s+(?:(?:comes|is|appears)\s+)?(?P<after>{ORDINAL})\b"
     r"|\b(?:letter|character)\s+(?:at\s+)?(?:position|number|no\.?)\s*(?P<position>\d+)\b"
     r"|\b(?P<start>starts?|begins?)\s+with\b|\b(?P<end>ends?)\s+with\b",
@@ -209,8 +209,16 @@ def _sentence(text: str) -> str:
     return text[0].upper() + text[1:] + "."
 
 
+# "a palindrome", or what it means: "reads the same forwards and backwards", "both ways".
+_PALINDROME = re.compile(
+    r"palindrom\w*|\bthe\s+same\s+(?:(?:forwards?|backwards?)\s+(?:and|as)\s+(?:forwards?|backwards?)"
+    r"|both\s+ways|either\s+way|in\s+reverse)",
+    re.IGNORECASE,
+)
+
+
 def _palindrome(subject: str, rest: str) -> str | None:
-    if not re.search(r"palindrom", rest, re.IGNORECASE):
+    if not _PALINDROME.search(rest):
         return None
     folded = [char for char in subject.casefold() if char.isalnum()]
     if folded == folded[::-1]:
@@ -256,6 +264,10 @@ def _position(subject: str, rest: str) -> str | None:
         index = int(match["position"])
     else:
         index = ordinal_value(match["before"] or match["after"])
+        if match["from_end"]:  # "the 2nd letter from the end" is the second to last
+            if index < 0:
+                raise ToolError("'from the end' of a position already counted from the end")
+            index = -index
     if index == 0:
         raise ToolError(f"there is no 0th {noun}: the first {noun} is number 1")
     if abs(index) > len(units):
@@ -349,7 +361,7 @@ _Answer = Callable[[str, str], str | None]
 # reversal, not a spelling; "how many times does the letter r" is a count, not a length). Each
 # answer names the words it reads, so that `reading.require_whole` can see what was left unread.
 _ANSWERS: tuple[tuple[_Answer, tuple[re.Pattern[str], ...]], ...] = (
-    (_palindrome, (re.compile(r"palindrom\w*", re.IGNORECASE),)),
+    (_palindrome, (_PALINDROME,)),
     (_reverse, (re.compile(r"\bbackwards?\b|\breverse[ds]?\b|\breversing\b|\bspel\w*", re.I),)),
     (_prefix, (_PREFIX,)),
     (_position, (_NTH,)),
@@ -403,7 +415,7 @@ class TextFacts:
 def _answered(sentence: str) -> ToolAnswer:
     return ToolAnswer(
         output=sentence,
-        value=answer_line(sentence) or sentence,
+        value=stated_value(sentence),
         provenance=f"parsed the whole question and found: {sentence}",
         fully_parsed=True,
     )

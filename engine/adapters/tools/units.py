@@ -37,32 +37,44 @@ from engine.errors import ToolRefusal
 if TYPE_CHECKING:
     import pint
 
-__all__ = ["MAX_INPUT_CHARS", "MAX_MAGNITUDE", "UnitConverter", "convert"]
+__all__ = ["MAX_INPUT_CHARS", "MAX_MAGNITUDE", "UnitConverter", "convert", "how_many"]
 
 MAX_INPUT_CHARS = 200
 MAX_MAGNITUDE = 1e15
-SIGNIFICANT_DIGITS = 6
+SIGNIFICANT_DIGITS = 12
 
 _END = r"\s*[?.!]*\s*$"
-_LEAD = r"^(?:please\s+|can you\s+)?"
+_LEAD = r"^(?:please\s+|can you\s+|so\s+)?"
+_WHAT = r"(?:what\s+is|what's|whats|how\s+much\s+is|how\s+(?:far|long|heavy|hot|cold)\s+is)"
 # Each form names the quantity (q) and the unit wanted (u); "in", "to", "into" and "as" join them.
+# A form with "that" refers back to a quantity stated in the sentence before (c, the context).
 _FORMS = tuple(
     re.compile(form, re.IGNORECASE)
     for form in (
         _LEAD
         + r"(?:convert|change|turn|express)\s+(?P<q>.+?)\s+(?:to|into|in|as)\s+(?P<u>.+?)"
         + _END,
-        _LEAD + r"(?:what\s+is|what's|how\s+much\s+is|how\s+(?:far|long|heavy)\s+is)\s+(?P<q>.+?)"
-        r"\s+(?:in|to|as)\s+(?P<u>.+?)" + _END,
+        _LEAD + _WHAT + r"\s+(?P<q>.+?),?\s+(?:in|to|as)\s+(?P<u>.+?)" + _END,
         _LEAD + r"how\s+many\s+(?P<u>.+?)\s+(?:(?:are|is)\s+(?:there\s+)?)?(?:in|make|make\s+up)\s+"
         r"(?P<q>.+?)" + _END,
         _LEAD + r"how\s+many\s+(?P<u>.+?)\s+(?:is|are|equals?)\s+(?P<q>.+?)" + _END,
+        _LEAD + r"(?P<q>.+?)\s+(?:is|are|equals?)\s+how\s+many\s+(?P<u>.+?)" + _END,
         _LEAD + r"(?P<q>.+?)\s+(?:in|to|into|=)\s+(?P<u>.+?)" + _END,
+        r"^(?P<c>(?:[^.?!]|\.(?=\d))+)[.!]\s+(?:how\s+many\s+(?P<u>.+?)\s+(?:is|are)\s+(?:that|this|it)"
+        r"|(?:" + _WHAT + r"|what\s+(?:is|are)\s+(?:that|this|it)|what\s+does\s+(?:that|it)\s+"
+        r"(?:come\s+to|weigh|make))\s+(?:that\s+|this\s+|it\s+)?(?:in|as)\s+(?P<u2>.+?))" + _END,
     )
 )
-_JOINER = re.compile(r"\s*(?:,|and|plus|\+)?\s*", re.IGNORECASE)
-_UNIT_TEXT = re.compile(r"^(?:an?\s+|-?[\d.,/]+(?:\s+\d+/\d+)?\s*-?\s*)", re.IGNORECASE)
-_DEGREES = re.compile(r"^degrees?\s+(?=celsius|centigrade|fahrenheit|kelvin)", re.IGNORECASE)
+# Between two quantities: "and", ",", "plus" add; "minus" subtracts.
+_JOINER = re.compile(r"\s*(?P<op>,|and|plus|\+|minus)?\s*$", re.IGNORECASE)
+_LESS_THAN = re.compile(r"^(?P<a>.+?)\s+less\s+than\s+(?P<b>.+)$", re.IGNORECASE)
+_NUMBER_TEXT = re.compile(r"^(?:an?\b|-?\d[\d.,/]*(?:\s+\d+/\d+)?)\s*-?\s*", re.IGNORECASE)
+# Why these rules stay: pint reads "F" and "C" as farad and coulomb, and "degrees Celsius" as an
+# angle times a temperature difference; after "degree(s)" a person means the scale.
+_DEGREES = re.compile(
+    r"^(?:deg(?:ree)?s?\.?\s+|°\s*)(?=celsius|centigrade|fahrenheit|kelvin|[cfk]$)", re.IGNORECASE
+)
+_SCALE = {"c": "degC", "f": "degF", "k": "kelvin", "centigrade": "degC"}
 
 _lock = threading.RLock()  # pint and quantulum3 do not promise thread safety; conversions are quick
 _loaded: dict[str, Any] = {}
@@ -86,8 +98,11 @@ def _libraries() -> tuple["pint.UnitRegistry[float]", Any]:
 def _unit(text: str) -> "pint.Unit":
     """The unit `text` names, by pint; `ToolRefusal` when it names none or several."""
     registry, _ = _libraries()
-    name = _DEGREES.sub("", text.strip())
-    candidates = [name, name.replace(" ", "_"), re.sub(r"s$", "", name.replace(" ", "_"))]
+    name = text.strip().rstrip(",")
+    scale = _DEGREES.sub("", name)
+    name = _SCALE.get(scale.lower(), scale) if scale != name else name
+    spaced = name.replace(" ", "_")
+    candidates = [name, name.lower(), spaced, spaced.lower(), re.sub(r"s$", "", spaced.lower())]
     for candidate in dict.fromkeys(candidates):
         if re.search(r"\s", candidate) and not re.search(r"\b(?:per|square|cubic)\b", candidate):
             continue  # a space would make pint multiply two words: "fluid ounces", "the metres"
@@ -101,31 +116,54 @@ def _unit(text: str) -> "pint.Unit":
 
 @dataclass(frozen=True)
 class _Amount:
-    value: float
+    value: float  # signed: a quantity after "minus" is subtracted
     unit: "pint.Unit"
     written: str
 
 
 def _amounts(text: str) -> list[_Amount]:
-    """The quantities that cover `text` whole (quantulum3), joined only by "and", "," or "plus"."""
+    """The quantities that cover `text` whole: numbers found by quantulum3, each followed by a
+    unit pint reads, joined only by "and", ",", "plus" or "minus"; or "A less than B"."""
+    less = _LESS_THAN.match(text)
+    if less:
+        subtracted = _amounts(less["a"])
+        if len(subtracted) != 1:
+            raise ToolRefusal(f"{less['a']!r} is not one quantity")
+        whole = _amounts(less["b"])
+        return [*whole, _Amount(-subtracted[0].value, subtracted[0].unit, subtracted[0].written)]
     _, parser = _libraries()
-    found = parser.parse(text)
-    amounts, position = [], 0
-    for quantity in found:
-        start, end = quantity.span
-        if not _JOINER.fullmatch(text[position:start]):
-            raise ToolRefusal(f"{text[position:start].strip()!r} in {text!r} is not a quantity")
-        unit_text = _UNIT_TEXT.sub("", quantity.surface)
-        if not unit_text or quantity.unit.entity.name == "dimensionless":
-            raise ToolRefusal(f"{quantity.surface!r} has no unit")
-        value = float(quantity.value)
-        if not abs(value) <= MAX_MAGNITUDE:
-            raise ToolRefusal(f"{quantity.surface} is too large a number")
-        amounts.append(_Amount(value, _unit(unit_text), quantity.surface))
-        position = end
-    if not amounts or text[position:].strip(" ,"):
+    starts = [quantity.span[0] for quantity in parser.parse(text)]
+    if not starts or text[: starts[0]].strip():
         raise ToolRefusal(f"{text!r} is not a quantity with a unit")
+    amounts, sign = [], 1.0
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        piece = text[start:end]
+        joiner = _JOINER.search(piece)
+        body = piece[: joiner.start()] if joiner else piece
+        number = _NUMBER_TEXT.match(body)
+        if number is None or not body[number.end() :].strip():
+            raise ToolRefusal(f"{body.strip()!r} has no unit")
+        amounts.append(_Amount(sign * _value(number.group()), _unit(body[number.end() :]), body))
+        sign = -1.0 if joiner and (joiner["op"] or "").lower() == "minus" else 1.0
+    if sign < 0:
+        raise ToolRefusal(f"{text!r} ends with 'minus'")
     return amounts
+
+
+def _value(written: str) -> float:
+    written = written.strip().rstrip("-").strip()
+    if written.lower() in ("a", "an"):
+        return 1.0
+    whole, _, fraction = written.replace(",", "").rpartition(" ")
+    numerator, slash, denominator = fraction.partition("/")
+    try:
+        value = float(numerator) / float(denominator) if slash else float(numerator)
+    except (ValueError, ZeroDivisionError):
+        raise ToolRefusal(f"{written!r} is not a number") from None
+    value += float(whole) if whole else 0.0
+    if not abs(value) <= MAX_MAGNITUDE:
+        raise ToolRefusal(f"{written} is too large a number")
+    return value
 
 
 def _converted(amounts: list[_Amount], target: "pint.Unit") -> float:
@@ -140,7 +178,33 @@ def _converted(amounts: list[_Amount], target: "pint.Unit") -> float:
         total += float(quantity.to(target).magnitude)
     if not math.isfinite(total):
         raise ToolRefusal("the result is too large")
-    return float(f"{total:.{SIGNIFICANT_DIGITS}g}")
+    return float(f"{total:.{SIGNIFICANT_DIGITS}g}")  # drops binary noise (0.30000000000000004)
+
+
+def how_many(unit: str, span: str) -> float:
+    """How many `unit`s one `span` is, by pint: `how_many("day", "week")` is 7.0."""
+    registry, _ = _libraries()
+    with _lock:
+        return float(registry.Quantity(1, _unit(span)).to(_unit(unit)).magnitude)
+
+
+def _target(text: str, amounts: list[_Amount]) -> "pint.Unit":
+    """The unit wanted; a bare "C", "F" or "K" after a temperature is its scale (pint would read
+    coulomb or farad)."""
+    registry, _ = _libraries()
+    scale = _SCALE.get(text.strip().lower())
+    temperature = registry.Quantity(1, "kelvin").dimensionality
+    if scale and all(registry.Quantity(1, a.unit).dimensionality == temperature for a in amounts):
+        return _unit(scale)
+    return _unit(text)
+
+
+def _shown(amounts: list[_Amount]) -> str:
+    shown = f"{format_number(amounts[0].value)} {_name(amounts[0].unit)}"
+    for amount in amounts[1:]:
+        sign = "-" if amount.value < 0 else "+"
+        shown += f" {sign} {format_number(abs(amount.value))} {_name(amount.unit)}"
+    return shown
 
 
 def _name(unit: "pint.Unit") -> str:
@@ -149,6 +213,38 @@ def _name(unit: "pint.Unit") -> str:
 
 def _offset(unit: "pint.Unit") -> bool:
     return str(unit) in {"degree_Celsius", "degree_Fahrenheit"}
+
+
+def _stated(text: str, match: re.Match[str]) -> tuple[list[_Amount], tuple[tuple[int, int], ...]]:
+    """The quantities a form names, and the spans of text its reading consumed.
+
+    A plain form consumes the whole text. A form that says "that" takes its quantity from the
+    sentence before, which may say more ("A marathon is 42.195 km"): only the quantity and the
+    question are consumed there, so `require_whole` refuses a context with another number or an
+    operative word in it.
+    """
+    if "c" not in match.re.groupindex or match["c"] is None:
+        return _amounts(match["q"]), ((0, len(text)),)
+    context = match["c"]
+    _, parser = _libraries()
+    found = parser.parse(context)
+    if len(found) != 1:
+        raise ToolRefusal(f"{context!r} states {len(found)} quantities, not one")
+    start = found[0].span[0]
+    amounts, end = _quantity_at(context, start)
+    return amounts, ((start, end), (len(context), len(text)))
+
+
+def _quantity_at(context: str, start: int) -> tuple[list[_Amount], int]:
+    """The quantity that starts at `start`: the longest run of words after it that pint reads."""
+    words = list(re.finditer(r"\S+", context[start:]))
+    for count in range(min(len(words), 5), 1, -1):
+        end = start + words[count - 1].end()
+        try:
+            return _amounts(context[start:end].rstrip(",")), end
+        except ToolRefusal:
+            continue
+    raise ToolRefusal(f"{context!r} states no quantity with a unit")
 
 
 def _readings(text: str) -> dict[str, tuple[str, Reading]]:
@@ -160,14 +256,15 @@ def _readings(text: str) -> dict[str, tuple[str, Reading]]:
         if match is None:
             continue
         try:
-            amounts, target = _amounts(match["q"]), _unit(match["u"])
+            amounts, spans = _stated(text, match)
+            target = _target(match["u"] or match["u2"], amounts)
             value = _converted(amounts, target)
+            shown = _shown(amounts)
+            understood = f"{shown} = {format_number(value)} {_name(target)}"
+            reading = require_whole(Reading(text.lower(), understood, spans=spans))
         except ToolRefusal as error:
             errors.append(str(error))
             continue
-        shown = " + ".join(f"{format_number(a.value)} {_name(a.unit)}" for a in amounts)
-        understood = f"{shown} = {format_number(value)} {_name(target)}"
-        reading = Reading(text, understood, spans=((0, len(text)),))
         found.setdefault(format_number(value), (understood, reading))
     if not found:
         raise ToolRefusal(errors[0] if errors else "not a conversion ('convert Q to U', 'U in Q')")
@@ -186,14 +283,14 @@ def convert(question: str) -> ToolAnswer:
     """
     if len(question) > MAX_INPUT_CHARS:
         raise ToolRefusal(f"input is longer than {MAX_INPUT_CHARS} characters")
-    # Case is kept: pint tells "mL" from "ML". "one" and "two" stay words ("one second").
-    text = normalise(question, small_numbers=False, lower=False)
+    # Case is kept: pint tells "mL" from "ML". text2num reads "one second" as "1 2nd"; in a
+    # conversion, "second" is the unit.
+    text = re.sub(r"\b2nd\b", "second", normalise(question, lower=False))
     with _lock:
         found = _readings(text)
     if len(found) > 1:
         raise ToolRefusal(f"the question reads {len(found)} ways: {', '.join(found)}")
-    value, (understood, reading) = next(iter(found.items()))
-    require_whole(reading)
+    value, (understood, _) = next(iter(found.items()))
     return ToolAnswer(
         output=understood,
         value=value,
