@@ -62,11 +62,17 @@ _PHRASES = tuple(
         (rf"add {_N} (?:and|to) {_N}", "({0} + {1})"),
         (rf"multiply {_N} (?:by|and) {_N}", "({0} * {1})"),
         (rf"divide {_N} by {_N}", "({0} / {1})"),
-        (rf"{_N} (?:multiplied by|times) {_N}", "({0} * {1})"),
-        (rf"{_N} divided by {_N}", "({0} / {1})"),
-        (rf"{_N} (?:plus|added to) {_N}", "({0} + {1})"),
-        (rf"{_N} minus {_N}", "({0} - {1})"),
-        (rf"{_N} (?:x|×) {_N}", "({0} * {1})"),
+    )
+)
+# Operator words become symbols in place, so the usual precedence applies ("3 x 4 minus 2" is
+# 3 * 4 - 2); only the phrases above, which fix their operands' order, add parentheses.
+_OPERATOR_WORDS = tuple(
+    (re.compile(pattern), symbol)
+    for pattern, symbol in (
+        (r"(?<=[\d)]) (?:multiplied by|times|x) (?=[-\d(]|sqrt)", " * "),
+        (r"(?<=[\d)]) divided by (?=[-\d(]|sqrt)", " / "),
+        (r"(?<=[\d)]) plus (?=[-\d(]|sqrt)", " + "),
+        (r"(?<=[\d)]) minus (?=[-\d(]|sqrt)", " - "),
     )
 )
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/", "^": "**"})
@@ -93,11 +99,17 @@ def read_expression(question: str) -> Reading:
         raise ToolRefusal(f"input is longer than {MAX_INPUT_CHARS} characters")
     text = normalise(question).translate(_SYMBOLS)
     body = _TAIL.sub("", _LEAD.sub("", text, count=1))
-    rewritten = _rewrite(body)
+    if not body.strip():
+        raise ToolRefusal("no operation: the question is empty")
+    rewritten, phrases = _rewrite(body)
+    for pattern, symbol in _OPERATOR_WORDS:
+        rewritten = pattern.sub(symbol, rewritten)
     if not _ARITHMETIC.fullmatch(rewritten):
         stray = re.findall(r"[a-z]+(?:'[a-z]+)?", re.sub(r"\b[a-z]+\(", "", rewritten))
         shown = repr(stray[0]) if stray else "a symbol"
         raise ToolRefusal(f"not pure arithmetic: {shown} is not part of an arithmetic phrase")
+    if phrases and not _one_group(rewritten):
+        raise ToolRefusal("a phrase mixed with other operations reads more than one way")
     if not _OPERATION.search(rewritten.replace("(-", "(")):
         raise ToolRefusal("no operation: the question names a number but nothing to do with it")
     expression = re.sub(r"\s+", " ", rewritten).strip()
@@ -105,16 +117,27 @@ def read_expression(question: str) -> Reading:
     return Reading(text, expression, spans=((0, len(text)),))
 
 
-def _rewrite(body: str) -> str:
-    """Rewrite phrases into symbols until none matches (each pass closes one phrase)."""
-    for _ in range(MAX_INPUT_CHARS):  # each pass shortens the text, so this always ends
+def _rewrite(body: str) -> tuple[str, int]:
+    """Rewrite phrases into symbols until none matches; also how many phrases were rewritten."""
+    for count in range(MAX_INPUT_CHARS):  # each pass consumes a phrase's words: this ends
         for pattern, template in _PHRASES:
             match = pattern.search(body)
             if match:
-                body = (
-                    body[: match.start()] + template.format(*match.groups()) + body[match.end() :]
-                )
+                phrase = template.format(*match.groups())
+                body = body[: match.start()] + phrase + body[match.end() :]
                 break
         else:
-            return body
-    return body
+            return body, count
+    return body, MAX_INPUT_CHARS
+
+
+def _one_group(expression: str) -> bool:
+    """Whether `expression` is one parenthesised group or call, with nothing outside it: "7 less
+    than 20 plus 1" could be (20 - 7) + 1 or 20 - (7 + 1), and is refused."""
+    text = re.sub(r"^[a-z0-9]*\(", "(", expression.strip())
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and index < len(text) - 1:
+            return False
+    return text.startswith("(")

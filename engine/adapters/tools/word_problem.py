@@ -82,12 +82,12 @@ def _clause(pattern: str, role: str, template: str = "", fits: str = "count") ->
 
 _CLAUSES = (
     _clause(
-        rf"{_NAME} {_START} {_N} (?P<boxes>{_FREE}) (?:with|of|that each (?:have|hold|contain)|each (?:with|holding|containing)) {_M}{_THINGS}(?: (?:each|in each|apiece))?",
+        rf"{_NAME} {_START} {_N} (?P<boxes>{_FREE}) (?:with|of|that each (?:have|hold|contain)|each (?:with|holding|containing)) {_M}{_THINGS}(?: (?:each|apiece|in each(?: {_WORD})?|per {_WORD}))?",
         "start",
         "{n} * {m}",
     ),
     _clause(
-        rf"there (?:are|were) {_N} (?P<boxes>{_FREE}) (?:with|of|each (?:with|holding|containing)) {_M}{_THINGS}(?: (?:each|in each|apiece))?",
+        rf"there (?:are|were) {_N} (?P<boxes>{_FREE}) (?:with|of|each (?:with|holding|containing)) {_M}{_THINGS}(?: (?:each|apiece|in each(?: {_WORD})?|per {_WORD}))?",
         "start",
         "{n} * {m}",
     ),
@@ -229,7 +229,7 @@ def read_word_problem(question: str) -> Reading:
     story: list[_Read] = []
     asked: _Read | None = None
     for start, end in _sentences(text):
-        read = _match(text[start:end])
+        read = _match(text[start:end], first=not spans)
         spans.append((start, end))
         if asked is not None:
             raise ToolRefusal("the story goes on after its question")
@@ -323,12 +323,17 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return bounds
 
 
-def _match(sentence: str) -> _Read:
-    """The one clause `sentence` matches whole (the first, when several read it the same)."""
+def _match(sentence: str, *, first: bool) -> _Read:
+    """The one clause `sentence` matches whole (the first, when several read it the same).
+
+    A story's first sentence cannot change a count that does not exist yet, so there a change
+    reading ("saves 2 dollars" of "Kai saves 2 dollars a day") gives way to a start.
+    """
     found = [
         _Read(clause, match)
         for clause in _CLAUSES
         if (match := clause.pattern.fullmatch(sentence.strip(" ,"))) is not None
+        and not (first and clause.role == "change")
     ]
     if not found:
         raise ToolRefusal(f"cannot read {sentence!r} as part of a word problem")
