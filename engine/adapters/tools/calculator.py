@@ -98,7 +98,9 @@ def evaluate(expression: str) -> Number:
         raise ToolError("the expression is empty")
     try:
         tree = ast.parse(source, mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError, SystemError):
+        # CPython 3.11 raises SystemError ("AST constructor recursion depth mismatch") on a
+        # deeply nested input such as "- - - ... 1"; it is a parse failure like the others.
         raise ToolError(f"cannot parse {expression!r} as arithmetic") from None
     try:
         return _checked(_evaluate(tree.body))

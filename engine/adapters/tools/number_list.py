@@ -340,6 +340,20 @@ def _uncued(numbers: list[Fraction], question: str, span: tuple[int, int]) -> st
     return _sentence([_next(numbers)])
 
 
+# "the first 4 terms", "these 5 numbers": a count of the list itself.
+_LENGTH = re.compile(r"(?<![\w.])(\d+)\s+(?:numbers|terms|values|items)\b", re.IGNORECASE)
+
+
+def _lengths(question: str, numbers: list[Fraction]) -> tuple[tuple[str, str], ...]:
+    """Numbers the question sets aside by a rule it can show: a count of the list's own terms
+    ("these 4 numbers: 3, -1, 10 and 2"), which is the list's length."""
+    return tuple(
+        (match[1], "it counts the list's own numbers")
+        for match in _LENGTH.finditer(question)
+        if int(match[1]) == len(numbers)
+    )
+
+
 @dataclass(frozen=True)
 class NumberList:
     """The number-list tool: finds the list in its argument and answers what the question asks,
@@ -373,7 +387,10 @@ class NumberList:
             *(cue.span() for cue in cues),
             *(m.span() for m in _SEQUENCE_WORDS.finditer(argument)),
         )
-        require_whole(Reading(argument.lower(), sentence, spans=spans))
+        reading = Reading(
+            argument.lower(), sentence, spans=spans, distractors=_lengths(argument, numbers)
+        )
+        require_whole(reading)
         return ToolAnswer(
             output=sentence,
             value=stated_value(sentence),

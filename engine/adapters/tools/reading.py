@@ -52,7 +52,7 @@ OPERATIVE = frozenset(
         "each", "every", "per", "apiece", "dozen", "dozens", "pair", "pairs", "twice", "double",
         "triple", "half", "halves", "quarter", "quarters", "third", "thirds", "percent",
         "times", "rate", "average", "total", "altogether", "together", "combined", "sum",
-        "product", "share", "shared", "split", "divided", "equally", "among", "between",
+        "product", "share", "shared", "split", "divided", "equally", "between",
         # negation and exceptions
         "not", "no", "none", "without", "except", "excluding", "but", "only", "never",
         "unique", "different", "distinct", "repeat", "repeats", "repeated", "repeating",
@@ -60,9 +60,9 @@ OPERATIVE = frozenset(
         # time order, which makes a question two-step
         "before", "after", "ago", "later", "earlier", "yesterday", "tomorrow",
         # change verbs a word-problem parse must consume if they are there
-        "gave", "give", "gives", "lost", "lose", "loses", "spent", "spend", "spends", "sold",
+        "gave", "gives", "lost", "lose", "loses", "spent", "spend", "spends", "sold",
         "sell", "sells", "ate", "eat", "eats", "used", "use", "uses", "broke", "break",
-        "bought", "buy", "buys", "got", "get", "gets", "found", "find", "finds", "received",
+        "bought", "buy", "buys", "got", "get", "gets", "found", "finds", "received",
         "receive", "receives", "earned", "earn", "earns", "won", "win", "wins", "joined",
         "join", "joins", "leave", "leaves", "removed", "remove", "removes", "added", "add",
         "adds", "plus", "minus", "subtract", "subtracted", "multiply", "multiplied", "divide",

@@ -47,7 +47,7 @@ class ToolRegistry:
     >>> registry.names()
     ['none', 'calculator']
     >>> registry.run("calculator", "2 ^ 10", timeout_s=1.0).output
-    '2 ^ 10 = 1024'
+    '2 ** 10 = 1024'
     >>> registry.run("calculator", "1 / 0", timeout_s=1.0).error
     'ToolError: division by zero'
     """

@@ -279,7 +279,7 @@ def convert(question: str) -> ToolAnswer:
     >>> convert("How many letters are in Mississippi?")
     Traceback (most recent call last):
     ...
-    engine.errors.ToolRefusal: 'letters' is not a unit pint knows
+    engine.errors.ToolRefusal: 'Mississippi' is not a quantity with a unit
     """
     if len(question) > MAX_INPUT_CHARS:
         raise ToolRefusal(f"input is longer than {MAX_INPUT_CHARS} characters")
