@@ -33,7 +33,7 @@ are re-exported here so that callers import every error from one place.
     │   │   └── EmbeddingMismatchError  its vectors come from another embedding model
     │   └── EmbeddingError              the embedding model cannot be loaded or run
     └── ToolError                       a tool failed, timed out or is not allowed
-        └── ToolRefusal                 a tool did not understand the whole question
+        └── ToolRefusalError            a tool did not understand the whole question
 """
 
 from learning.errors import (
@@ -72,7 +72,7 @@ __all__ = [
     "TemplateError",
     "ThinkPathError",
     "ToolError",
-    "ToolRefusal",
+    "ToolRefusalError",
     "UnknownArmError",
     "UnknownDecisionError",
     "UnknownPolicyError",
@@ -134,5 +134,5 @@ class ToolError(ThinkPathError):
     """A tool failed, timed out, or is not on the allow-list."""
 
 
-class ToolRefusal(ToolError):
+class ToolRefusalError(ToolError):
     """A tool refused a question it could not account for in full (see `tools.reading`)."""

@@ -92,7 +92,7 @@ def run_all(
         for name, tool in tools.items():
             try:
                 found = tool.run(str(question["question"]))
-            except Exception:  # noqa: BLE001 - any refusal or failure is "not answered"
+            except Exception:
                 continue
             if not isinstance(found, ToolAnswer) or not found.fully_parsed:
                 continue
@@ -127,7 +127,9 @@ def table(tallies: Mapping[str, Tally], coverage: float) -> str:
         "|---|---|---|---|---|---|",
     ]
     for name, tally in tallies.items():
-        own = f"{tally.coverage:.3f} ({tally.own_right}/{tally.own_kind})" if tally.own_kind else "-"
+        own = "-"
+        if tally.own_kind:
+            own = f"{tally.coverage:.3f} ({tally.own_right}/{tally.own_kind})"
         lines.append(
             f"| {name} | {tally.answered} | {tally.right} | {len(tally.wrong)} | "
             f"{tally.precision:.3f} | {own} |"

@@ -131,9 +131,9 @@ class Tool(Protocol):
 
     `run` takes one string argument and returns text for the answer prompt, or a `ToolAnswer`
     (text plus the value, its provenance and whether the whole question was parsed). It raises
-    on failure (any exception); the registry turns that into a failed `ToolResult`. A tool must bound its own
-    work (input size, backend timeouts), because a thread that overruns its deadline cannot be
-    killed: see `engine.adapters.tools.registry`.
+    on failure (any exception); the registry turns that into a failed `ToolResult`. A tool must
+    bound its own work (input size, backend timeouts), because a thread that overruns its
+    deadline cannot be killed: see `engine.adapters.tools.registry`.
     """
 
     @property

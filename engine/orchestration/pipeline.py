@@ -26,7 +26,7 @@ from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, Too
 from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import TraceRecorder
 from engine.orchestration.arm_book import ArmBook
-from engine.orchestration.choosing import Chooser, Choices
+from engine.orchestration.choosing import Choices, Chooser
 from engine.orchestration.run_state import RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder

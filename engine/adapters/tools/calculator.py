@@ -20,14 +20,13 @@ the input length times `MAX_INT_BITS`; factorial is limited to `MAX_FACTORIAL`.
 import ast
 import math
 import operator
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.adapters.tools.spoken_arithmetic import read_expression
 from engine.adapters.tools.word_problem import read_word_problem
 from engine.domain.records import ToolAnswer
-from engine.errors import ToolError, ToolRefusal
+from engine.errors import ToolError, ToolRefusalError
 
 __all__ = ["FUNCTIONS", "Calculator", "evaluate", "format_number"]
 
@@ -198,7 +197,7 @@ class Calculator:
 
     The question is read as spoken arithmetic ("7 less than 20", `spoken_arithmetic`), else as
     a word problem (`word_problem`); each reading must account for the whole question
-    (`reading.require_whole`), or the tool raises `ToolRefusal` naming what it could not read.
+    (`reading.require_whole`), or the tool raises `ToolRefusalError` naming what it could not read.
     """
 
     name: str = "calculator"
@@ -211,13 +210,13 @@ class Calculator:
     def run(self, argument: str) -> ToolAnswer:
         try:
             reading = read_expression(argument)
-        except ToolRefusal as spoken:
+        except ToolRefusalError as spoken:
             try:
                 reading = read_word_problem(argument)
-            except ToolRefusal as story:
-                raise ToolRefusal(f"{spoken}; as a word problem: {story}") from None
+            except ToolRefusalError as story:
+                raise ToolRefusalError(f"{spoken}; as a word problem: {story}") from story
             if evaluate(reading.understood) < 0:
-                raise ToolRefusal("the story takes away more than there was")
+                raise ToolRefusalError("the story takes away more than there was") from None
         expression = reading.understood
         value = format_number(evaluate(expression))
         return ToolAnswer(

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 
+from engine.adapters.tools.answer_line import stated_value
 from engine.adapters.tools.calculator import MAX_INT_BITS, format_number
+from engine.adapters.tools.reading import Reading, require_whole
 from engine.adapters.tools.text_facts import (
     COUNT_WORDS,
     ORDINAL,
@@ -36,10 +38,8 @@ from engine.adapters.tools.text_facts import (
     ordinal_name,
     ordinal_value,
 )
-from engine.adapters.tools.answer_line import stated_value
-from engine.adapters.tools.reading import Reading, require_whole
 from engine.domain.records import ToolAnswer
-from engine.errors import ToolError, ToolRefusal
+from engine.errors import ToolError, ToolRefusalError
 
 __all__ = ["MAX_INPUT_CHARS", "NumberList", "continue_sequence", "find_numbers", "show"]
 
@@ -336,7 +336,8 @@ def _uncued(numbers: list[Fraction], question: str, span: tuple[int, int]) -> st
     outside = _SEQUENCE_WORDS.sub(" ", question[: span[0]] + " " + question[span[1] :])
     words = [word for word in re.findall(r"[a-z]+", outside.lower()) if word not in _FRAME]
     if words:
-        raise ToolRefusal(f"did not understand what is asked about the list ({', '.join(words)})")
+        unread = ", ".join(words)
+        raise ToolRefusalError(f"did not understand what is asked about the list ({unread})")
     return _sentence([_next(numbers)])
 
 

@@ -11,7 +11,7 @@ thing everywhere and is tested once:
   "not", "left") is left outside what the parse consumed;
 - exactly one reading was found.
 
-A tool that fails the check raises `ToolRefusal`; the registry turns that into a failed
+A tool that fails the check raises `ToolRefusalError`; the registry turns that into a failed
 `ToolResult`, which teaches the tool policy and lets the engine fall back to the next tool.
 
 >>> text = "a bus has 30 seats and 12 are empty. how many are taken?"
@@ -24,12 +24,11 @@ True
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-
 from fractions import Fraction
 
 from text_to_num import alpha2digit, text2num
 
-from engine.errors import ToolRefusal
+from engine.errors import ToolRefusalError
 
 __all__ = ["NUMBER", "OPERATIVE", "Reading", "normalise", "refusal", "require_whole"]
 
@@ -56,7 +55,8 @@ OPERATIVE = frozenset(
         # negation and exceptions
         "not", "no", "none", "without", "except", "excluding", "but", "only", "never",
         "unique", "different", "distinct", "repeat", "repeats", "repeated", "repeating",
-        "once", "odd", "even", "prime", "mode", "same", "forwards", "forward", "end", "either", "neither", "nor", "or",
+        "once", "odd", "even", "prime", "mode", "same", "forwards", "forward", "end",
+        "either", "neither", "nor", "or",
         # time order, which makes a question two-step
         "before", "after", "ago", "later", "earlier", "yesterday", "tomorrow",
         # change verbs a word-problem parse must consume if they are there
@@ -83,7 +83,8 @@ _DENOMINATORS = {
 _SMALL = "one|two|three|four|five|six|seven|eight|nine"
 _FRACTION = re.compile(
     rf"\b(?P<whole>\d+|{_SMALL}) and an? half\b"
-    rf"|\b(?P<num>an?|\d+|{_SMALL})[ -](?P<den>{'|'.join(_DENOMINATORS)})\b(?P<of> of (?:an?|the) (?=[a-z]))?"
+    rf"|\b(?P<num>an?|\d+|{_SMALL})[ -](?P<den>{'|'.join(_DENOMINATORS)})\b"
+    r"(?P<of> of (?:an?|the) (?=[a-z]))?"
     r"|\bhalf (?:of )?an? (?=[a-z])",
     re.IGNORECASE,
 )
@@ -189,10 +190,10 @@ def refusal(reading: Reading) -> str | None:
 
 
 def require_whole(reading: Reading) -> Reading:
-    """`reading` itself when it accounts for its whole question; else raise `ToolRefusal`."""
+    """`reading` itself when it accounts for its whole question; else raise `ToolRefusalError`."""
     why = refusal(reading)
     if why is not None:
-        raise ToolRefusal(f"refused: {why} (understood only {reading.understood!r})")
+        raise ToolRefusalError(f"refused: {why} (understood only {reading.understood!r})")
     return reading
 
 

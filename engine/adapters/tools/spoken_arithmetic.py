@@ -20,7 +20,7 @@ what the old first-match reader got wrong ("7 less than 20" is 20 - 7, not 7 - 2
 import re
 
 from engine.adapters.tools.reading import Reading, normalise
-from engine.errors import ToolRefusal
+from engine.errors import ToolRefusalError
 
 __all__ = ["MAX_INPUT_CHARS", "read_expression"]
 
@@ -30,8 +30,9 @@ MAX_INPUT_CHARS = 200
 _N = r"(-?\d+(?:\.\d+)?|\((?:[^()]|\([^()]*\))*\))"
 _LEAD = re.compile(
     r"^(?:(?:so|ok|okay|quick question|please)[,:]?\s+)?"
-    r"(?:what number is|what(?:'s| is| are| does| do)|whats|calculate|compute|evaluate|work out|find|solve"
-    r"|how much is|tell me|what do you get (?:if you|when you)|can you (?:calculate|compute|tell me))"
+    r"(?:what number is|what(?:'s| is| are| does| do)|whats|calculate|compute|evaluate|work out"
+    r"|find|solve|how much is|tell me|what do you get (?:if you|when you)"
+    r"|can you (?:calculate|compute|tell me))"
     r"\s+(?:the value of\s+)?",
 )
 _TAIL = re.compile(
@@ -86,32 +87,32 @@ _OPERATION = re.compile(r"[-+*/%]|\b[a-z]+\(")
 
 
 def read_expression(question: str) -> Reading:
-    """The whole question as one arithmetic expression; `ToolRefusal` if any of it is not.
+    """The whole question as one arithmetic expression; `ToolRefusalError` if any of it is not.
 
     >>> read_expression("Subtract 45 from two hundred.").understood
     '(200 - 45)'
     >>> read_expression("What is 7 less than 20 apples?")
     Traceback (most recent call last):
     ...
-    engine.errors.ToolRefusal: not pure arithmetic: 'apples' is not part of an arithmetic phrase
+    engine.errors.ToolRefusalError: not pure arithmetic: 'apples' is not part of an arithmetic ...
     """
     if len(question) > MAX_INPUT_CHARS:
-        raise ToolRefusal(f"input is longer than {MAX_INPUT_CHARS} characters")
+        raise ToolRefusalError(f"input is longer than {MAX_INPUT_CHARS} characters")
     text = normalise(question).translate(_SYMBOLS)
     body = _TAIL.sub("", _LEAD.sub("", text, count=1))
     if not body.strip():
-        raise ToolRefusal("no operation: the question is empty")
+        raise ToolRefusalError("no operation: the question is empty")
     rewritten, phrases = _rewrite(body)
     for pattern, symbol in _OPERATOR_WORDS:
         rewritten = pattern.sub(symbol, rewritten)
     if not _ARITHMETIC.fullmatch(rewritten):
         stray = re.findall(r"[a-z]+(?:'[a-z]+)?", re.sub(r"\b[a-z]+\(", "", rewritten))
         shown = repr(stray[0]) if stray else "a symbol"
-        raise ToolRefusal(f"not pure arithmetic: {shown} is not part of an arithmetic phrase")
+        raise ToolRefusalError(f"not pure arithmetic: {shown} is not part of an arithmetic phrase")
     if phrases and not _one_group(rewritten):
-        raise ToolRefusal("a phrase mixed with other operations reads more than one way")
+        raise ToolRefusalError("a phrase mixed with other operations reads more than one way")
     if not _OPERATION.search(rewritten.replace("(-", "(")):
-        raise ToolRefusal("no operation: the question names a number but nothing to do with it")
+        raise ToolRefusalError("no operation: the question names a number but nothing to do")
     expression = re.sub(r"\s+", " ", rewritten).strip()
     # The whole text is consumed: the lead-in, the phrases and the closing marks.
     return Reading(text, expression, spans=((0, len(text)),))

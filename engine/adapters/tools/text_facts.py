@@ -16,7 +16,7 @@ understood, so that the answering model never copies a guess.
 >>> TextFacts().run("How many letters are in Mississippi, not counting repeats?")
 Traceback (most recent call last):
 ...
-engine.errors.ToolRefusal: refused: the words 'not', 'repeats' change the question but were not read (understood only "The word 'Mississippi' has 11 letters.")
+engine.errors.ToolRefusalError: refused: the words 'not', 'repeats' change the question but ...
 """
 
 import re

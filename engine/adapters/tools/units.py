@@ -25,19 +25,19 @@ process, never on import.
 
 import math
 import re
-import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.adapters.tools.calculator import format_number
 from engine.adapters.tools.reading import Reading, normalise, require_whole
+from engine.adapters.tools.unit_libraries import SCALES, libraries, lock, parse_unit
 from engine.domain.records import ToolAnswer
-from engine.errors import ToolRefusal
+from engine.errors import ToolRefusalError
 
 if TYPE_CHECKING:
     import pint
 
-__all__ = ["MAX_INPUT_CHARS", "MAX_MAGNITUDE", "UnitConverter", "convert", "how_many"]
+__all__ = ["MAX_INPUT_CHARS", "MAX_MAGNITUDE", "UnitConverter", "convert"]
 
 MAX_INPUT_CHARS = 200
 MAX_MAGNITUDE = 1e15
@@ -69,49 +69,6 @@ _FORMS = tuple(
 _JOINER = re.compile(r"\s*(?P<op>,|and|plus|\+|minus)?\s*$", re.IGNORECASE)
 _LESS_THAN = re.compile(r"^(?P<a>.+?)\s+less\s+than\s+(?P<b>.+)$", re.IGNORECASE)
 _NUMBER_TEXT = re.compile(r"^(?:an?\b|-?\d[\d.,/]*(?:\s+\d+/\d+)?)\s*-?\s*", re.IGNORECASE)
-# Why these rules stay: pint reads "F" and "C" as farad and coulomb, and "degrees Celsius" as an
-# angle times a temperature difference; after "degree(s)" a person means the scale.
-_DEGREES = re.compile(
-    r"^(?:deg(?:ree)?s?\.?\s+|°\s*)(?=celsius|centigrade|fahrenheit|kelvin|[cfk]$)", re.IGNORECASE
-)
-_SCALE = {"c": "degC", "f": "degF", "k": "kelvin", "centigrade": "degC"}
-
-_lock = threading.RLock()  # pint and quantulum3 do not promise thread safety; conversions are quick
-_loaded: dict[str, Any] = {}
-
-
-def _libraries() -> tuple["pint.UnitRegistry[float]", Any]:
-    """pint's registry and quantulum3's parser, loaded on first use and kept for the process."""
-    with _lock:
-        if not _loaded:
-            import pint  # noqa: PLC0415 - slow imports, kept off the engine's import path
-            import quantulum3.classifier  # noqa: PLC0415
-
-            quantulum3.classifier.USE_CLF = False  # see the module docstring
-            from quantulum3 import parser  # noqa: PLC0415
-
-            _loaded["pint"] = pint.UnitRegistry(cache_folder=None)  # None: write no cache files
-            _loaded["parser"] = parser
-        return _loaded["pint"], _loaded["parser"]
-
-
-def _unit(text: str) -> "pint.Unit":
-    """The unit `text` names, by pint; `ToolRefusal` when it names none or several."""
-    registry, _ = _libraries()
-    name = text.strip().rstrip(",")
-    scale = _DEGREES.sub("", name)
-    name = _SCALE.get(scale.lower(), scale) if scale != name else name
-    spaced = name.replace(" ", "_")
-    candidates = [name, name.lower(), spaced, spaced.lower(), re.sub(r"s$", "", spaced.lower())]
-    for candidate in dict.fromkeys(candidates):
-        if re.search(r"\s", candidate) and not re.search(r"\b(?:per|square|cubic)\b", candidate):
-            continue  # a space would make pint multiply two words: "fluid ounces", "the metres"
-        try:
-            unit = registry.parse_units(candidate)
-        except Exception:  # noqa: BLE001, S112 - pint raises several kinds for an unknown name
-            continue
-        return unit
-    raise ToolRefusal(f"{text.strip()!r} is not a unit pint knows")
 
 
 @dataclass(frozen=True)
@@ -128,13 +85,13 @@ def _amounts(text: str) -> list[_Amount]:
     if less:
         subtracted = _amounts(less["a"])
         if len(subtracted) != 1:
-            raise ToolRefusal(f"{less['a']!r} is not one quantity")
+            raise ToolRefusalError(f"{less['a']!r} is not one quantity")
         whole = _amounts(less["b"])
         return [*whole, _Amount(-subtracted[0].value, subtracted[0].unit, subtracted[0].written)]
-    _, parser = _libraries()
+    _, parser = libraries()
     starts = [quantity.span[0] for quantity in parser.parse(text)]
     if not starts or text[: starts[0]].strip():
-        raise ToolRefusal(f"{text!r} is not a quantity with a unit")
+        raise ToolRefusalError(f"{text!r} is not a quantity with a unit")
     amounts, sign = [], 1.0
     for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
         piece = text[start:end]
@@ -142,11 +99,13 @@ def _amounts(text: str) -> list[_Amount]:
         body = piece[: joiner.start()] if joiner else piece
         number = _NUMBER_TEXT.match(body)
         if number is None or not body[number.end() :].strip():
-            raise ToolRefusal(f"{body.strip()!r} has no unit")
-        amounts.append(_Amount(sign * _value(number.group()), _unit(body[number.end() :]), body))
+            raise ToolRefusalError(f"{body.strip()!r} has no unit")
+        amounts.append(
+            _Amount(sign * _value(number.group()), parse_unit(body[number.end() :]), body)
+        )
         sign = -1.0 if joiner and (joiner["op"] or "").lower() == "minus" else 1.0
     if sign < 0:
-        raise ToolRefusal(f"{text!r} ends with 'minus'")
+        raise ToolRefusalError(f"{text!r} ends with 'minus'")
     return amounts
 
 
@@ -159,44 +118,37 @@ def _value(written: str) -> float:
     try:
         value = float(numerator) / float(denominator) if slash else float(numerator)
     except (ValueError, ZeroDivisionError):
-        raise ToolRefusal(f"{written!r} is not a number") from None
+        raise ToolRefusalError(f"{written!r} is not a number") from None
     value += float(whole) if whole else 0.0
     if not abs(value) <= MAX_MAGNITUDE:
-        raise ToolRefusal(f"{written} is too large a number")
+        raise ToolRefusalError(f"{written} is too large a number")
     return value
 
 
 def _converted(amounts: list[_Amount], target: "pint.Unit") -> float:
-    registry, _ = _libraries()
+    registry, _ = libraries()
     if len(amounts) > 1 and any(_offset(amount.unit) for amount in amounts):
-        raise ToolRefusal("temperatures on an offset scale do not add up")
+        raise ToolRefusalError("temperatures on an offset scale do not add up")
     total = 0.0
     for amount in amounts:
         quantity = registry.Quantity(amount.value, amount.unit)
         if quantity.dimensionality != registry.Quantity(1, target).dimensionality:
-            raise ToolRefusal(f"{amount.written} cannot be converted to {target}")
+            raise ToolRefusalError(f"{amount.written} cannot be converted to {target}")
         total += float(quantity.to(target).magnitude)
     if not math.isfinite(total):
-        raise ToolRefusal("the result is too large")
+        raise ToolRefusalError("the result is too large")
     return float(f"{total:.{SIGNIFICANT_DIGITS}g}")  # drops binary noise (0.30000000000000004)
-
-
-def how_many(unit: str, span: str) -> float:
-    """How many `unit`s one `span` is, by pint: `how_many("day", "week")` is 7.0."""
-    registry, _ = _libraries()
-    with _lock:
-        return float(registry.Quantity(1, _unit(span)).to(_unit(unit)).magnitude)
 
 
 def _target(text: str, amounts: list[_Amount]) -> "pint.Unit":
     """The unit wanted; a bare "C", "F" or "K" after a temperature is its scale (pint would read
     coulomb or farad)."""
-    registry, _ = _libraries()
-    scale = _SCALE.get(text.strip().lower())
+    registry, _ = libraries()
+    scale = SCALES.get(text.strip().lower())
     temperature = registry.Quantity(1, "kelvin").dimensionality
     if scale and all(registry.Quantity(1, a.unit).dimensionality == temperature for a in amounts):
-        return _unit(scale)
-    return _unit(text)
+        return parse_unit(scale)
+    return parse_unit(text)
 
 
 def _shown(amounts: list[_Amount]) -> str:
@@ -226,10 +178,10 @@ def _stated(text: str, match: re.Match[str]) -> tuple[list[_Amount], tuple[tuple
     if "c" not in match.re.groupindex or match["c"] is None:
         return _amounts(match["q"]), ((0, len(text)),)
     context = match["c"]
-    _, parser = _libraries()
+    _, parser = libraries()
     found = parser.parse(context)
     if len(found) != 1:
-        raise ToolRefusal(f"{context!r} states {len(found)} quantities, not one")
+        raise ToolRefusalError(f"{context!r} states {len(found)} quantities, not one")
     start = found[0].span[0]
     amounts, end = _quantity_at(context, start)
     return amounts, ((start, end), (len(context), len(text)))
@@ -242,9 +194,9 @@ def _quantity_at(context: str, start: int) -> tuple[list[_Amount], int]:
         end = start + words[count - 1].end()
         try:
             return _amounts(context[start:end].rstrip(",")), end
-        except ToolRefusal:
+        except ToolRefusalError:
             continue
-    raise ToolRefusal(f"{context!r} states no quantity with a unit")
+    raise ToolRefusalError(f"{context!r} states no quantity with a unit")
 
 
 def _readings(text: str) -> dict[str, tuple[str, Reading]]:
@@ -262,34 +214,35 @@ def _readings(text: str) -> dict[str, tuple[str, Reading]]:
             shown = _shown(amounts)
             understood = f"{shown} = {format_number(value)} {_name(target)}"
             reading = require_whole(Reading(text.lower(), understood, spans=spans))
-        except ToolRefusal as error:
+        except ToolRefusalError as error:
             errors.append(str(error))
             continue
         found.setdefault(format_number(value), (understood, reading))
     if not found:
-        raise ToolRefusal(errors[0] if errors else "not a conversion ('convert Q to U', 'U in Q')")
+        why = errors[0] if errors else "not a conversion ('convert Q to U', 'U in Q')"
+        raise ToolRefusalError(why)
     return found
 
 
 def convert(question: str) -> ToolAnswer:
-    """Read `question` as one conversion and compute it; `ToolRefusal` unless read whole.
+    """Read `question` as one conversion and compute it; `ToolRefusalError` unless read whole.
 
     >>> convert("How many ounces are in 3 pounds?").output
     '3 pound = 48 ounce'
     >>> convert("How many letters are in Mississippi?")
     Traceback (most recent call last):
     ...
-    engine.errors.ToolRefusal: 'Mississippi' is not a quantity with a unit
+    engine.errors.ToolRefusalError: 'Mississippi' is not a quantity with a unit
     """
     if len(question) > MAX_INPUT_CHARS:
-        raise ToolRefusal(f"input is longer than {MAX_INPUT_CHARS} characters")
+        raise ToolRefusalError(f"input is longer than {MAX_INPUT_CHARS} characters")
     # Case is kept: pint tells "mL" from "ML". text2num reads "one second" as "1 2nd"; in a
     # conversion, "second" is the unit.
     text = re.sub(r"\b2nd\b", "second", normalise(question, lower=False))
-    with _lock:
+    with lock:
         found = _readings(text)
     if len(found) > 1:
-        raise ToolRefusal(f"the question reads {len(found)} ways: {', '.join(found)}")
+        raise ToolRefusalError(f"the question reads {len(found)} ways: {', '.join(found)}")
     value, (understood, _) = next(iter(found.items()))
     return ToolAnswer(
         output=understood,

@@ -32,14 +32,15 @@ refused, so a new phrasing costs coverage, never a wrong answer.
 >>> read_word_problem("A bus has 30 seats and 12 are empty. How many are taken?")
 Traceback (most recent call last):
 ...
-engine.errors.ToolRefusal: cannot read '12 are empty' as part of a word problem
+engine.errors.ToolRefusalError: cannot read '12 are empty' as part of a word problem
 """
 
 import re
 from dataclasses import dataclass
 
 from engine.adapters.tools.reading import OPERATIVE, Reading, normalise, require_whole
-from engine.errors import ToolRefusal
+from engine.adapters.tools.unit_libraries import how_many
+from engine.errors import ToolRefusalError
 
 __all__ = ["read_word_problem"]
 
@@ -217,7 +218,7 @@ class _Read:
 
 
 def read_word_problem(question: str) -> Reading:
-    """The arithmetic a plain word problem asks for; `ToolRefusal` unless every clause is read.
+    """The arithmetic a plain word problem asks for; `ToolRefusalError` unless every clause is read.
 
     >>> read_word_problem("Tom had 18 marbles. He lost five of them.  How many marbles does Tom have left?").understood
     '18 - 5'
@@ -232,37 +233,37 @@ def read_word_problem(question: str) -> Reading:
         read = _match(text[start:end], first=not spans)
         spans.append((start, end))
         if asked is not None:
-            raise ToolRefusal("the story goes on after its question")
+            raise ToolRefusalError("the story goes on after its question")
         if read.clause.role == "question":
             asked = read
         else:
             story.append(read)
     if asked is None:
-        raise ToolRefusal("found no question about the count ('how many ...?')")
+        raise ToolRefusalError("found no question about the count ('how many ...?')")
     expression = _expression(story, asked)
     return require_whole(Reading(text, expression, spans=tuple(spans)))
 
 
 def _expression(story: list[_Read], asked: _Read) -> str:
     if not story or story[0].clause.role != "start":
-        raise ToolRefusal("the story changes a count it never started")
+        raise ToolRefusalError("the story changes a count it never started")
     if any(read.clause.role == "start" for read in story[1:]):
-        raise ToolRefusal("the story starts a second count; it asks about two things")
+        raise ToolRefusalError("the story starts a second count; it asks about two things")
     start = story[0]
     if start.clause.fits != asked.clause.fits:
-        raise ToolRefusal(
+        raise ToolRefusalError(
             f"the question asks for a {asked.clause.fits}, the story gives a {start.clause.fits}"
         )
     _same_subject(start, [*story[1:], asked])
     numbers = {"n": start.group("n"), "m": start.group("m")}
     if asked.clause.fits in ("rate", "price"):
         if len(story) > 1:
-            raise ToolRefusal("a rate or a price with changes is two questions")
+            raise ToolRefusalError("a rate or a price with changes is two questions")
         return f"{numbers['n']} * {_periods(start, asked)}"
     parts = [start.clause.template.format(**numbers)]
     parts += [read.clause.template.format(n=read.group("n")) for read in story[1:]]
     if len(parts) > 1 and start.clause.fits != "count":
-        raise ToolRefusal("a share with changes is two questions")
+        raise ToolRefusalError("a share with changes is two questions")
     # Changes only add or subtract after the start, so the usual precedence reads in story order.
     return " ".join(parts)
 
@@ -275,17 +276,15 @@ def _periods(start: _Read, asked: _Read) -> str:
     if start.group("verb") != asked.group("verb") and not _same_verb(
         start.group("verb"), asked.group("verb")
     ):
-        raise ToolRefusal("the question asks about another action than the story's rate")
+        raise ToolRefusalError("the question asks about another action than the story's rate")
     per, span = start.group("unit"), asked.group("unit2")
     if per is None or span is None:
-        raise ToolRefusal("the rate has no time unit")
+        raise ToolRefusalError("the rate has no time unit")
     if per == span:
         return count
-    from engine.adapters.tools.units import how_many  # noqa: PLC0415 - pint loads slowly
-
     factor = how_many(per, span)
     if not float(factor).is_integer():
-        raise ToolRefusal(f"a {span} is not a whole number of {per}s")
+        raise ToolRefusalError(f"a {span} is not a whole number of {per}s")
     return f"{count} * {int(factor)}" if count != "1" else str(int(factor))
 
 
@@ -303,7 +302,7 @@ def _same_subject(start: _Read, later: list[_Read]) -> None:
         name = _bare(read.group("name"))
         if name is None or name in _PRONOUNS or name == subject:
             continue
-        raise ToolRefusal(f"{name!r} is not the story's subject ({subject or 'none named'})")
+        raise ToolRefusalError(f"{name!r} is not the story's subject ({subject or 'none named'})")
 
 
 def _bare(name: str | None) -> str | None:
@@ -336,10 +335,10 @@ def _match(sentence: str, *, first: bool) -> _Read:
         and not (first and clause.role == "change")
     ]
     if not found:
-        raise ToolRefusal(f"cannot read {sentence!r} as part of a word problem")
+        raise ToolRefusalError(f"cannot read {sentence!r} as part of a word problem")
     readings = {
         (r.clause.role, r.clause.template, r.clause.fits, r.group("n"), r.group("m")) for r in found
     }
     if len(readings) > 1:
-        raise ToolRefusal(f"{sentence!r} reads {len(readings)} ways")
+        raise ToolRefusalError(f"{sentence!r} reads {len(readings)} ways")
     return found[0]

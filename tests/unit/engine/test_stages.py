@@ -3,6 +3,7 @@
 import pytest
 
 from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.tools import Calculator, ToolRegistry
 from engine.domain.records import Passage
 from engine.errors import InvalidQueryError
 
@@ -64,8 +65,9 @@ def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
     # A query with no prior tool, so that the model's pick (the broken search) leads.
     decision = engine.decide("What is the first letter of apple?", checker=lambda text: 1.0)
     assert not decision.degraded
-    assert decision.step("tool").reason == "fault"
-    assert decision.step("tool").error == "connection refused"
+    first = next(step for step in decision.trace if step.stage == "tool")
+    assert (first.reason, first.error) == ("fault", "connection refused")
+    assert decision.tool.arm_id == "broken_search"  # the policy's pick, which the 0 teaches
     assert [(o.source, o.reward, o.roles) for o in decision.outcomes] == [
         ("tool", 0.0, ["tool"]),
         ("checker", 1.0, ["path", "tool"]),
@@ -73,6 +75,33 @@ def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
     stats = {(r.role, r.arm_id): (r.pulls, r.mean_reward) for r in engine.arms()}
     assert stats[("tool", "broken_search")] == (2.0, 0.5)
     assert stats[("path", decision.path.arm_id)] == (1.0, 1.0)
+
+
+def test_a_refused_tool_falls_back_at_once_with_the_sequence_propensity(world) -> None:
+    world.rating_tool = "broken_search"
+    engine = world.engine(tools=True)
+    decision = engine.decide("What is the first letter of apple?", checker=lambda text: 1.0)
+    fallback = decision.step("tool_fallback")
+    assert fallback.inputs["refused"] == "broken_search"
+    sequence = fallback.outputs["sequence"]
+    assert sequence[0] == "broken_search"
+    assert sequence[-1] == fallback.outputs["arm"] != "broken_search"
+    # The probability of the sequence taken: the pick's propensity times the fallback's.
+    expected = decision.tool.propensity * fallback.outputs["propensity"]
+    assert fallback.outputs["sequence_propensity"] == pytest.approx(expected)
+    assert 0.0 < fallback.outputs["propensity"] <= 1.0
+    if fallback.outputs["arm"] != "none":  # the fallback tool ran, and its run is the answer's
+        assert decision.tool_run is not None
+        assert decision.tool_run.tool == fallback.outputs["arm"]
+
+
+def test_the_tool_step_carries_the_provenance(world) -> None:
+    world.toolbox = ToolRegistry([Calculator()])
+    engine = world.engine(tools=True)
+    decision = engine.decide("What is 30 - 12?", checker=lambda text: 1.0)
+    step = decision.step("tool")
+    assert step.outputs["fully_parsed"] is True
+    assert step.outputs["provenance"] == "parsed the whole question and computed 30 - 12 = 18"
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.adapters.tools.calculator import MAX_INPUT_CHARS, Calculator, evaluate, format_number
-from engine.errors import ToolError, ToolRefusal
+from engine.errors import ToolError, ToolRefusalError
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_arithmetic_said_in_words_is_read_whole(question: str, value: str) -> No
     ],
 )
 def test_arithmetic_not_read_whole_is_refused(question: str) -> None:
-    with pytest.raises(ToolRefusal):
+    with pytest.raises(ToolRefusalError):
         Calculator().run(question)
 
 

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.adapters.tools import ToolRegistry
-from engine.adapters.tools.units import MAX_INPUT_CHARS, UnitConverter, convert, how_many
+from engine.adapters.tools.unit_libraries import how_many
+from engine.adapters.tools.units import MAX_INPUT_CHARS, UnitConverter, convert
 from engine.domain.ports import Tool
-from engine.errors import ToolRefusal
+from engine.errors import ToolRefusalError
 
 
 @pytest.mark.parametrize(
@@ -95,7 +96,7 @@ def test_sums_fractions_and_a_quantity_named_before(question: str, value: str) -
     ],
 )
 def test_refuses_what_it_cannot_read_whole(question: str, why: str) -> None:
-    with pytest.raises(ToolRefusal, match=why):
+    with pytest.raises(ToolRefusalError, match=why):
         convert(question)
 
 
@@ -119,7 +120,7 @@ def test_is_a_tool_the_registry_runs() -> None:
     failed = registry.run("units", "Convert 3 feet to kilograms", timeout_s=60)
     assert not failed.ok
     assert failed.error is not None
-    assert "ToolRefusal" in failed.error
+    assert "ToolRefusalError" in failed.error
     assert not failed.fully_parsed
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from engine.adapters.tools.calculator import Calculator
 from engine.adapters.tools.word_problem import read_word_problem
-from engine.errors import ToolError, ToolRefusal
+from engine.errors import ToolError, ToolRefusalError
 from experiments.tasks import generate_suite
 
 
@@ -20,7 +20,8 @@ from experiments.tasks import generate_suite
         ),
         ("Raj shares 45 nuts equally among 5 squirrels. How many nuts does each get?", "45 / 5"),
         (
-            "Tom has twenty-one marbles. He loses 4 and then finds 7 more. How many marbles does he have?",
+            "Tom has twenty-one marbles. He loses 4 and then finds 7 more. "
+            "How many marbles does he have?",
             "21 - 4 + 7",
         ),
         (
@@ -51,7 +52,8 @@ def test_plain_word_problems_become_expressions(question: str, expression: str) 
     [
         # A number hidden in a slot: "to each of her 4 cousins" is not read, so 4 is unused.
         (
-            "Ivy had 60 beads. She gave 5 to each of her 4 cousins. How many beads does she have left?",
+            "Ivy had 60 beads. She gave 5 to each of her 4 cousins. "
+            "How many beads does she have left?",
             "cannot read",
         ),
         # A clause the grammar has no form for ("are broken").
@@ -69,7 +71,7 @@ def test_plain_word_problems_become_expressions(question: str, expression: str) 
     ],
 )
 def test_what_it_cannot_read_whole_is_refused(question: str, why: str) -> None:
-    with pytest.raises(ToolRefusal, match=why):
+    with pytest.raises(ToolRefusalError, match=why):
         read_word_problem(question)
 
 
@@ -77,12 +79,12 @@ def test_the_calculator_answers_a_word_problem_with_its_provenance() -> None:
     answer = Calculator().run("Ann has 4 apples and gets 3 more. How many apples does she have?")
     assert (answer.value, answer.fully_parsed) == ("7", True)
     assert answer.provenance == "parsed the whole question and computed 4 + 3 = 7"
-    with pytest.raises(ToolRefusal, match="as a word problem"):
+    with pytest.raises(ToolRefusalError, match="as a word problem"):
         Calculator().run("Who wrote Hamlet?")
 
 
 def test_a_story_that_takes_away_more_than_there_was_is_refused() -> None:
-    with pytest.raises(ToolRefusal, match="more than there was"):
+    with pytest.raises(ToolRefusalError, match="more than there was"):
         Calculator().run("Ada had 3 shells and lost 5. How many shells does she have?")
 
 
