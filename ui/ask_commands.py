@@ -85,6 +85,14 @@ def _unbuffered(stream: TextIO) -> "Callable[[str], object]":
     return write
 
 
+def provenance_lines(decision: "Decision") -> list[str]:
+    """What the tool whose result reached the answer did, in its own words, when it says."""
+    run = decision.tool_run
+    if run is None or not run.ok or not run.provenance:
+        return []
+    return [f"how:      the {run.tool} tool {run.provenance}"]
+
+
 def summary(decision: "Decision") -> str:
     """The decision as a few labelled lines."""
     cost = decision.cost
@@ -94,6 +102,7 @@ def summary(decision: "Decision") -> str:
         f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
         f"path:     {path.arm_id} ({path.reason}, p={path.propensity:.3g})",
         f"tool:     {tool.arm_id} ({tool.reason}, p={tool.propensity:.3g})",
+        *provenance_lines(decision),
         f"cost:     {cost.calls} LLM calls, {cost.prompt_tokens + cost.completion_tokens} tokens,"
         f" {cost.seconds:.1f} s, {money}",
     ]
