@@ -94,15 +94,17 @@ class Pipeline:
         choices = self._chooser.choose(
             run, referee_calls=1 if checker is None else 0, force_path=force_path
         )
-        tool_run, refused = self._run_tools(run, choices)
-        answer_text = self._answer(
-            run,
-            choices.path_definition,
-            brief=seed_model.brief,
-            tool_run=tool_run,
-            listener=listener,
-            chat=chat,
-        )
+        tool_run, refused, direct = self._run_tools(run, choices)
+        answer_text = self._direct(run, tool_run, listener) if direct else None
+        if answer_text is None:
+            answer_text = self._answer(
+                run,
+                choices.path_definition,
+                brief=seed_model.brief,
+                tool_run=tool_run,
+                listener=listener,
+                chat=chat,
+            )
         outcomes: list[Score] = []
         if refused:
             outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
@@ -170,7 +172,29 @@ class Pipeline:
         )
         return Seed()
 
-    def _run_tools(self, run: RunState, choices: Choices) -> tuple[ToolRun | None, bool]:
+    def _direct(
+        self, run: RunState, tool_run: ToolRun | None, listener: DecisionListener | None
+    ) -> str | None:
+        """A direct arm's answer: the fully parsed result itself, with no answer call; None
+        (the model answers) when the result was not read whole."""
+        started = run.trace.start()
+        text = tools.direct_answer(tool_run)
+        if text is None or tool_run is None:
+            why = "the tool's result was not read whole, so the model answers"
+            run.trace.add("answer_direct", "skipped", started, outputs={"why": why})
+            return None
+        if listener is not None:
+            listener.on_token(text)
+        run.trace.add(
+            "answer",
+            "done",
+            started,
+            inputs={"tool": tool_run.tool, "direct": True},
+            outputs={"answer": text, "provenance": tool_run.provenance},
+        )
+        return text
+
+    def _run_tools(self, run: RunState, choices: Choices) -> tuple[ToolRun | None, bool, bool]:
         """Run the chosen tool; when it fails or refuses, fall back at once to the next tool.
 
         The decision's tool choice stays the policy's pick (its refusal is that arm's "tool"
@@ -178,14 +202,23 @@ class Pipeline:
         tried, and with the probability of the whole sequence taken (the pick's propensity
         times each fallback's), for off-policy evaluation of the sequence.
         """
-        tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
+        tool, direct = tools.split_arm(choices.tool.arm)
+        tool_run = self._run_tool(run, tool, choices.tool_argument)
         if tool_run is None or tool_run.ok:
-            return tool_run, False
+            return tool_run, False, direct
         tried, sequence = [choices.tool.arm], choices.tool.propensity
         while tool_run is not None and not tool_run.ok:
             started = run.trace.start()
-            tool, probability = self._chooser.fallback_tool(choices.tool_probabilities, tried)
-            tried.append(tool)
+            # An arm of a tool already tried ("calculator+direct" after "calculator") would
+            # refuse again: it is not drawn.
+            ran = {tools.split_arm(arm)[0] for arm in tried}
+            untried = {
+                arm: p
+                for arm, p in choices.tool_probabilities.items()
+                if tools.split_arm(arm)[0] not in ran
+            }
+            arm, probability = self._chooser.fallback_tool(untried, tried)
+            tried.append(arm)
             sequence *= probability
             run.trace.add(
                 "tool_fallback",
@@ -193,14 +226,15 @@ class Pipeline:
                 started,
                 inputs={"refused": tried[-2], "why": tool_run.error},
                 outputs={
-                    "arm": tool,
+                    "arm": arm,
                     "propensity": probability,
                     "sequence": list(tried),
                     "sequence_propensity": sequence,
                 },
             )
+            tool, direct = tools.split_arm(arm)
             tool_run = self._run_tool(run, tool, None)
-        return tool_run, True
+        return tool_run, True, direct
 
     def _run_tool(self, run: RunState, tool: str, argument: str | None) -> ToolRun | None:
         if tool == NO_TOOL or self._toolbox is None:

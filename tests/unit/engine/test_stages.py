@@ -4,8 +4,10 @@ import pytest
 
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.tools import Calculator, ToolRegistry
+from engine.domain.models import ToolRun
 from engine.domain.records import Passage
 from engine.errors import InvalidQueryError
+from engine.stages.tools import direct_answer, split_arm
 
 ARITHMETIC = "What is the sum 3 + 4?"
 
@@ -92,7 +94,35 @@ def test_a_refused_tool_falls_back_at_once_with_the_sequence_propensity(world) -
     assert 0.0 < fallback.outputs["propensity"] <= 1.0
     if fallback.outputs["arm"] != "none":  # the fallback tool ran, and its run is the answer's
         assert decision.tool_run is not None
-        assert decision.tool_run.tool == fallback.outputs["arm"]
+        assert decision.tool_run.tool == split_arm(fallback.outputs["arm"])[0]
+
+
+def test_a_direct_arm_answers_with_a_fully_parsed_result_and_no_answer_call(world) -> None:
+    world.toolbox = ToolRegistry([Calculator()])
+    llm = world.llm()
+    engine = world.engine(llm, tools=True)
+    assert "calculator+direct" in {r.arm_id for r in engine.arms() if r.role == "tool"}
+    direct = []
+    for _ in range(40):
+        answer_calls = sum(1 for r in llm.requests if r.purpose == "answer")
+        decision = engine.decide("What is 30 - 12?", checker=lambda text: 1.0)
+        if decision.tool.arm_id == "calculator+direct":
+            assert sum(1 for r in llm.requests if r.purpose == "answer") == answer_calls
+            direct.append(decision)
+    assert direct, "the tool policy never tried the direct arm"
+    for decision in direct:
+        assert decision.answer == "Answer: 18"
+        answered = [step for step in decision.trace if step.stage == "answer"]
+        assert len(answered) == 1
+        assert answered[0].inputs["direct"] is True
+        assert answered[0].outputs["provenance"].startswith("parsed the whole question")
+
+
+def test_a_direct_arm_leaves_a_result_not_read_whole_to_the_model(world) -> None:
+    assert direct_answer(None) is None
+    unsure = ToolRun(tool="calculator", argument="q", ok=True, value="4", fully_parsed=False)
+    assert direct_answer(unsure) is None
+    assert direct_answer(unsure.model_copy(update={"ok": False, "fully_parsed": True})) is None
 
 
 def test_the_tool_step_carries_the_provenance(world) -> None:
