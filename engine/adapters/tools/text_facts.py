@@ -43,6 +43,11 @@ __all__ = [
 MAX_INPUT_CHARS = 200
 VOWELS = "aeiou"  # y is a consonant here: "rhythm" has no vowels, as school exercises count it
 
+# Why these word lists stay: the ordinals and counts are alternatives inside the patterns that
+# find a position phrase ("the third letter", "the first 3 letters") and are shared with the
+# numbers tool. text2num reads them too, but only by rewriting the whole text, which would also
+# rewrite the word being asked about ("How many letters in 'one'?"); the lists only locate a
+# phrase, and `reading.require_whole` checks what the phrase did not consume.
 _ORDINAL_WORDS = (
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
     "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
