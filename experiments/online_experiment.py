@@ -1,7 +1,9 @@
 """`thinkpath experiments run online`: the engine as shipped against the bare model, online.
 
 The engine built by `build_engine` (seed, rating, tools, detours, referee all on) decides a
-labelled held-out stream (`experiments.heldout`) one task after another, learning as it goes,
+labelled stream one task after another, learning as it goes: the generated held-out families
+(`suite=heldout`, `experiments.heldout`) or the pinned sample of public BIG-bench development
+families (`suite=bigbench`, `experiments.bigbench`), in either case
 beside the bare model, every template forced, a uniformly random template, the per-family oracle
 and the ablations (see `experiments.online`). Reported: accuracy along the stream (a plot),
 final-window accuracy with 95% intervals over stream orders, LLM calls, completion tokens and
@@ -14,7 +16,7 @@ before/after comparison of `stop_early` never mixes outputs.
 """
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -24,6 +26,7 @@ from engine.adapters.tracking import metric_key
 from engine.domain.ports import LLM, Searcher
 from engine.errors import ConfigError
 from engine.settings import Settings, load_settings
+from experiments.bigbench.suite import bigbench_suite
 from experiments.experiment import (
     Curve,
     Experiment,
@@ -43,8 +46,9 @@ from experiments.online_report import (
     summary_table,
 )
 from experiments.replay import chosen_templates
+from experiments.tasks import TaskSuite
 
-__all__ = ["OnlineParams", "online_experiment", "run_online"]
+__all__ = ["OnlineParams", "online_experiment", "run_online", "task_suite"]
 
 
 class OnlineParams(BaseModel):
@@ -53,8 +57,9 @@ class OnlineParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str = "local/smollm2"
-    families: tuple[str, ...] = ()  # held-out families; empty = all
-    per_family: int = Field(10, ge=1, le=1000)
+    suite: Literal["heldout", "bigbench"] = "heldout"  # generated held-out, or public BIG-bench
+    families: tuple[str, ...] = ()  # the suite's families; empty = all
+    per_family: int = Field(10, ge=1, le=1000)  # bigbench: at most the sample's 30
     suite_seed: int = Field(0, ge=0)
     orders: int = Field(3, ge=1, le=50)
     templates: tuple[str, ...] = ()  # the engine's and the forced arms' templates; empty = all
@@ -70,9 +75,17 @@ def _templates(params: OnlineParams) -> list[Any]:
     return list(chosen)
 
 
+def task_suite(params: OnlineParams) -> TaskSuite:
+    """The labelled stream the contenders decide (`suite_seed` seeds the generated suite only;
+    the BIG-bench sample is pinned)."""
+    if params.suite == "bigbench":
+        return bigbench_suite(params.per_family, params.families or None)
+    return heldout_suite(params.suite_seed, params.per_family, params.families or None)
+
+
 def _validate(params: OnlineParams) -> None:
     _templates(params)
-    heldout_suite(params.suite_seed, params.per_family, params.families or None)
+    task_suite(params)
     unknown = [name for name in params.variants if name not in ENGINE_VARIANTS]
     if unknown:
         raise ConfigError(f"unknown engine variants {unknown}; known: {list(ENGINE_VARIANTS)}")
@@ -149,7 +162,7 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
         figures=[
             FigureSpec(
                 "plots/accuracy.png",
-                f"Online, held-out stream, {params.model}: accuracy so far",
+                f"Online, {params.suite} stream, {params.model}: accuracy so far",
                 "accuracy",
                 "accuracy so far (exact checker)",
             )
@@ -178,7 +191,7 @@ def run_online(
         context.data_dir / "online" / "cache",
         model=f"{params.model}|stop_early={params.stop_early}",
     )
-    suite = heldout_suite(params.suite_seed, params.per_family, params.families or None)
+    suite = task_suite(params)
     runs = run_contenders(
         suite.tasks,
         orders=params.orders,

@@ -24,6 +24,7 @@ from engine.domain.ports import LLM
 from engine.domain.records import LLMRequest, PathDefinition, TemplateLike
 from engine.errors import ConfigError, LLMError, LLMUnavailableError
 from engine.stages.answer import answer_messages
+from experiments.bigbench.checks import check_targets
 from experiments.tasks import Task, TaskSuite
 
 __all__ = [
@@ -65,7 +66,13 @@ Scorer = Callable[[str, Task], float]
 
 
 def check_task(answer_text: str, task: Task) -> float:
-    """The engine's exact checker for the task's kind: 1.0 for the right answer, else 0.0."""
+    """The engine's exact checker for the task's kind: 1.0 for the right answer, else 0.0.
+
+    A task with several accepted answers (`targets`, a public task) is scored by
+    `experiments.bigbench.checks`, the one place for the public formats.
+    """
+    if task.targets:
+        return check_targets(answer_text, task.targets, task.kind, options=task.options or None)
     return check_answer(answer_text, task.expected, task.kind, options=task.options or None)
 
 
@@ -145,7 +152,13 @@ class OutcomeMatrix:
             model=data["model"],
             strategies=tuple(data["strategies"]),
             tasks=tuple(
-                Task(**{**task, "options": tuple(task.get("options", ()))})
+                Task(
+                    **{
+                        **task,
+                        "options": tuple(task.get("options", ())),
+                        "targets": tuple(task.get("targets", ())),
+                    }
+                )
                 for task in data["tasks"]
             ),
             rewards=np.array(data["rewards"], dtype=float),

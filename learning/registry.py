@@ -18,6 +18,7 @@ from learning.keyed import KeyedPolicy
 from learning.kl_ucb import KLUCB
 from learning.lin_ts import LinTS
 from learning.lin_ucb import LinUCB
+from learning.pooled_thompson import PooledBayesUCB, PooledThompsonSampling
 from learning.sliding_window_ucb import SlidingWindowUCB
 from learning.thompson import ThompsonSampling
 from learning.ucb import UCB1
@@ -34,6 +35,8 @@ _POLICY_CLASSES: tuple[type[Policy], ...] = (
     LinUCB,
     LinTS,
     ContextualThompsonSampling,
+    PooledThompsonSampling,
+    PooledBayesUCB,
     BayesUCB,
     ContextualBayesUCB,
 )

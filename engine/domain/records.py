@@ -13,6 +13,7 @@ from retrieval.port import Passage
 
 __all__ = [
     "NO_TOOL",
+    "PROGRAM_TOOL",
     "ArmRecord",
     "ArmTally",
     "ChatMessage",
@@ -35,6 +36,9 @@ __all__ = [
 # The tool arm that means "answer without a tool", so that the tool policy can learn that tools
 # do not help for some kinds of query.
 NO_TOOL = "none"
+# The tool whose argument is a program the model wrote (`engine.stages.program` writes it,
+# `engine.adapters.tools.program` runs it), not the query: the pipeline must ask for one first.
+PROGRAM_TOOL = "program"
 
 # ---------------------------------------------------------------------------------------------
 # Language model

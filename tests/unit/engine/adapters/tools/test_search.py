@@ -59,8 +59,8 @@ def test_bad_queries_are_refused_before_searching(query: str, message: str) -> N
 def test_standard_tools_offer_a_search_tool_per_searcher_given() -> None:
     from engine.adapters.tools import ToolRegistry, standard_tools
 
-    exact = ["calculator", "units", "text", "numbers"]
-    assert [t.name for t in standard_tools()] == exact
+    offline = ["calculator", "units", "text", "numbers", "program"]
+    assert [t.name for t in standard_tools()] == offline
     both = standard_tools(local_searcher=Shelf([]), web_searcher=Shelf([]))
     assert ToolRegistry(both, allowed=["local_search"]).names() == ["none", "local_search"]
-    assert [t.name for t in both] == [*exact, "local_search", "web_search"]
+    assert [t.name for t in both] == [*offline, "local_search", "web_search"]
