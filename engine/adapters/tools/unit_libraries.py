@@ -1,11 +1,15 @@
 """pint and quantulum3, loaded once per process on first use, and the unit names pint reads.
 
-Both libraries take seconds to load, so nothing here loads them on import. The units tool and the
-word-problem reader (rates over time units) share them through this module.
+Both libraries take seconds to load (about 4-5 s of CPU together, 3.5 s of it scikit-learn,
+which quantulum3 imports when it is installed), so nothing here loads them on import: the first
+conversion in a process pays for it, within the tool deadline (`THINKPATH_TOOL_TIMEOUT_S`, 10 s).
+The units tool and the word-problem reader (rates over time units) share them through this
+module.
 """
 
 import re
 import threading
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ToolRefusalError
@@ -31,9 +35,16 @@ def libraries() -> tuple["pint.UnitRegistry[float]", Any]:
     with lock:
         if not _loaded:
             import pint  # noqa: PLC0415 - slow imports, kept off the engine's import path
-            import quantulum3.classifier  # noqa: PLC0415
 
-            quantulum3.classifier.USE_CLF = False  # see the module docstring
+            with warnings.catch_warnings():
+                # Without scikit-learn, quantulum3 warns on import that its classifier is
+                # missing; it is turned off below either way.
+                warnings.filterwarnings("ignore", message="Classifier dependencies not installed")
+                import quantulum3.classifier  # noqa: PLC0415
+
+            # The classifier needs a model pickled by another scikit-learn version (it warns
+            # and may misread); the rule-based disambiguation is deterministic and offline.
+            quantulum3.classifier.USE_CLF = False
             from quantulum3 import parser  # noqa: PLC0415
 
             _loaded["pint"] = pint.UnitRegistry(cache_folder=None)  # None: write no cache files
