@@ -33,6 +33,7 @@ are re-exported here so that callers import every error from one place.
     │   │   └── EmbeddingMismatchError  its vectors come from another embedding model
     │   └── EmbeddingError              the embedding model cannot be loaded or run
     └── ToolError                       a tool failed, timed out or is not allowed
+        └── ToolRefusalError            a tool did not understand the whole question
 """
 
 from learning.errors import (
@@ -71,6 +72,7 @@ __all__ = [
     "TemplateError",
     "ThinkPathError",
     "ToolError",
+    "ToolRefusalError",
     "UnknownArmError",
     "UnknownDecisionError",
     "UnknownPolicyError",
@@ -130,3 +132,7 @@ class BudgetExceededError(ThinkPathError):
 
 class ToolError(ThinkPathError):
     """A tool failed, timed out, or is not on the allow-list."""
+
+
+class ToolRefusalError(ToolError):
+    """A tool refused a question it could not account for in full (see `tools.reading`)."""

@@ -110,6 +110,9 @@ class ToolRun(_Frozen):
     output: str = ""
     error: str | None = None
     seconds: float = 0.0
+    value: str | None = None  # the answer alone, from a tool that states one
+    provenance: str | None = None  # how the tool found it, in a sentence for people
+    fully_parsed: bool = False  # the tool accounted for the whole question: exact
 
 
 class OutcomeResult(_Frozen):

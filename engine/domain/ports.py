@@ -20,6 +20,7 @@ from engine.domain.records import (
     LLMResponse,
     OutcomeReceipt,
     OutcomeRecord,
+    ToolAnswer,
     ToolResult,
 )
 from retrieval.port import Searcher
@@ -128,10 +129,11 @@ class Tracker(Protocol):
 class Tool(Protocol):
     """A tool the answer stage may call: a name, a description for the model, and `run`.
 
-    `run` takes one string argument and returns text for the answer prompt. It raises on failure
-    (any exception); the registry turns that into a failed `ToolResult`. A tool must bound its own
-    work (input size, backend timeouts), because a thread that overruns its deadline cannot be
-    killed: see `engine.adapters.tools.registry`.
+    `run` takes one string argument and returns text for the answer prompt, or a `ToolAnswer`
+    (text plus the value, its provenance and whether the whole question was parsed). It raises
+    on failure (any exception); the registry turns that into a failed `ToolResult`. A tool must
+    bound its own work (input size, backend timeouts), because a thread that overruns its
+    deadline cannot be killed: see `engine.adapters.tools.registry`.
     """
 
     @property
@@ -140,7 +142,7 @@ class Tool(Protocol):
     @property
     def description(self) -> str: ...
 
-    def run(self, argument: str) -> str: ...
+    def run(self, argument: str) -> str | ToolAnswer: ...
 
 
 class ToolBox(Protocol):

@@ -29,6 +29,7 @@ __all__ = [
     "Passage",
     "PathDefinition",
     "TemplateLike",
+    "ToolAnswer",
     "ToolResult",
 ]
 
@@ -304,13 +305,36 @@ class PathDefinition:
 
 
 @dataclass(frozen=True)
+class ToolAnswer:
+    """What an exact tool returns besides plain text: its output and what it did to get it.
+
+    `value` is the answer alone ("18"), `provenance` a sentence saying how it was found ("parsed
+    the whole question and computed 30 - 12 = 18"), and `fully_parsed` is True only when the
+    tool accounted for the whole question (`engine.adapters.tools.reading`): only then may the
+    answer prompt call the result exact, or the engine answer with it directly.
+    """
+
+    output: str
+    value: str
+    provenance: str
+    fully_parsed: bool
+
+
+@dataclass(frozen=True)
 class ToolResult:
-    """The outcome of one tool call: output on success, the reason on failure, and its duration."""
+    """The outcome of one tool call: output on success, the reason on failure, and its duration.
+
+    `value`, `provenance` and `fully_parsed` come from a tool that returns a `ToolAnswer`; a tool
+    that returns plain text (search) leaves them empty and False.
+    """
 
     ok: bool
     output: str
     error: str | None
     seconds: float
+    value: str | None = None
+    provenance: str | None = None
+    fully_parsed: bool = False
 
 
 # ---------------------------------------------------------------------------------------------

@@ -109,6 +109,7 @@ class ArmBook:
                     tool_policy, tool_context, tool_explained.probabilities
                 ),
                 cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
+                tool_probabilities=frozen(tool_explained.probabilities),
             )
 
     def seed_choice(self, context: Sequence[float]) -> SeedChoice:

@@ -4,7 +4,7 @@ The chooser reads one immutable `PolicyView` from the arm book, makes its LLM ca
 lock held, and hands new detour arms back to the book: it holds no learning state of its own.
 """
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +32,7 @@ class Choices:
     tool: selection.Pick
     tool_argument: str | None
     explored: bool  # a rating or detour call was made: the decision is off the warm path
+    tool_probabilities: Mapping[str, float]  # the tool policy's, for a fallback
 
 
 class Chooser:
@@ -108,7 +109,30 @@ class Chooser:
         )
         chosen = next(p for p in [*view.live, *fresh] if p.arm_id == path_pick.arm)
         explored = explores or trigger is not None
-        return Choices(listed, path_pick, chosen, tool_pick, argument, explored)
+        return Choices(
+            listed, path_pick, chosen, tool_pick, argument, explored, view.tool_probabilities
+        )
+
+    def fallback_tool(
+        self, probabilities: Mapping[str, float], tried: Collection[str]
+    ) -> tuple[str, float]:
+        """The next tool after `tried` refused, drawn by the policy's probabilities among the
+        tools not yet tried ("none" included), and its probability given that draw.
+
+        With no mass left on the untried tools (a policy sure of the refused one), they are
+        drawn uniformly, so a refusal always moves on.
+        """
+        remaining = [arm for arm in probabilities if arm not in tried]
+        if not remaining:
+            return NO_TOOL, 1.0
+        weights = np.array([max(probabilities[arm], 0.0) for arm in remaining], dtype=float)
+        weights = (
+            weights / weights.sum()
+            if weights.sum() > 0
+            else np.full(len(remaining), 1 / len(remaining))
+        )
+        index = int(self._rng.choice(len(remaining), p=weights))
+        return remaining[index], float(weights[index])
 
     def _detour_trigger(self, view: PolicyView) -> Steps[str | None]:
         """The detour's trigger, or None with the reason it did not fire traced."""

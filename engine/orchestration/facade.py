@@ -40,6 +40,7 @@ from engine.errors import (
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.learner import PolicyFactory, roles_taught_by
 from engine.orchestration.pipeline import Checker, Draft, Pipeline
+from engine.stages import tools
 from engine.stages.candidates import paths_from_templates
 
 MAX_QUERY_CHARS = 8000
@@ -73,7 +74,7 @@ class Engine:
             store=store,
             namespace=self.config.namespace,
             templates=paths_from_templates(templates),
-            tools=toolbox.names() if toolbox else [],
+            tools=tools.tool_arms(toolbox.names()) if toolbox else [],
             policy_factory=policy_factory,
             context_dim=int(np.asarray(featurizer("probe")).shape[0]),
             detour_rules=self.config.detour,

@@ -32,7 +32,7 @@ from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, Too
 from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, Trace, report, start
 from engine.orchestration.arm_book import ArmBook
-from engine.orchestration.choosing import Chooser
+from engine.orchestration.choosing import Choices, Chooser
 from engine.orchestration.learner import NO_SEED, SEED
 from engine.orchestration.run_state import RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
@@ -115,21 +115,23 @@ class Pipeline:
                 run, referee_calls=referee_calls, force_path=force_path
             )
         )
-        tool_run = assembly.take(
-            lambda _run: self._run_tool(query, choices.tool.arm, choices.tool_argument)
+        tool_run, refused, direct = assembly.take(lambda _run: self._run_tools(query, choices))
+        answer_text = (
+            assembly.take(lambda _run: self._direct(tool_run, listener)) if direct else None
         )
-        answer_text = assembly.take(
-            lambda run: self._answer(
-                run,
-                choices.path_definition,
-                brief=seed_model.brief,
-                tool_run=tool_run,
-                listener=listener,
-                chat=chat,
+        if answer_text is None:
+            answer_text = assembly.take(
+                lambda run: self._answer(
+                    run,
+                    choices.path_definition,
+                    brief=seed_model.brief,
+                    tool_run=tool_run,
+                    listener=listener,
+                    chat=chat,
+                )
             )
-        )
         outcomes: list[Score] = []
-        if tool_run is not None and not tool_run.ok:
+        if refused:
             outcomes.append(Score("tool", 0.0))  # a tool's failure is an outcome for that tool
         if answer_text is not None:  # the facade records the scores; every role learns from them
             text = answer_text  # a str: mypy keeps no narrowing inside a lambda
@@ -191,6 +193,70 @@ class Pipeline:
         )
         return Seed(), choice
 
+    def _direct(
+        self, tool_run: ToolRun | None, listener: DecisionListener | None
+    ) -> Steps[str | None]:
+        """A direct arm's answer: the fully parsed result itself, with no answer call; None
+        (the model answers) when the result was not read whole."""
+        started = start()
+        text = tools.direct_answer(tool_run)
+        if text is None or tool_run is None:
+            why = "the tool's result was not read whole, so the model answers"
+            yield report("answer_direct", "skipped", started, outputs={"why": why})
+            return None
+        if listener is not None:
+            listener.on_token(text)
+        yield report(
+            "answer",
+            "done",
+            started,
+            inputs={"tool": tool_run.tool, "direct": True},
+            outputs={"answer": text, "provenance": tool_run.provenance},
+        )
+        return text
+
+    def _run_tools(self, query: str, choices: Choices) -> Steps[tuple[ToolRun | None, bool, bool]]:
+        """Run the chosen tool; when it fails or refuses, fall back at once to the next tool.
+
+        The decision's tool choice stays the policy's pick (its refusal is that arm's "tool"
+        outcome of 0); each fallback is traced with its probability given the tools already
+        tried, and with the probability of the whole sequence taken (the pick's propensity
+        times each fallback's), for off-policy evaluation of the sequence.
+        """
+        tool, direct = tools.split_arm(choices.tool.arm)
+        tool_run = yield from self._run_tool(query, tool, choices.tool_argument)
+        if tool_run is None or tool_run.ok:
+            return tool_run, False, direct
+        tried, sequence = [choices.tool.arm], choices.tool.propensity
+        while tool_run is not None and not tool_run.ok:
+            started = start()
+            # An arm of a tool already tried ("calculator+direct" after "calculator") would
+            # refuse again: it is not drawn.
+            ran = {tools.split_arm(arm)[0] for arm in tried}
+            untried = {
+                arm: p
+                for arm, p in choices.tool_probabilities.items()
+                if tools.split_arm(arm)[0] not in ran
+            }
+            arm, probability = self._chooser.fallback_tool(untried, tried)
+            tried.append(arm)
+            sequence *= probability
+            yield report(
+                "tool_fallback",
+                "chose_by_posterior",
+                started,
+                inputs={"refused": tried[-2], "why": tool_run.error},
+                outputs={
+                    "arm": arm,
+                    "propensity": probability,
+                    "sequence": list(tried),
+                    "sequence_propensity": sequence,
+                },
+            )
+            tool, direct = tools.split_arm(arm)
+            tool_run = yield from self._run_tool(query, tool, None)
+        return tool_run, True, direct
+
     def _run_tool(self, query: str, tool: str, argument: str | None) -> Steps[ToolRun | None]:
         if tool == NO_TOOL or self._toolbox is None:
             return None
@@ -204,7 +270,12 @@ class Pipeline:
             "done" if result.ok else "fault",
             started,
             inputs={"tool": tool, "argument": argument},
-            outputs={"ok": result.ok, "output": result.output[:500]},
+            outputs={
+                "ok": result.ok,
+                "output": result.output[:500],
+                "provenance": result.provenance,
+                "fully_parsed": result.fully_parsed,
+            },
             error=result.error,
         )
         return result

@@ -29,6 +29,7 @@ class PolicyView:
     path_draw: selection.Pick  # the policies' own choices, drawn in this state
     tool_draw: selection.Pick
     cold_tool_mass: float  # the tool policy's probability of drawing a cold tool
+    tool_probabilities: Mapping[str, float]  # exact, for a fallback after a tool refuses
 
     @property
     def live_detours(self) -> list[str]:

@@ -17,8 +17,19 @@ from engine.stages.prompting import DATA_RULE, fence, neutralise
 ANSWER_SYSTEM = "You are a careful problem solver. Follow the strategy you are given. " + DATA_RULE
 
 
-# Tools whose output is computed, not found: the prompt may call it exact.
-COMPUTING_TOOLS = frozenset({"calculator", "units", "text", "numbers"})
+def tool_block(tool_run: ToolRun) -> str:
+    """How a successful tool result is introduced to the model: exact only when fully parsed.
+
+    The words are the tool's provenance ("parsed the whole question and computed 30 - 12 =
+    18"), never a phrase the model could copy as scaffolding into its answer; a result that was
+    not read whole (search, or a tool without a whole reading) is only "a result to check".
+    """
+    if tool_run.fully_parsed:
+        how = f"Exact result (the {tool_run.tool} tool {tool_run.provenance or 'computed it'})"
+    else:
+        how = f"A result from the {tool_run.tool} tool, to check before using"
+    return f"{how}:\n{fence('tool_output', tool_run.output)}"
+
 
 # What a path's prompt may hold besides text (the template rule, `templates.model`): the two
 # placeholders, and literal braces written double.
@@ -43,8 +54,7 @@ def answer_messages(
     if "seed" not in used:
         body = f"{body}\n\nBackground:\n{seed_block}"
     if tool_run is not None and tool_run.ok:
-        how = "worked this out exactly" if tool_run.tool in COMPUTING_TOOLS else "found this"
-        body = f"The {tool_run.tool} tool {how}:\n{fence('tool_output', tool_run.output)}\n\n{body}"
+        body = f"{tool_block(tool_run)}\n\n{body}"
     elif tool_run is not None:
         failure = fence("tool_output", f"the tool failed: {tool_run.error}")
         body = f"{body}\n\nTool {tool_run.tool}({tool_run.argument!r}) said:\n{failure}"

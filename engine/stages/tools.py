@@ -29,6 +29,49 @@ _SEQUENCE = re.compile(
 )
 
 
+# Why direct arms live in the tool role: "answer with the tool's result itself, no answer call"
+# is a choice about how a tool is used, learned per kind of query like the tool itself. A second
+# arm per exact tool ("calculator+direct") lets the existing tool policy learn it with no new
+# role, outcome source or checkpoint state; the cost is one more cold arm per exact tool.
+DIRECT = "+direct"
+EXACT_TOOLS = frozenset({*FAMILY_TOOLS.values(), "numbers"})
+
+
+def tool_arms(names: Collection[str]) -> list[str]:
+    """The tool policy's arms: every tool, and a direct arm after each exact tool.
+
+    >>> tool_arms(["none", "calculator", "web_search"])
+    ['none', 'calculator', 'calculator+direct', 'web_search']
+    """
+    arms: list[str] = []
+    for name in names:
+        arms += [name, name + DIRECT] if name in EXACT_TOOLS else [name]
+    return arms
+
+
+def split_arm(arm: str) -> tuple[str, bool]:
+    """The tool an arm runs, and whether it answers directly with a fully parsed result.
+
+    >>> split_arm("units+direct"), split_arm("units")
+    (('units', True), ('units', False))
+    """
+    if arm.endswith(DIRECT):
+        return arm[: -len(DIRECT)], True
+    return arm, False
+
+
+def direct_answer(tool_run: ToolRun | None) -> str | None:
+    """The answer a direct arm gives: the tool's value, only when the whole question was read.
+
+    >>> run = ToolRun(tool="calculator", argument="q", ok=True, value="18", fully_parsed=True)
+    >>> direct_answer(run), direct_answer(run.model_copy(update={"fully_parsed": False}))
+    ('Answer: 18', None)
+    """
+    if tool_run is None or not tool_run.ok or not tool_run.fully_parsed or not tool_run.value:
+        return None
+    return f"Answer: {tool_run.value}"
+
+
 def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per tool on purpose
     """The input a tool gets when the model suggested none: the query itself.
 
@@ -70,4 +113,7 @@ def run_tool(toolbox: ToolBox, tool: str, argument: str, timeout_s: float) -> To
         output=result.output,
         error=result.error,
         seconds=result.seconds,
+        value=result.value,
+        provenance=result.provenance,
+        fully_parsed=bool(result.ok and result.fully_parsed),
     )

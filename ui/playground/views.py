@@ -129,15 +129,25 @@ def _tool_lines(decision: Decision) -> list[str]:
     if decision.tool.arm_id == "none":
         return [_choice_line("Tool", decision.tool).replace("`none`", "none")]
     lines = [_choice_line("Tool", decision.tool)]
+    steps = [step for step in decision.trace if step.stage == "tool"]
     run = decision.tool_run
+    # A refusal falls back at once to the next tool: say each refusal, so that the output shown
+    # below is never taken for the chosen tool's own.
+    refused = steps[:-1] if run is not None else steps
+    for step in refused:
+        name = step.inputs.get("tool", "the tool")
+        lines.append(f"  - {code(str(name))} refused: {step.error or 'no detail'}")
     if run is None:
+        if refused:
+            lines.append("  - no tool was left to try, so the model answered alone")
         return lines
+    if refused:
+        lines.append(f"  - fell back to {code(run.tool)}")
     lines.append(f"  - input: {code(run.argument)}")
     if run.ok:
         lines.append(f"  - output: {code(run.output)} ({run.seconds:.2f} s)")
     else:
         lines.append(f"  - failed: {run.error or 'no detail'}")
-    steps = [step for step in decision.trace if step.stage == "tool"]
     lines += [f"  - {fact}" for fact in tool_facts(steps[-1] if steps else None)]
     return lines
 

@@ -291,6 +291,13 @@ def model_card(name: str) -> dict[str, Any]:
     return {"id": name, "object": "model", "created": 0, "owned_by": "thinkpath"}
 
 
+def _tool_provenance(decision: Decision) -> dict[str, Any] | None:
+    run = decision.tool_run
+    if run is None or not run.ok or not run.provenance:
+        return None
+    return {"tool": run.tool, "provenance": run.provenance, "fully_parsed": run.fully_parsed}
+
+
 def extension(decision: Decision) -> dict[str, Any]:
     """The `thinkpath` object: what was chosen, how likely, from what, and what went wrong."""
     return {
@@ -299,6 +306,9 @@ def extension(decision: Decision) -> dict[str, Any]:
         "tool": decision.tool.arm_id,
         "propensities": {"path": decision.path.propensity, "tool": decision.tool.propensity},
         "reasons": {"path": decision.path.reason, "tool": decision.tool.reason},
+        # What the tool whose result reached the answer did ("parsed the whole question and
+        # computed 30 - 12 = 18"), and whether it read the whole question (only then exact).
+        "tool_provenance": _tool_provenance(decision),
         "seed_sources": [source.source for source in decision.seed.sources],
         "degraded": decision.degraded,
         "degraded_reasons": list(decision.degraded_reasons),

@@ -11,20 +11,36 @@ the line never says more than the sentence. A sentence that lists several number
 three numbers are 5, 6, 7", a sorted list) gets no line: one value would misstate it.
 
 >>> from engine.adapters.tools.units import UnitConverter
->>> print(AnswerLine(UnitConverter()).run("Convert 3 km to metres"))
-3 kilometres = 3000 metres
+>>> print(AnswerLine(UnitConverter()).run("Convert 3 km to metres").output)
+3 kilometer = 3000 meter
 Answer: 3000
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.domain.checkers import extract_final_answer
 from engine.domain.ports import Tool
+from engine.domain.records import ToolAnswer
 
-__all__ = ["AnswerLine", "answer_line"]
+__all__ = ["AnswerLine", "answer_line", "stated_value"]
 
 _NUMBER_LIST = re.compile(r"\d\s*,\s*-?\d")
+
+
+def stated_value(sentence: str) -> str:
+    """The answer a tool's sentence states, as a person would write it: "yes"/"no" for a
+    yes-or-no fact, the list after a colon for a sorted list, else `answer_line`'s value.
+
+    >>> stated_value("Yes, 'level' is a palindrome."), stated_value("Ascending: 1, 2, 3.")
+    ('yes', '1, 2, 3')
+    """
+    head = sentence.split(",", 1)[0].strip().lower()
+    if head in ("yes", "no"):
+        return head
+    if _NUMBER_LIST.search(sentence):
+        return re.split(r":\s+|\bare\s+", sentence)[-1].strip().rstrip(".")
+    return answer_line(sentence) or sentence
 
 
 def answer_line(sentence: str) -> str | None:
@@ -52,7 +68,13 @@ class AnswerLine:
     def description(self) -> str:
         return self.tool.description
 
-    def run(self, argument: str) -> str:
-        output = self.tool.run(argument)
-        value = answer_line(output)
-        return f"{output}\nAnswer: {value}" if value else output
+    def run(self, argument: str) -> str | ToolAnswer:
+        found = self.tool.run(argument)
+        if isinstance(found, ToolAnswer):
+            # The line states the value only of a result read whole; nothing else is exact.
+            line = answer_line(found.output) if found.fully_parsed else None
+            if line is None:
+                return found
+            return replace(found, output=f"{found.output}\nAnswer: {line}")
+        value = answer_line(found)
+        return f"{found}\nAnswer: {value}" if value else found

@@ -1,9 +1,9 @@
 """A safe calculator tool: arithmetic parsed with `ast` and walked by hand, never `eval`.
 
-Allowed: numbers, + - * / // % ** (also written ^, x, × and ÷), parentheses, the words plus,
-minus, times, "multiplied by", "divided by", "N% of" / "N percent of", the constants pi and e, and
-the functions listed in `FUNCTIONS`. Everything else is refused with the reason. A question with
-no written arithmetic is read as a word problem (`engine.adapters.tools.word_problem`).
+Allowed: numbers, + - * / // % ** (also written ^, × and ÷), parentheses, the constants pi and e,
+and the functions listed in `FUNCTIONS`. Everything else is refused with the reason. Questions in
+words are read into such expressions first, whole or not at all: `spoken_arithmetic` for phrases
+("7 less than 20"), `word_problem` for stories ("has 4 apples and gets 3 more").
 
 Why the work is bounded (a tool thread that overruns cannot be killed; see the registry): input is
 at most `MAX_INPUT_CHARS` characters, so the tree is small; a power is refused before it is
@@ -11,23 +11,24 @@ computed when its result would exceed `MAX_INT_BITS` bits (integers) or overflow
 integer result is checked against the same bound, so a chain of products cannot grow past about
 the input length times `MAX_INT_BITS`; factorial is limited to `MAX_FACTORIAL`.
 
->>> Calculator().run("What is (17 + 5) * 3?")
-'(17 + 5) * 3 = 66'
->>> Calculator().run("sqrt(2) ^ 2")
-'sqrt(2) ^ 2 = 2'
+>>> Calculator().run("What is (17 + 5) * 3?").provenance
+'parsed the whole question and computed (17 + 5) * 3 = 66'
+>>> Calculator().run("sqrt(2) ^ 2").output
+'sqrt(2) ** 2 = 2'
 """
 
 import ast
 import math
 import operator
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.adapters.tools.word_problem import word_problem_expression
-from engine.errors import ToolError
+from engine.adapters.tools.spoken_arithmetic import read_expression
+from engine.adapters.tools.word_problem import read_word_problem
+from engine.domain.records import ToolAnswer
+from engine.errors import ToolError, ToolRefusalError
 
-__all__ = ["FUNCTIONS", "Calculator", "evaluate", "find_expression"]
+__all__ = ["FUNCTIONS", "Calculator", "evaluate", "format_number"]
 
 MAX_INPUT_CHARS = 200
 MAX_INT_BITS = 4096  # about 1,230 decimal digits: far past any real question
@@ -76,47 +77,7 @@ _UNARY: dict[type[ast.unaryop], Callable[[Number], Number]] = {
     ast.USub: operator.neg,
 }
 
-# Spelled-out operators, as people (and small models) write them; longest first.
-_WORDS = (
-    (r"(\d+(?:\.\d+)?)\s*(?:%|percent)\s+of\b", r"(\1 / 100) *"),
-    (r"\bmultiplied\s+by\b", "*"),
-    (r"\bdivided\s+by\b", "/"),
-    (r"\btimes\b", "*"),
-    (r"\bplus\b", "+"),
-    (r"\bminus\b", "-"),
-    (r"\bmod(?:ulo)?\b", "%"),
-    (r"(?<=[\d)\s])x(?=[\s\d(])", "*"),  # 3 x 4, but not the x of "exp" or "max"
-)
 _SYMBOLS = str.maketrans({"×": "*", "÷": "/", "−": "-", "^": "**"})
-_NAMES = "|".join(sorted([*FUNCTIONS, *CONSTANTS], key=len, reverse=True))
-# A run of arithmetic: numbers, operators, parentheses, commas (function arguments) and names.
-_SPAN = re.compile(rf"(?:\d[\d.,]*(?:[eE][-+]?\d+)?|\b(?:{_NAMES})\b|[-+*/%^()×÷−,]|\s)+")
-_HAS_NUMBER = re.compile(r"\d|\b(?:pi|e)\b")
-_HAS_OPERATION = re.compile(rf"[-+*/%^×÷−]|\b(?:{'|'.join(FUNCTIONS)})\(")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
-
-
-def find_expression(text: str) -> str:
-    """Return the arithmetic in `text`: all of it, or else its longest span with an operation.
-
-    >>> find_expression("What is 12 times 4 plus 1?")
-    '12 * 4 + 1'
-    >>> find_expression("1,250")
-    '1250'
-    """
-    if len(text) > MAX_INPUT_CHARS:
-        raise ToolError(f"input is longer than {MAX_INPUT_CHARS} characters")
-    spoken = text
-    for pattern, symbol in _WORDS:
-        spoken = re.sub(pattern, symbol, spoken, flags=re.IGNORECASE)
-    spoken = _THOUSANDS.sub("", spoken).strip()
-    if _SPAN.fullmatch(spoken) and _HAS_NUMBER.search(spoken):
-        return spoken
-    spans = [match.group().strip(" ,") for match in _SPAN.finditer(spoken)]
-    spans = [span for span in spans if _HAS_NUMBER.search(span) and _HAS_OPERATION.search(span)]
-    if not spans:
-        raise ToolError("no arithmetic expression found")
-    return max(spans, key=len)
 
 
 def evaluate(expression: str) -> Number:
@@ -136,7 +97,9 @@ def evaluate(expression: str) -> Number:
         raise ToolError("the expression is empty")
     try:
         tree = ast.parse(source, mode="eval")
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError, SystemError):
+        # CPython 3.11 raises SystemError ("AST constructor recursion depth mismatch") on a
+        # deeply nested input such as "- - - ... 1"; it is a parse failure like the others.
         raise ToolError(f"cannot parse {expression!r} as arithmetic") from None
     try:
         return _checked(_evaluate(tree.body))
@@ -230,21 +193,35 @@ def format_number(value: Number) -> str:
 
 @dataclass(frozen=True)
 class Calculator:
-    """The calculator as a tool: finds the arithmetic in its argument and shows `expr = result`."""
+    """The calculator as a tool: reads the whole question as arithmetic, or refuses it.
+
+    The question is read as spoken arithmetic ("7 less than 20", `spoken_arithmetic`), else as
+    a word problem (`word_problem`); each reading must account for the whole question
+    (`reading.require_whole`), or the tool raises `ToolRefusalError` naming what it could not read.
+    """
 
     name: str = "calculator"
     description: str = (
         "Evaluates arithmetic exactly, e.g. '(17 + 5) * 3', '2 ^ 10', 'sqrt(2)', "
-        "'12 divided by 4'. Give it the expression; it answers 'expression = result'."
+        "'7 less than 20', or a plain word problem. Give it the question; it answers "
+        "'expression = result', or refuses what it cannot read in full."
     )
 
-    def run(self, argument: str) -> str:
+    def run(self, argument: str) -> ToolAnswer:
         try:
-            expression = find_expression(argument)
-        except ToolError as written:
-            # No symbols: read it as a word problem ("has 4 and gets 3 more"), else the first error.
+            reading = read_expression(argument)
+        except ToolRefusalError as spoken:
             try:
-                expression = word_problem_expression(argument)
-            except ToolError:
-                raise written from None
-        return f"{expression} = {format_number(evaluate(expression))}"
+                reading = read_word_problem(argument)
+            except ToolRefusalError as story:
+                raise ToolRefusalError(f"{spoken}; as a word problem: {story}") from story
+            if evaluate(reading.understood) < 0:
+                raise ToolRefusalError("the story takes away more than there was") from None
+        expression = reading.understood
+        value = format_number(evaluate(expression))
+        return ToolAnswer(
+            output=f"{expression} = {value}",
+            value=value,
+            provenance=f"parsed the whole question and computed {expression} = {value}",
+            fully_parsed=True,
+        )

@@ -16,10 +16,10 @@ A question about part of the list ("the even numbers", "greater than 5", "the fi
 is refused rather than answered about the whole list. Results are exact fractions; one that is not
 a short decimal is shown as a fraction with its approximate value.
 
->>> NumberList().run("What comes next: 2, 4, 6, 8?")
+>>> NumberList().run("What comes next: 2, 4, 6, 8?").output
 'The sequence adds 2 each time, so the next number is 10.'
->>> NumberList().run("What is the average of 3, 4 and 8?")
-'The average is 5.'
+>>> NumberList().run("What is the average of 3, 4 and 8?").value
+'5'
 """
 
 import re
@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 
+from engine.adapters.tools.answer_line import stated_value
 from engine.adapters.tools.calculator import MAX_INT_BITS, format_number
+from engine.adapters.tools.reading import Reading, require_whole
 from engine.adapters.tools.text_facts import (
     COUNT_WORDS,
     ORDINAL,
@@ -36,7 +38,8 @@ from engine.adapters.tools.text_facts import (
     ordinal_name,
     ordinal_value,
 )
-from engine.errors import ToolError
+from engine.domain.records import ToolAnswer
+from engine.errors import ToolError, ToolRefusalError
 
 __all__ = ["MAX_INPUT_CHARS", "NumberList", "continue_sequence", "find_numbers", "show"]
 
@@ -94,14 +97,23 @@ _CUES = re.compile(
     re.IGNORECASE,
 )
 _SEQUENCE_CUES = frozenset({"next", "next_many", "nth"})
+# Words that name the list itself; they change nothing, but "numbers" after a count is read here.
+# What may stand around a bare sequence with no cue word: the question's frame, no content.
+_FRAME = frozenset({"what", "is", "the", "this", "a", "in", "of", "here", "s"})
+_SEQUENCE_WORDS = re.compile(r"\b(?:sequence|series|pattern|list|set)\b", re.IGNORECASE)
 
 
 def find_numbers(text: str) -> list[Fraction]:
     """The list of numbers in `text`: its longest run of numbers with only separators between.
 
-    >>> [str(number) for number in find_numbers("Sort these 4 numbers: 3, -1.5, 10 and 2")]
+    >>> [str(number) for number in find_numbers("Sort these numbers: 3, -1.5, 10 and 2")]
     ['3', '-3/2', '10', '2']
     """
+    return _find_list(text)[0]
+
+
+def _find_list(text: str) -> tuple[list[Fraction], tuple[int, int]]:
+    """The list of numbers in `text` and the span of text it covers."""
     if len(text) > MAX_INPUT_CHARS:
         raise ToolError(f"input is longer than {MAX_INPUT_CHARS} characters")
     text = text.replace("−", "-")
@@ -125,7 +137,11 @@ def find_numbers(text: str) -> list[Fraction]:
         raise ToolError(f"found {len(chosen)} separate lists of {longest} numbers; give one list")
     if chosen[0] in gapped:
         raise ToolError("the list has a gap; this tool continues a sequence but does not fill gaps")
-    return [Fraction(match.group().replace(",", "")) for match in runs[chosen[0]]]
+    run = runs[chosen[0]]
+    return [Fraction(match.group().replace(",", "")) for match in run], (
+        run[0].start(),
+        run[-1].end(),
+    )
 
 
 def show(value: Fraction) -> str:
@@ -308,19 +324,41 @@ def _sentence(clauses: list[str]) -> str:
     return text[0].upper() + text[1:] + "."
 
 
-def _uncued(numbers: list[Fraction], question: str) -> str:
-    """No cue word: the sequence's next term if a rule fits, else the plain facts of the list."""
+def _uncued(numbers: list[Fraction], question: str, span: tuple[int, int]) -> str:
+    """No cue word: the next term of a bare sequence ("2, 4, 6, 8, ?"), and nothing else.
+
+    A question with words besides the list and words naming it ("sequence", "pattern") asks
+    something this tool did not read ("the mode", "the odd one out"), so it is refused rather
+    than answered with the list's facts.
+    """
     if _ARITHMETIC.search(question):
         raise ToolError("this looks like arithmetic, not a list of numbers; use the calculator")
-    try:
-        return _sentence([_next(numbers)])
-    except ToolError:  # no rule fits: nothing was asked of a sequence, so the list's facts serve
-        return _sentence([_smallest(numbers), _largest(numbers), _sum(numbers)])
+    outside = _SEQUENCE_WORDS.sub(" ", question[: span[0]] + " " + question[span[1] :])
+    words = [word for word in re.findall(r"[a-z]+", outside.lower()) if word not in _FRAME]
+    if words:
+        unread = ", ".join(words)
+        raise ToolRefusalError(f"did not understand what is asked about the list ({unread})")
+    return _sentence([_next(numbers)])
+
+
+# "the first 4 terms", "these 5 numbers": a count of the list itself.
+_LENGTH = re.compile(r"(?<![\w.])(\d+)\s+(?:numbers|terms|values|items)\b", re.IGNORECASE)
+
+
+def _lengths(question: str, numbers: list[Fraction]) -> tuple[tuple[str, str], ...]:
+    """Numbers the question sets aside by a rule it can show: a count of the list's own terms
+    ("these 4 numbers: 3, -1, 10 and 2"), which is the list's length."""
+    return tuple(
+        (match[1], "it counts the list's own numbers")
+        for match in _LENGTH.finditer(question)
+        if int(match[1]) == len(numbers)
+    )
 
 
 @dataclass(frozen=True)
 class NumberList:
-    """The number-list tool: finds the list in its argument and answers what the question asks."""
+    """The number-list tool: finds the list in its argument and answers what the question asks,
+    when the list and the cue words account for the whole question (`reading.require_whole`)."""
 
     name: str = "numbers"
     description: str = (
@@ -329,8 +367,9 @@ class NumberList:
         "What comes next: 2, 4, 6, 8?"
     )
 
-    def run(self, argument: str) -> str:
-        numbers = find_numbers(argument)
+    def run(self, argument: str) -> ToolAnswer:
+        argument = argument.replace("−", "-")
+        numbers, span = _find_list(argument)
         cues = list(_CUES.finditer(argument))
         names = {cue.lastgroup for cue in cues}
         part = _PART.search(argument)
@@ -343,4 +382,19 @@ class NumberList:
             clause = _ANSWERS[str(cue.lastgroup)](numbers, cue)
             if clause not in clauses:
                 clauses.append(clause)
-        return _sentence(clauses) if clauses else _uncued(numbers, argument)
+        sentence = _sentence(clauses) if clauses else _uncued(numbers, argument, span)
+        spans = (
+            span,
+            *(cue.span() for cue in cues),
+            *(m.span() for m in _SEQUENCE_WORDS.finditer(argument)),
+        )
+        reading = Reading(
+            argument.lower(), sentence, spans=spans, distractors=_lengths(argument, numbers)
+        )
+        require_whole(reading)
+        return ToolAnswer(
+            output=sentence,
+            value=stated_value(sentence),
+            provenance=f"parsed the whole question and found: {sentence}",
+            fully_parsed=True,
+        )

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 
 from engine.adapters.tools.no_tool import NoTool
 from engine.domain.ports import Tool
-from engine.domain.records import NO_TOOL, ToolResult
+from engine.domain.records import NO_TOOL, ToolAnswer, ToolResult
 from engine.errors import ToolError
 
 __all__ = ["ToolRegistry"]
@@ -47,7 +47,7 @@ class ToolRegistry:
     >>> registry.names()
     ['none', 'calculator']
     >>> registry.run("calculator", "2 ^ 10", timeout_s=1.0).output
-    '2 ^ 10 = 1024'
+    '2 ** 10 = 1024'
     >>> registry.run("calculator", "1 / 0", timeout_s=1.0).error
     'ToolError: division by zero'
     """
@@ -160,17 +160,30 @@ class ToolRegistry:
                 error=f"{type(call.error).__name__}: {message}",
                 seconds=seconds,
             )
-        if not isinstance(call.output, str):
+        answer = call.output
+        if isinstance(answer, ToolAnswer) and isinstance(answer.output, str):
+            return ToolResult(
+                ok=True,
+                output=self._cut(answer.output),
+                error=None,
+                seconds=seconds,
+                value=answer.value,
+                provenance=answer.provenance,
+                fully_parsed=answer.fully_parsed,
+            )
+        if not isinstance(answer, str):
             return ToolResult(
                 ok=False,
                 output="",
-                error=f"tool returned {type(call.output).__name__}, not text",
+                error=f"tool returned {type(answer).__name__}, not text",
                 seconds=seconds,
             )
-        output = call.output
+        return ToolResult(ok=True, output=self._cut(answer), error=None, seconds=seconds)
+
+    def _cut(self, output: str) -> str:
         if len(output) > self._max_output_chars:
-            output = output[: self._max_output_chars] + " [... cut]"
-        return ToolResult(ok=True, output=output, error=None, seconds=seconds)
+            return output[: self._max_output_chars] + " [... cut]"
+        return output
 
     @property
     def tools(self) -> Mapping[str, Tool]:

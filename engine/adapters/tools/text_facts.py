@@ -9,10 +9,14 @@ is a palindrome. Counting is case-insensitive: 'R' and 'r' are one letter. Posit
 reversals keep the case as written. A question it cannot read is refused, naming what it
 understood, so that the answering model never copies a guess.
 
->>> TextFacts().run("How many times does the letter 'r' appear in the word 'strawberry'?")
+>>> TextFacts().run("How many times does the letter 'r' appear in the word 'strawberry'?").output
 "The letter 'r' occurs 3 times in 'strawberry'."
->>> TextFacts().run("What is the third letter of orange?")
-"The third letter of 'orange' is 'a'."
+>>> TextFacts().run("What is the third letter of orange?").value
+'a'
+>>> TextFacts().run("How many letters are in Mississippi, not counting repeats?")
+Traceback (most recent call last):
+...
+engine.errors.ToolRefusalError: refused: the words 'not', 'repeats' change the question but ...
 """
 
 import re
@@ -20,6 +24,9 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from engine.adapters.tools.answer_line import stated_value
+from engine.adapters.tools.reading import Reading, require_whole
+from engine.domain.records import ToolAnswer
 from engine.errors import ToolError
 
 __all__ = [
@@ -36,6 +43,11 @@ __all__ = [
 MAX_INPUT_CHARS = 200
 VOWELS = "aeiou"  # y is a consonant here: "rhythm" has no vowels, as school exercises count it
 
+# Why these word lists stay: the ordinals and counts are alternatives inside the patterns that
+# find a position phrase ("the third letter", "the first 3 letters") and are shared with the
+# numbers tool. text2num reads them too, but only by rewriting the whole text, which would also
+# rewrite the word being asked about ("How many letters in 'one'?"); the lists only locate a
+# phrase, and `reading.require_whole` checks what the phrase did not consume.
 _ORDINAL_WORDS = (
     "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
     "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
@@ -101,7 +113,7 @@ _LENGTH = re.compile(
     re.IGNORECASE,
 )
 _NTH = re.compile(
-    rf"\b(?P<before>{ORDINAL})\s+(?:letter|character|char)\b"
+    rf"\b(?P<before>{ORDINAL})\s+(?:letter|character|char)(?P<from_end>\s+from\s+the\s+(?:end|right|back))?\b"
     rf"|\b(?:letter|character)\s+(?:(?:comes|is|appears)\s+)?(?P<after>{ORDINAL})\b"
     r"|\b(?:letter|character)\s+(?:at\s+)?(?:position|number|no\.?)\s*(?P<position>\d+)\b"
     r"|\b(?P<start>starts?|begins?)\s+with\b|\b(?P<end>ends?)\s+with\b",
@@ -202,8 +214,16 @@ def _sentence(text: str) -> str:
     return text[0].upper() + text[1:] + "."
 
 
+# "a palindrome", or what it means: "reads the same forwards and backwards", "both ways".
+_PALINDROME = re.compile(
+    r"palindrom\w*|\bthe\s+same\s+(?:(?:forwards?|backwards?)\s+(?:and|as)\s+(?:forwards?|backwards?)"
+    r"|both\s+ways|either\s+way|in\s+reverse)",
+    re.IGNORECASE,
+)
+
+
 def _palindrome(subject: str, rest: str) -> str | None:
-    if not re.search(r"palindrom", rest, re.IGNORECASE):
+    if not _PALINDROME.search(rest):
         return None
     folded = [char for char in subject.casefold() if char.isalnum()]
     if folded == folded[::-1]:
@@ -249,6 +269,10 @@ def _position(subject: str, rest: str) -> str | None:
         index = int(match["position"])
     else:
         index = ordinal_value(match["before"] or match["after"])
+        if match["from_end"]:  # "the 2nd letter from the end" is the second to last
+            if index < 0:
+                raise ToolError("'from the end' of a position already counted from the end")
+            index = -index
     if index == 0:
         raise ToolError(f"there is no 0th {noun}: the first {noun} is number 1")
     if abs(index) > len(units):
@@ -337,25 +361,32 @@ def _spelling(subject: str, rest: str) -> str | None:
     return f"'{subject}' is spelled {'-'.join(_letters(subject))}."
 
 
+_Answer = Callable[[str, str], str | None]
 # The first that answers wins: the more specific questions come first ("spell backwards" is a
-# reversal, not a spelling; "how many times does the letter r" is a count, not a length).
-_ANSWERS: tuple[Callable[[str, str], str | None], ...] = (
-    _palindrome,
-    _reverse,
-    _prefix,
-    _position,
-    _most_common,
-    _distinct,
-    _vowels,
-    _occurrences,
-    _length,
-    _spelling,
+# reversal, not a spelling; "how many times does the letter r" is a count, not a length). Each
+# answer names the words it reads, so that `reading.require_whole` can see what was left unread.
+_ANSWERS: tuple[tuple[_Answer, tuple[re.Pattern[str], ...]], ...] = (
+    (_palindrome, (_PALINDROME,)),
+    (_reverse, (re.compile(r"\bbackwards?\b|\breverse[ds]?\b|\breversing\b|\bspel\w*", re.I),)),
+    (_prefix, (_PREFIX,)),
+    (_position, (_NTH,)),
+    (_most_common, (re.compile(r"\bmost\s+(?:common|frequent|often|repeated)\b|\bmost\b", re.I),)),
+    (_distinct, (re.compile(r"\b(?:different|distinct|unique)\s+(?:letters|characters)", re.I),)),
+    (_vowels, (re.compile(r"\b(?:vowel|consonant)s?\b", re.I), _COUNT)),
+    (_occurrences, (_COUNT, _CONTAIN, _QUOTED, *_TARGETS)),
+    (_length, (_LENGTH,)),
+    (_spelling, (re.compile(r"\bspel\w*|\bletter\s+by\s+letter\b", re.IGNORECASE),)),
 )
+
+
+def _spans(rest: str, patterns: tuple[re.Pattern[str], ...]) -> tuple[tuple[int, int], ...]:
+    return tuple(match.span() for pattern in patterns for match in pattern.finditer(rest))
 
 
 @dataclass(frozen=True)
 class TextFacts:
-    """The text-facts tool: finds the word in its argument and answers one exact fact about it."""
+    """The text-facts tool: finds the word in its argument and answers one exact fact about it,
+    when that fact accounts for the whole question (`reading.require_whole`)."""
 
     name: str = "text"
     description: str = (
@@ -364,21 +395,32 @@ class TextFacts:
         "question with the word in quotes, e.g. How many r's are in 'strawberry'?"
     )
 
-    def run(self, argument: str) -> str:
+    def run(self, argument: str) -> ToolAnswer:
         if len(argument) > MAX_INPUT_CHARS:
             raise ToolError(f"input is longer than {MAX_INPUT_CHARS} characters")
         subject, start, end = find_subject(argument)
         rest = argument[:start] + _PLACEHOLDER + argument[end:]
-        for answer in _ANSWERS:
+        for answer, reads in _ANSWERS:
             found = answer(subject, rest)
             if found is not None:
-                return found
+                require_whole(Reading(rest.lower(), found, spans=_spans(rest, reads)))
+                return _answered(found)
         if not rest.replace(_PLACEHOLDER, "").strip(" '\"‘’“”?.!"):
             # The argument is the bare word (a model's own argument): state what every answer uses.
             letters = _letters(subject)
-            return f"'{subject}' has {_plural(len(letters), 'letter')}: {'-'.join(letters)}."
+            spelled = f"'{subject}' has {_plural(len(letters), 'letter')}: {'-'.join(letters)}."
+            return _answered(spelled)
         raise ToolError(
             f"understood the word '{subject}' but not the question; ask how many times a letter "
             "occurs, how many letters or vowels it has, its n-th letter, its reverse, its "
             "spelling, or whether it is a palindrome"
         )
+
+
+def _answered(sentence: str) -> ToolAnswer:
+    return ToolAnswer(
+        output=sentence,
+        value=stated_value(sentence),
+        provenance=f"parsed the whole question and found: {sentence}",
+        fully_parsed=True,
+    )

@@ -3,8 +3,11 @@
 import pytest
 
 from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.tools import Calculator, ToolRegistry
+from engine.domain.models import ToolRun
 from engine.domain.records import Passage
 from engine.errors import InvalidQueryError
+from engine.stages.tools import direct_answer, split_arm
 
 ARITHMETIC = "What is the sum 3 + 4?"
 
@@ -64,8 +67,9 @@ def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
     # A query with no prior tool, so that the model's pick (the broken search) leads.
     decision = engine.decide("What is the first letter of apple?", checker=lambda text: 1.0)
     assert not decision.degraded
-    assert decision.step("tool").reason == "fault"
-    assert decision.step("tool").error == "connection refused"
+    first = next(step for step in decision.trace if step.stage == "tool")
+    assert (first.reason, first.error) == ("fault", "connection refused")
+    assert decision.tool.arm_id == "broken_search"  # the policy's pick, which the 0 teaches
     assert [(o.source, o.reward, o.roles) for o in decision.outcomes] == [
         ("tool", 0.0, ["tool"]),
         ("checker", 1.0, ["path", "tool", "seed", "referee"]),
@@ -75,6 +79,61 @@ def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
     # answer's score for the tool, and the checker's score teaches the path.
     assert stats[("tool", "broken_search")] == (1.0, 0.0)
     assert stats[("path", decision.path.arm_id)] == (1.0, 1.0)
+
+
+def test_a_refused_tool_falls_back_at_once_with_the_sequence_propensity(world) -> None:
+    world.rating_tool = "broken_search"
+    engine = world.engine(tools=True)
+    decision = engine.decide("What is the first letter of apple?", checker=lambda text: 1.0)
+    fallback = decision.step("tool_fallback")
+    assert fallback.inputs["refused"] == "broken_search"
+    sequence = fallback.outputs["sequence"]
+    assert sequence[0] == "broken_search"
+    assert sequence[-1] == fallback.outputs["arm"] != "broken_search"
+    # The probability of the sequence taken: the pick's propensity times the fallback's.
+    expected = decision.tool.propensity * fallback.outputs["propensity"]
+    assert fallback.outputs["sequence_propensity"] == pytest.approx(expected)
+    assert 0.0 < fallback.outputs["propensity"] <= 1.0
+    if fallback.outputs["arm"] != "none":  # the fallback tool ran, and its run is the answer's
+        assert decision.tool_run is not None
+        assert decision.tool_run.tool == split_arm(fallback.outputs["arm"])[0]
+
+
+def test_a_direct_arm_answers_with_a_fully_parsed_result_and_no_answer_call(world) -> None:
+    world.toolbox = ToolRegistry([Calculator()])
+    llm = world.llm()
+    engine = world.engine(llm, tools=True)
+    assert "calculator+direct" in {r.arm_id for r in engine.arms() if r.role == "tool"}
+    direct = []
+    for _ in range(40):
+        answer_calls = sum(1 for r in llm.requests if r.purpose == "answer")
+        decision = engine.decide("What is 30 - 12?", checker=lambda text: 1.0)
+        if decision.tool.arm_id == "calculator+direct":
+            assert sum(1 for r in llm.requests if r.purpose == "answer") == answer_calls
+            direct.append(decision)
+    assert direct, "the tool policy never tried the direct arm"
+    for decision in direct:
+        assert decision.answer == "Answer: 18"
+        answered = [step for step in decision.trace if step.stage == "answer"]
+        assert len(answered) == 1
+        assert answered[0].inputs["direct"] is True
+        assert answered[0].outputs["provenance"].startswith("parsed the whole question")
+
+
+def test_a_direct_arm_leaves_a_result_not_read_whole_to_the_model(world) -> None:
+    assert direct_answer(None) is None
+    unsure = ToolRun(tool="calculator", argument="q", ok=True, value="4", fully_parsed=False)
+    assert direct_answer(unsure) is None
+    assert direct_answer(unsure.model_copy(update={"ok": False, "fully_parsed": True})) is None
+
+
+def test_the_tool_step_carries_the_provenance(world) -> None:
+    world.toolbox = ToolRegistry([Calculator()])
+    engine = world.engine(tools=True)
+    decision = engine.decide("What is 30 - 12?", checker=lambda text: 1.0)
+    step = decision.step("tool")
+    assert step.outputs["fully_parsed"] is True
+    assert step.outputs["provenance"] == "parsed the whole question and computed 30 - 12 = 18"
 
 
 @pytest.mark.parametrize(

@@ -91,6 +91,15 @@ def test_a_completion_is_a_decision_and_feedback_needs_only_its_id(
     }
     assert extension["seed_sources"] == [source.source for source in decision.seed.sources]
     assert extension["degraded"] is False
+    run = decision.tool_run
+    if run is not None and run.ok and run.provenance:  # what the tool did, in its own words
+        assert extension["tool_provenance"] == {
+            "tool": run.tool,
+            "provenance": run.provenance,
+            "fully_parsed": run.fully_parsed,
+        }
+    else:
+        assert extension["tool_provenance"] is None
 
     scored = http.post(extension["feedback"], json={"source": "user", "reward": 1.0})
     assert scored.status_code == 201, scored.text

@@ -110,13 +110,23 @@ def test_each_stage_is_named_once_with_why_and_no_markup(engine: Engine) -> None
 
 
 def test_the_bus_question_card_with_the_scripted_model(engine: Engine) -> None:
+    """The calculator cannot read "12 are empty" as arithmetic: the card says it refused and
+    which tool ran instead, and shows that tool's own input and output."""
     view = Actions(engine).ask(BUS, "18", "numeric")
     assert view.decision_id is not None
-    run = engine.get_decision(view.decision_id).tool_run
-    assert run is not None  # the calculator is the scripted engine's first pick here
-    assert f"  - input: `{BUS}`" in view.card
-    assert f"  - output: `{run.output}`" in view.card  # what the tool gave, right or wrong
+    decision = engine.get_decision(view.decision_id)
+    tool_steps = [step for step in decision.trace if step.stage == "tool"]
+    refusals = [step for step in tool_steps if step.reason == "fault"]
+    assert refusals  # the exact tools refuse a question they cannot read whole
+    for step in refusals:
+        assert f"  - `{step.inputs['tool']}` refused: {step.error}" in view.card
+    run = decision.tool_run
+    if run is not None:
+        assert f"  - fell back to `{run.tool}`" in view.card
+        assert f"  - input: `{BUS}`" in view.card
+        assert f"  - output: `{run.output}`" in view.card  # what the tool gave, right or wrong
     assert "worked this out exactly" not in view.card  # no prompt scaffolding echoed
+    assert "42" not in view.card
 
 
 def test_a_backtick_cannot_end_a_code_span_early() -> None:

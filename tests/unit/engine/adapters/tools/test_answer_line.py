@@ -6,6 +6,7 @@ from engine.adapters.tools import ToolRegistry, standard_tools
 from engine.adapters.tools.answer_line import AnswerLine, answer_line
 from engine.adapters.tools.number_list import NumberList
 from engine.adapters.tools.text_facts import TextFacts
+from engine.domain.records import ToolAnswer
 from engine.errors import ToolError
 
 
@@ -29,7 +30,10 @@ def test_the_value_is_what_the_checker_reads_and_lists_get_none(
 def test_the_wrapper_keeps_the_tools_name_description_and_errors() -> None:
     wrapped = AnswerLine(TextFacts())
     assert (wrapped.name, wrapped.description) == (TextFacts().name, TextFacts().description)
-    assert wrapped.run("How many letters are in 'banana'?").endswith("\nAnswer: 6")
+    answer = wrapped.run("How many letters are in 'banana'?")
+    assert isinstance(answer, ToolAnswer)
+    assert answer.output.endswith("\nAnswer: 6")
+    assert (answer.value, answer.fully_parsed) == ("6", True)
     with pytest.raises(ToolError):
         wrapped.run("Who wrote Hamlet?")
 
@@ -41,5 +45,19 @@ def test_a_list_answer_is_left_as_the_tool_said_it() -> None:
 
 def test_the_standard_tools_answer_with_the_line_except_the_calculator() -> None:
     registry = ToolRegistry(standard_tools())
-    assert registry.run("units", "Convert 2 hours to minutes", 5.0).output.endswith("Answer: 120")
+    # The first conversion loads pint and quantulum3 (seconds on a busy machine).
+    assert registry.run("units", "Convert 2 hours to minutes", 120.0).output.endswith("Answer: 120")
     assert registry.run("calculator", "2 + 2", 5.0).output == "2 + 2 = 4"
+
+
+def test_a_result_not_read_whole_gets_no_line() -> None:
+    class Unsure:
+        name = "unsure"
+        description = "states a value it did not read whole"
+
+        def run(self, argument: str) -> ToolAnswer:
+            return ToolAnswer("The answer is 4.", "4", "guessed", fully_parsed=False)
+
+    answer = AnswerLine(Unsure()).run("anything")
+    assert isinstance(answer, ToolAnswer)
+    assert answer.output == "The answer is 4."

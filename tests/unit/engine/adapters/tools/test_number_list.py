@@ -130,17 +130,18 @@ from engine.errors import ToolError
         ("Arrange 3, 1, 2 from smallest to largest", "From smallest to largest: 1, 2, 3."),
         ("Put 0.5, -1, 0.25 in increasing order", "From smallest to largest: -1, 0.25, 0.5."),
         ("Sort these 4 numbers: 3, -1, 10 and 2", "From smallest to largest: -1, 2, 3, 10."),
-        # no cue word: the rule if one fits, else the plain facts
+        # no cue word: a bare sequence is continued
         ("1, 2, 3, 4, 5", "The sequence adds 1 each time, so the next number is 6."),
-        ("3, 9, 1", "The smallest number is 1, the largest number is 9 and the sum is 13."),
         (
-            "Look at 3, 1, 4, 1, 5",
-            "The smallest number is 1, the largest number is 5 and the sum is 14.",
+            "What is the pattern: 7, 14, 21?",
+            "The sequence adds 7 each time, so the next number is 28.",
         ),
+        # a count that names the list's own length is set aside, and says so
+        ("Here are 3 numbers: 8, 1, 5. Which is the smallest?", "The smallest number is 1."),
     ],
 )
 def test_answers_the_question_asked(question: str, answer: str) -> None:
-    assert NumberList().run(question) == answer
+    assert NumberList().run(question).output == answer
 
 
 @pytest.mark.parametrize(
@@ -148,6 +149,14 @@ def test_answers_the_question_asked(question: str, answer: str) -> None:
     [
         ("What comes next: 2, 3, 5, 7, 11?", "no rule fits"),
         ("What comes next: 3, 1, 4, 1, 5?", "no rule fits"),
+        # no cue word and no rule: the list's facts would answer a question nobody asked
+        ("3, 9, 1", "no rule fits"),
+        ("Look at 3, 1, 4, 1, 5", "did not understand what is asked"),
+        ("What is the mode of 2, 2, 5?", "did not understand what is asked"),
+        ("Which is the odd one out: 2, 4, 5, 8?", "did not understand what is asked"),
+        # a number outside the list that is not its length
+        ("Of 2, 6, 9, which is closest to 5?", "did not understand what is asked"),
+        ("Here are 4 numbers: 8, 1, 5. Which is the smallest?", "the number 4 was not used"),
         ("What comes next: 1, 2, 2, 3", "no rule fits"),
         ("What comes next: 2, 4?", "at least three terms"),
         ("What is the next 20 numbers of 1, 2, 3", "the next 1 to 10 numbers"),
@@ -210,7 +219,7 @@ def test_reads_numbers_from_digits_only(text: str, numbers: list[str]) -> None:
 def test_an_arithmetic_sequence_continues_by_its_step(start: int, step: int, size: int) -> None:
     terms = [start + step * index for index in range(size)]
     question = "What comes next: " + ", ".join(str(term) for term in terms) + "?"
-    assert NumberList().run(question).endswith(f"the next number is {start + step * size}.")
+    assert NumberList().run(question).output.endswith(f"the next number is {start + step * size}.")
 
 
 @given(st.integers(1, 9), st.sampled_from([-3, -2, 2, 3, 5]), st.integers(3, 6))
@@ -223,11 +232,11 @@ def test_a_geometric_sequence_continues_by_its_ratio(start: int, ratio: int, siz
 @given(st.lists(st.integers(-(10**6), 10**6), min_size=2, max_size=8))
 def test_list_facts_match_python(numbers: list[int]) -> None:
     listed = ", ".join(str(number) for number in numbers)
-    assert NumberList().run(f"What is the sum of {listed}?") == f"The sum is {sum(numbers)}."
-    assert NumberList().run(f"Which is the largest: {listed}?") == (
+    assert NumberList().run(f"What is the sum of {listed}?").output == f"The sum is {sum(numbers)}."
+    assert NumberList().run(f"Which is the largest: {listed}?").output == (
         f"The largest number is {max(numbers)}."
     )
-    assert NumberList().run(f"Sort {listed}") == (
+    assert NumberList().run(f"Sort {listed}").output == (
         f"From smallest to largest: {', '.join(str(n) for n in sorted(numbers))}."
     )
 

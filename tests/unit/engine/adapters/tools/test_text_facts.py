@@ -169,7 +169,7 @@ WORDS = (
     ],
 )
 def test_answers_the_question_asked(question: str, answer: str) -> None:
-    assert TextFacts().run(question) == answer
+    assert TextFacts().run(question).output == answer
 
 
 @pytest.mark.parametrize("word", WORDS)
@@ -178,15 +178,15 @@ def test_counts_every_letter_of_the_task_phrasing(word: str) -> None:
         question = f"How many times does the letter '{letter}' appear in the word '{word}'?"
         count = word.count(letter)
         times = "time" if count == 1 else "times"
-        assert TextFacts().run(question) == (
+        assert TextFacts().run(question).output == (
             f"The letter '{letter}' occurs {count} {times} in '{word}'."
         )
 
 
 @pytest.mark.parametrize("word", WORDS)
 def test_first_and_last_letter_of_the_task_phrasing(word: str) -> None:
-    first = TextFacts().run(f"What is the first letter of the word '{word}'?")
-    last = TextFacts().run(f"What is the last letter of the word '{word}'?")
+    first = TextFacts().run(f"What is the first letter of the word '{word}'?").output
+    last = TextFacts().run(f"What is the last letter of the word '{word}'?").output
     assert first == f"The first letter of '{word}' is '{word[0]}'."
     assert last == f"The last letter of '{word}' is '{word[-1]}'."
 
@@ -195,7 +195,7 @@ def test_first_and_last_letter_of_the_task_phrasing(word: str) -> None:
 def test_counting_is_case_insensitive(word: str, letter: str) -> None:
     expected = word.count(letter)
     for shown in (word, word.upper()):
-        answer = TextFacts().run(f"How many times does '{letter}' appear in '{shown}'?")
+        answer = TextFacts().run(f"How many times does '{letter}' appear in '{shown}'?").output
         assert f" occurs {expected} time" in answer
 
 
@@ -227,7 +227,7 @@ def test_refuses_with_the_reason(question: str, reason: str) -> None:
 def test_the_length_limit_is_inclusive() -> None:
     question = "How many letters are in 'banana'?"
     padded = question + " " * (MAX_INPUT_CHARS - len(question))
-    assert TextFacts().run(padded) == "The word 'banana' has 6 letters."
+    assert TextFacts().run(padded).output == "The word 'banana' has 6 letters."
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,78 @@
+"""pint and quantulum3, loaded once per process on first use, and the unit names pint reads.
+
+Both libraries take seconds to load (about 4-5 s of CPU together, 3.5 s of it scikit-learn,
+which quantulum3 imports when it is installed), so nothing here loads them on import: the first
+conversion in a process pays for it, within the tool deadline (`THINKPATH_TOOL_TIMEOUT_S`, 10 s).
+The units tool and the word-problem reader (rates over time units) share them through this
+module.
+"""
+
+import re
+import threading
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from engine.errors import ToolRefusalError
+
+if TYPE_CHECKING:
+    import pint
+
+__all__ = ["SCALES", "how_many", "libraries", "lock", "parse_unit"]
+
+# Why these rules stay: pint reads "F" and "C" as farad and coulomb, and "degrees Celsius" as an
+# angle times a temperature difference; after "degree(s)" a person means the scale.
+_DEGREES = re.compile(
+    r"^(?:deg(?:ree)?s?\.?\s+|°\s*)(?=celsius|centigrade|fahrenheit|kelvin|[cfk]$)", re.IGNORECASE
+)
+SCALES = {"c": "degC", "f": "degF", "k": "kelvin", "centigrade": "degC"}
+
+lock = threading.RLock()  # pint and quantulum3 do not promise thread safety; conversions are quick
+_loaded: dict[str, Any] = {}
+
+
+def libraries() -> tuple["pint.UnitRegistry[float]", Any]:
+    """pint's registry and quantulum3's parser, loaded on first use and kept for the process."""
+    with lock:
+        if not _loaded:
+            import pint  # noqa: PLC0415 - slow imports, kept off the engine's import path
+
+            with warnings.catch_warnings():
+                # Without scikit-learn, quantulum3 warns on import that its classifier is
+                # missing; it is turned off below either way.
+                warnings.filterwarnings("ignore", message="Classifier dependencies not installed")
+                import quantulum3.classifier  # noqa: PLC0415
+
+            # The classifier needs a model pickled by another scikit-learn version (it warns
+            # and may misread); the rule-based disambiguation is deterministic and offline.
+            quantulum3.classifier.USE_CLF = False
+            from quantulum3 import parser  # noqa: PLC0415
+
+            _loaded["pint"] = pint.UnitRegistry(cache_folder=None)  # None: write no cache files
+            _loaded["parser"] = parser
+        return _loaded["pint"], _loaded["parser"]
+
+
+def parse_unit(text: str) -> "pint.Unit":
+    """The unit `text` names, by pint; `ToolRefusalError` when it names none or several."""
+    registry, _ = libraries()
+    name = text.strip().rstrip(",")
+    scale = _DEGREES.sub("", name)
+    name = SCALES.get(scale.lower(), scale) if scale != name else name
+    spaced = name.replace(" ", "_")
+    candidates = [name, name.lower(), spaced, spaced.lower(), re.sub(r"s$", "", spaced.lower())]
+    for candidate in dict.fromkeys(candidates):
+        if re.search(r"\s", candidate) and not re.search(r"\b(?:per|square|cubic)\b", candidate):
+            continue  # a space would make pint multiply two words: "fluid ounces", "the metres"
+        try:
+            unit = registry.parse_units(candidate)
+        except Exception:
+            continue
+        return unit
+    raise ToolRefusalError(f"{text.strip()!r} is not a unit pint knows")
+
+
+def how_many(unit: str, span: str) -> float:
+    """How many `unit`s one `span` is, by pint: `how_many("day", "week")` is 7.0."""
+    registry, _ = libraries()
+    with lock:
+        return float(registry.Quantity(1, parse_unit(span)).to(parse_unit(unit)).magnitude)
