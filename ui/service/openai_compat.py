@@ -28,7 +28,6 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
-from engine.orchestration.facade import Engine
 from engine.domain.models import Decision, TraceStep
 from engine.domain.records import ChatOptions
 from engine.errors import (
@@ -38,6 +37,7 @@ from engine.errors import (
     StoreUnavailableError,
     ThinkPathError,
 )
+from engine.orchestration.facade import Engine
 from ui.service.schemas import (
     BASE_MODEL,
     ChatCompletionRequest,
