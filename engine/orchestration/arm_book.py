@@ -17,16 +17,17 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
-from engine.orchestration.checkpoints import Checkpoints, fingerprint
-from engine.orchestration.learner import ROLES, Learner, PolicyFactory
+from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
 from engine.domain.ports import Store
 from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
+from engine.orchestration.checkpoints import Checkpoints, fingerprint
+from engine.orchestration.learner import ROLES, Learner, PolicyFactory
 from engine.stages import selection
 from engine.stages.candidates import admit_template
-from engine.domain.config import DetourRules
 from engine.stages.detour import retirement_reason
+from templates.text import hidden_character
 
 __all__ = ["ArmBook", "PolicyView"]
 
@@ -274,6 +275,9 @@ class ArmBook:
             raise TemplateError(
                 f"give a reason for retiring the path (1 to {MAX_REASON_CHARS} characters)"
             )
+        hidden = hidden_character(why)  # the reason is stored and shown beside the arm
+        if hidden is not None:
+            raise TemplateError(f"the reason contains {hidden}, which hides or reorders text")
         with self._lock:
             self._sync_catalog()
             path = self._paths.get(arm_id)

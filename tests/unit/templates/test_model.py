@@ -40,7 +40,7 @@ def test_a_valid_template_is_frozen() -> None:
         ("prompt", "{query!r}", r"placeholder \{query!r\}"),
         ("prompt", "{query:>40}", r"placeholder \{query:>40\}"),
         ("prompt", "a { lone brace", "literal braces"),
-        ("prompt", "bell \x07", "control character U\\+0007"),
+        ("prompt", "bell \x07", "U\\+0007 \\(a control character\\)"),
         ("prompt", "x" * 4001, "at most 4000"),
         ("tags", ("Math",), "should match pattern"),
         ("tags", ("math", "math"), "repeats math"),
