@@ -34,10 +34,13 @@ def is_loopback(host: str) -> bool:
 
 
 MIN_TOKEN_CHARS = 16
-# length x the Shannon entropy of the token's own character frequencies, in bits. It refuses
-# repetition and tiny alphabets ("aaaa...": 0, "abab...": 16, "aaaaaaaabbbbbbbb": 16); every
-# random 16-character token over 16 or more symbols scores at least 32 (hex: 32.1 at the least
-# in 200,000 draws). It cannot see words or patterns ("abcdabcd..." scores 32): generate tokens.
+# Two floors on the Shannon entropy of the token's own character frequencies: per character
+# (so that repeating a few characters longer does not pass: "abab..." is 1 bit a character
+# however long) and in all (length x that, in bits). They refuse repetition and tiny alphabets;
+# random 16-character tokens over 16 or more symbols pass (hex: 2.08 bits a character and 32.1
+# in all at the least, in 200,000 draws). They cannot see words or patterns ("abcd" repeated
+# passes): the token must be generated.
+MIN_TOKEN_BITS_PER_CHAR = 2.0
 MIN_TOKEN_BITS = 32.0
 TOKEN_HOWTO = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
@@ -61,11 +64,13 @@ def check_token(token: str) -> None:
             f"the API token must be at least {MIN_TOKEN_CHARS} printable characters without "
             f"surrounding spaces; generate one with: {TOKEN_HOWTO}"
         )
-    if token_bits(token) < MIN_TOKEN_BITS:
+    bits = token_bits(token)
+    if bits < MIN_TOKEN_BITS or bits / len(token) < MIN_TOKEN_BITS_PER_CHAR:
         raise ConfigError(
-            "the API token repeats too few characters to be secret (it scores "
-            f"{token_bits(token):.0f} of the {MIN_TOKEN_BITS:.0f} bits needed: length x the "
-            f"entropy of its characters); generate one with: {TOKEN_HOWTO}"
+            "the API token repeats too few characters to be secret (the entropy of its "
+            f"characters is {bits / len(token):.1f} bits each and {bits:.0f} in all; at least "
+            f"{MIN_TOKEN_BITS_PER_CHAR:g} and {MIN_TOKEN_BITS:g} are needed); generate one "
+            f"with: {TOKEN_HOWTO}"
         )
 
 
