@@ -172,3 +172,10 @@ def test_a_name_must_be_printable(tmp_path: Path) -> None:
     (tmp_path / "a.toml").write_text(VALID.replace('name = "', 'name = "\\u200b'))
     with pytest.raises(TemplateError, match="U\\+200B"):
         load_templates([tmp_path])
+
+
+def test_tags_written_as_one_string_load_as_one_tag() -> None:
+    text = VALID.replace('tags = ["custom"]', 'tags = "math"')
+    assert parse_template(text, "mine.toml").tags == ("math",)
+    with pytest.raises(TemplateError, match="'math, x' is not a slug"):
+        parse_template(VALID.replace('tags = ["custom"]', 'tags = "math, x"'), "mine.toml")

@@ -3,6 +3,9 @@
 import pytest
 from fastapi.testclient import TestClient
 
+from engine.errors import TemplateError
+from engine.orchestration.facade import Engine
+
 NEW_TEMPLATE = {
     "id": "count-on-fingers",
     "name": "Count on fingers",
@@ -173,6 +176,9 @@ def test_a_retired_template_is_no_longer_chosen_and_keeps_its_record(
         ("first_principles", {"reason": ""}, 422, "reason"),
         ("first_principles", {}, 422, "reason"),
         ("bad id!", {"reason": "x"}, 422, "arm_id"),
+        ("first_principles", {"reason": "too \u202ewordy"}, 422, "U+202E"),  # bidi override
+        ("first_principles", {"reason": "ok\u200b"}, 422, "U+200B"),  # zero-width space
+        ("first_principles", {"reason": "ok\U000e0069"}, 422, "U+E0069"),  # tag character
     ],
 )
 def test_retiring_needs_a_known_template_and_a_reason(
@@ -202,3 +208,14 @@ def test_near_duplicate_ids_and_hidden_characters_are_refused(
     response = client.post("/api/v1/templates", json={**NEW_TEMPLATE, **change})
     assert response.status_code == 422, response.text
     assert fragment in response.text
+
+
+@pytest.mark.parametrize("reason", ["too \u202ewordy", "fine\u2066", "x\U000e0041"])
+def test_a_hidden_character_in_a_retire_reason_is_refused_by_the_engine_too(
+    engine: Engine, reason: str
+) -> None:
+    # The playground retires through the engine, not the API: the engine refuses it as well.
+    with pytest.raises(TemplateError, match="hides or reorders"):
+        engine.retire_template("first_principles", reason)
+    row = next(r for r in engine.arms() if r.arm_id == "first_principles")
+    assert not row.retired
