@@ -19,9 +19,9 @@ from openai.types.chat import ChatCompletionMessageParam
 from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.compose import build_engine
-from engine.orchestration.facade import Engine
 from engine.domain.records import LLMRequest
 from engine.errors import LLMUnavailableError
+from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from engine.stages.prompting import DATA_RULE
 from tests.unit.ui.conftest import PASSAGES
