@@ -12,6 +12,7 @@ deeper than a handful of levels. A body without a content type is checked as wel
 FastAPI parses such a body as JSON.
 """
 
+import email.message
 import json
 import math
 import re
@@ -133,11 +134,23 @@ def _check_text(text: str, where: str) -> None:
 
 
 def _judged_as_json(headers: Headers) -> bool | None:
-    """True for a JSON content type, None for none at all (FastAPI then reads JSON), else False."""
-    if "content-type" not in headers:
+    """True for a JSON content type, None for none (FastAPI then reads JSON), else False.
+
+    Read as FastAPI reads it (`fastapi.routing`), so that no body FastAPI parses as JSON gets
+    past unchecked: an empty header counts as none, and the type is parsed by `email.message`.
+
+    >>> [_judged_as_json(Headers({"content-type": t})) for t in ["application/json", "", "text/x"]]
+    [True, None, False]
+    """
+    given = headers.get("content-type")
+    if not given:
         return None
-    content_type = headers["content-type"].split(";")[0].strip().lower()
-    return content_type == "application/json" or content_type.endswith("+json")
+    message = email.message.Message()
+    message["content-type"] = given
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
 
 
 class StrictJson:

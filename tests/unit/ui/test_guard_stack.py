@@ -165,3 +165,18 @@ def test_without_the_guard_gradio_would_store_the_upload_outside_the_home(home: 
     assert Path(path).read_bytes() == b"planted"
     assert not Path(path).resolve().is_relative_to(home.resolve())
     Path(path).unlink()
+
+
+@pytest.mark.parametrize(
+    "content_type", [None, "", "application/json; charset=utf-8", "application/x+json"]
+)
+def test_every_body_fastapi_reads_as_json_is_checked(
+    service: TestClient, content_type: str | None
+) -> None:
+    # FastAPI parses a body as JSON when the content type is missing or empty too.
+    headers = {} if content_type is None else {"content-type": content_type}
+    response = service.post(
+        "/api/v1/decisions", content=b'{"query": "2 + 2", "x": NaN}', headers=headers
+    )
+    assert response.status_code == 422
+    assert "NaN is not a JSON number" in response.text
