@@ -199,6 +199,10 @@ def test_retiring_needs_a_known_template_and_a_reason(
         ({"id": "other", "name": "\u202eCount on fingers"}, "U+202E"),  # bidi override
         ({"id": "other", "description": "a\u2066b"}, "U+2066"),
         ({"id": "other", "prompt": "{query}\u202e"}, "U+202E"),
+        ({"id": "other"}, "reads like that of the path 'count-on-fingers'"),  # the same name
+        ({"id": "other", "name": "count  ON fingers "}, "reads like"),  # case and spacing
+        ({"id": "other", "name": "FIRST principles"}, "'first_principles'"),  # a built-in's
+        ({"id": "other", "name": "C\u043eunt on fingers"}, "printable ASCII"),  # Cyrillic о
     ],
 )
 def test_near_duplicate_ids_and_hidden_characters_are_refused(
