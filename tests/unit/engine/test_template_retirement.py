@@ -5,8 +5,8 @@ from dataclasses import replace
 import pytest
 
 from engine.domain.config import EngineConfig
-from engine.orchestration.facade import Engine
 from engine.errors import TemplateError, UnknownArmError
+from engine.orchestration.facade import Engine
 from tests.unit.engine.conftest import TEMPLATES, World, checker_for
 
 
