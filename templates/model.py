@@ -17,11 +17,12 @@ engine, replay and the online evaluation share.
 ['query']
 """
 
-import re
 import string
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+
+from templates.text import check_name, check_visible
 
 __all__ = ["PLACEHOLDERS", "Template", "template_key"]
 
@@ -33,13 +34,6 @@ MAX_TAGS = 12
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG, min_length=1, max_length=64)]
 Tag = Annotated[str, StringConstraints(pattern=SLUG, min_length=1, max_length=32)]
-
-# C0 controls except tab and newline, and DEL: they cannot be typed, break TOML basic strings and
-# only confuse a model. Carriage returns are normalised to newlines before this check.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-# Bidirectional overrides and isolates reorder what a reader sees against what the model reads
-# (the "Trojan Source" trick); lone surrogates cannot be stored as UTF-8 at all.
-_HIDDEN_IN_PROMPT = re.compile(r"[\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def template_key(template_id: str) -> str:
@@ -106,13 +100,10 @@ class Template(BaseModel):
             raise ValueError("must be a single line")
         return value
 
-    @field_validator("name", "description", "prompt")
+    @field_validator("name")
     @classmethod
-    def _no_control_characters(cls, value: str) -> str:
-        found = _CONTROL.search(value)
-        if found:
-            raise ValueError(f"contains the control character U+{ord(found.group()):04X}")
-        return value
+    def _no_look_alikes(cls, value: str) -> str:
+        return check_name(value)  # printable ASCII: see templates.text
 
     @field_validator("name", "description")
     @classmethod
@@ -126,16 +117,19 @@ class Template(BaseModel):
                 )
         return value
 
-    @field_validator("prompt")
+    @field_validator("name", "description", "prompt")
     @classmethod
     def _no_hidden_characters(cls, value: str) -> str:
-        found = _HIDDEN_IN_PROMPT.search(value)
-        if found:
-            raise ValueError(
-                f"contains U+{ord(found.group()):04X} (a bidirectional control or a lone "
-                "surrogate), which hides or cannot store text"
-            )
-        return value
+        # Controls (but tab and newline; carriage returns are normalised to newlines above),
+        # zero-width, tag, bidi, variation selectors...: text that cannot be typed, breaks TOML,
+        # or says one thing to a reader and another to the model (templates.text).
+        return check_visible(value)
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _one_tag_as_text(cls, value: object) -> object:
+        # `tags = "math"` means the one tag "math"; a list is what several tags need.
+        return (value,) if isinstance(value, str) else value
 
     @field_validator("prompt")
     @classmethod

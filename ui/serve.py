@@ -5,17 +5,25 @@ thinkpath serve --host 10.0.0.5 --token-file ~/.thinkpath/token
 THINKPATH_API_TOKEN=... THINKPATH_ALLOWED_HOSTS=thinkpath.lan thinkpath serve --host 0.0.0.0
 
 It listens at once and loads the model, the index and the playground in the background: until
-they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`).
+they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`). The guards
+(Host, token, body limits; `ui.service.guard_stack`) sit outside that too, so they hold from the
+first byte the server answers.
 The token comes from THINKPATH_API_TOKEN or a file (THINKPATH_API_TOKEN_FILE, --token-file), never
 from the command line, where every user of the machine can read it in `ps`.
+
+X-Forwarded-For is not believed from anyone unless THINKPATH_TRUSTED_PROXIES names the proxy:
+uvicorn by default believes it from 127.0.0.1, so any local process could pick the address the
+back-off counts (escaping it, or locking someone else out).
 """
 
 import argparse
+import ipaddress
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -25,7 +33,10 @@ from engine.settings import NameList
 from ui.service.limits import MAX_BODY_BYTES
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from engine.orchestration.facade import Engine
+    from ui.service.auth import Access
 
 
 class ServiceSettings(BaseSettings):
@@ -41,13 +52,60 @@ class ServiceSettings(BaseSettings):
     # Host names the service answers to; empty means loopback names plus a named --host.
     allowed_hosts: NameList = Field(default_factory=list)
     max_body_bytes: int = Field(default=MAX_BODY_BYTES, ge=1024, le=16 * 1024 * 1024)
+    # Addresses or networks of reverse proxies whose X-Forwarded-For / -Proto is believed;
+    # empty (the default): none, not even loopback.
+    trusted_proxies: NameList = Field(default_factory=list)
 
-    @field_validator("cors_origins", "allowed_hosts", mode="before")
+    @field_validator("cors_origins", "allowed_hosts", "trusted_proxies", mode="before")
     @classmethod
     def _split_commas(cls, value: object) -> object:
         if isinstance(value, str):
             return [item.strip() for item in value.split(",") if item.strip()]
         return value
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _exact_origins(cls, origins: list[str]) -> list[str]:
+        return [_exact_origin(origin) for origin in origins]
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_networks(cls, proxies: list[str]) -> list[str]:
+        for proxy in proxies:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{proxy!r} is not an IP address or network; name each proxy by its "
+                    "address (e.g. '10.0.0.2' or '10.0.0.0/24'); '*' is refused, since it would "
+                    "let any client choose its own address"
+                ) from None
+        return proxies
+
+
+def _exact_origin(origin: str) -> str:
+    """`scheme://host[:port]`, exactly: a wildcard would let every site read the API's answers."""
+    if origin in ("*", "null"):
+        raise ValueError(
+            f"{origin!r} is refused: list each origin that may call the API from a browser, "
+            "e.g. 'https://app.example.org,http://localhost:3000'"
+        )
+    try:
+        parts = urlsplit(origin.rstrip("/"))
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        port_ok = False
+    if not (
+        port_ok
+        and parts.scheme in ("http", "https")
+        and parts.hostname
+        and "*" not in origin
+        and not (parts.path or parts.query or parts.fragment or parts.username)
+    ):
+        raise ValueError(
+            f"{origin!r} is not an origin: write scheme://host[:port], e.g. 'https://app.example.org'"
+        )
+    return origin.rstrip("/")
 
 
 def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -100,7 +158,8 @@ def load_service_settings(args: argparse.Namespace) -> ServiceSettings:
         return ServiceSettings(**overrides)
     except ValidationError as error:
         problems = "; ".join(
-            f"invalid setting THINKPATH_{'.'.join(map(str, e['loc'])).upper()}: {e['msg']}"
+            f"invalid setting THINKPATH_{str(e['loc'][0]).upper() if e['loc'] else ''}: "
+            + e["msg"].removeprefix("Value error, ")
             for e in error.errors()
         )
         raise ConfigError(problems) from None
@@ -163,21 +222,37 @@ def build_engine_for(
 
 
 def build_app(
-    args: argparse.Namespace, report: Callable[[str], None] = lambda _what: None
+    args: argparse.Namespace,
+    report: Callable[[str], None] = lambda _what: None,
+    *,
+    access: "Access",
 ) -> tuple[object, ServiceSettings]:
-    """The ASGI app (API + playground) and the settings it was built from."""
+    """The ASGI app (API + playground), without the guards, and the settings it was built from.
+
+    The caller puts the guards (`ui.service.guard_stack.Guards`, with this `access`) around it.
+    """
     engine, service = build_engine_for(args, report)
     report("the playground")
     from ui.service.app import create_app  # noqa: PLC0415 - gradio is a slow import
 
-    app = create_app(
-        engine,
-        token=service_token(service),
-        max_body_bytes=service.max_body_bytes,
-        cors_origins=service.cors_origins,
-        allowed_hosts=allowed_hosts(service),
-    )
+    app = create_app(engine, access=access, guarded=False)
     return app, service
+
+
+def server_config(app: Any, service: ServiceSettings) -> "uvicorn.Config":
+    """uvicorn's settings: forwarded headers believed only from THINKPATH_TRUSTED_PROXIES."""
+    import uvicorn  # noqa: PLC0415
+
+    trusted = list(service.trusted_proxies)
+    return uvicorn.Config(
+        app,
+        host=service.host,
+        port=service.port,
+        log_level="info",
+        # uvicorn's default believes X-Forwarded-For from 127.0.0.1: off unless a proxy is named.
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted or [],
+    )
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -192,17 +267,22 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn  # noqa: PLC0415
 
     from engine.settings import load_settings  # noqa: PLC0415
+    from ui.service.auth import Access  # noqa: PLC0415
+    from ui.service.guard_stack import Guards  # noqa: PLC0415
     from ui.service.security import check_bind  # noqa: PLC0415
     from ui.service.starting import StartingApp  # noqa: PLC0415
 
     service = load_service_settings(args)
-    check_bind(service.host, service_token(service), service.allowed_hosts)
+    token = service_token(service)
+    check_bind(service.host, token, service.allowed_hosts)
     load_settings()  # a bad THINKPATH_ setting is an error now, not in the background
+    access = Access(token)
+    guards = Guards(access, service.max_body_bytes, service.cors_origins, allowed_hosts(service))
     failures: list[BaseException] = []
     server: uvicorn.Server | None = None
 
     def build(report: Callable[[str], None]) -> Any:
-        app, _ = build_app(args, report)
+        app, _ = build_app(args, report, access=access)
         print("ThinkPath is ready", flush=True)
         return app
 
@@ -213,14 +293,14 @@ def run_serve(args: argparse.Namespace) -> int:
             server.should_exit = True
 
     app = StartingApp(build, on_failure=stop)
-    config = uvicorn.Config(app, host=service.host, port=service.port, log_level="info")
-    server = uvicorn.Server(config)
+    # The guards go around the starting app, so they hold before the real app exists.
+    server = uvicorn.Server(server_config(guards.wrap(app), service))
     print(
         f"ThinkPath listening on http://{service.host}:{service.port}/ (API: /api/v1, "
         "docs: /docs, OpenAI-compatible: /v1); loading the model and the index in the background",
         flush=True,
     )
-    if service.api_token is not None or service.api_token_file is not None:
+    if token is not None:
         print("Every request needs the token: 'Authorization: Bearer <token>', or log in at /login")
     app.start()
     server.run()

@@ -26,6 +26,7 @@ from engine.orchestration.views import PolicyView, SeedChoice, frozen, probabili
 from engine.stages import referee, selection
 from engine.stages.candidates import admit_template
 from engine.stages.detour import retirement_reason
+from templates.text import hidden_character
 
 __all__ = ["ArmBook", "PolicyView", "SeedChoice"]
 
@@ -268,6 +269,9 @@ class ArmBook:
             raise TemplateError(
                 f"give a reason for retiring the path (1 to {MAX_REASON_CHARS} characters)"
             )
+        hidden = hidden_character(why)  # the reason is stored and shown beside the arm
+        if hidden is not None:
+            raise TemplateError(f"the reason contains {hidden}, which hides or reorders text")
         with self._lock:
             self._sync_catalog()
             path = self._paths.get(arm_id)

@@ -28,19 +28,33 @@ def live_candidates(
     return [definitions[arm] for arm in arm_ids if arm in definitions]
 
 
+def _read_alike(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
 def admit_template(
     path: PathDefinition, paths: Mapping[str, PathDefinition], live_templates: int, cap: int
 ) -> None:
     """Raise `TemplateError` unless `path` may join `paths` as a new template arm.
 
     Its id must be new, also as people read it ('-' and '_' are one separator), and retired ids
-    stay taken: an arm's statistics belong to the prompt that earned them. The live templates
+    stay taken: an arm's statistics belong to the prompt that earned them. Its name must not
+    read like another path's (case and spacing aside). The live templates
     must stay within `cap`: each one is a candidate in the rating prompt.
     """
     twin = next((arm for arm in paths if template_key(arm) == template_key(path.arm_id)), None)
     if twin is not None:
         close = "" if twin == path.arm_id else f" (too close to {path.arm_id!r})"
         raise TemplateError(f"a path with the id {twin!r} exists already{close}")
+    # Names are what people pick by: two that read alike (case and spacing aside) would pass
+    # for one another. Names are printable ASCII (templates.text), so no other script's
+    # look-alike letters can get past this comparison.
+    shown = _read_alike(path.name)
+    named = next((arm for arm, other in paths.items() if _read_alike(other.name) == shown), None)
+    if named is not None:
+        raise TemplateError(
+            f"the name {path.name!r} reads like that of the path {named!r}; choose another name"
+        )
     if live_templates >= cap:
         raise TemplateError(
             f"the namespace has {live_templates} live templates, the cap is {cap} "

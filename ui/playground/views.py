@@ -13,6 +13,7 @@ from typing import Any
 from engine.domain.checkers import find_dates, parse_number_words
 from engine.domain.models import Choice, Decision, OutcomeResult
 from engine.stages.answer_text import find_loop
+from ui.markup import code_span
 from ui.progress import (
     STAGE_TITLES,
     answer_notes,
@@ -28,7 +29,6 @@ __all__ = [
     "TRACE_COLUMNS",
     "answer_markdown",
     "card_markdown",
-    "code",
     "cost_markdown",
     "infer_answer_kind",
     "standing_scores",
@@ -104,25 +104,12 @@ def _hard_breaks(text: str) -> str:
     return "  \n".join(text.splitlines())
 
 
-def code(text: str) -> str:
-    """`text` as a Markdown code span that no backtick inside it can end early (CommonMark:
-    a span's fence is longer than any run of backticks inside).
-
-    >>> code("a`b")
-    '`` a`b ``'
-    """
-    text = " ".join(str(text).split())
-    runs = [len(run) for run in re.findall(r"`+", text)]
-    fence = "`" * (max(runs, default=0) + 1)
-    return f"{fence} {text} {fence}" if runs else f"{fence}{text}{fence}"
-
-
 def _choice_line(label: str, choice: Choice) -> str:
     why = {
         "chose_by_posterior": "chosen by the learning policy from the scores so far",
         "cold_start": "still new, so the model's own rating of the options led",
     }.get(choice.reason, describe_reason(choice.reason))
-    return f"**{label}:** {code(choice.arm_id)} - {why}; {chance_words(choice.propensity)}"
+    return f"**{label}:** {code_span(choice.arm_id)} - {why}; {chance_words(choice.propensity)}"
 
 
 def _tool_lines(decision: Decision) -> list[str]:
@@ -136,16 +123,16 @@ def _tool_lines(decision: Decision) -> list[str]:
     refused = steps[:-1] if run is not None else steps
     for step in refused:
         name = step.inputs.get("tool", "the tool")
-        lines.append(f"  - {code(str(name))} refused: {step.error or 'no detail'}")
+        lines.append(f"  - {code_span(str(name))} refused: {step.error or 'no detail'}")
     if run is None:
         if refused:
             lines.append("  - no tool was left to try, so the model answered alone")
         return lines
     if refused:
-        lines.append(f"  - fell back to {code(run.tool)}")
-    lines.append(f"  - input: {code(run.argument)}")
+        lines.append(f"  - fell back to {code_span(run.tool)}")
+    lines.append(f"  - input: {code_span(run.argument)}")
     if run.ok:
-        lines.append(f"  - output: {code(run.output)} ({run.seconds:.2f} s)")
+        lines.append(f"  - output: {code_span(run.output)} ({run.seconds:.2f} s)")
     else:
         lines.append(f"  - failed: {run.error or 'no detail'}")
     lines += [f"  - {fact}" for fact in tool_facts(steps[-1] if steps else None)]
@@ -173,7 +160,7 @@ def _seed_lines(decision: Decision) -> list[str]:
     for source in seed.sources:
         title = source.title.strip().strip("()[] ") or source.source
         flags = f" - flagged: {', '.join(source.flags)}" if source.flags else ""
-        lines.append(f"  - {title} - {code(source.source)}{flags}")
+        lines.append(f"  - {title} - {code_span(source.source)}{flags}")
     return lines
 
 
@@ -241,7 +228,7 @@ def card_markdown(decision: Decision, kind_note: str = "") -> str:
     """The labelled result card: answer, path and tool with why, seed and sources, scores."""
     answers = [step for step in decision.trace if step.stage == "answer"]
     notes = answers[-1].outputs if answers else {}
-    lines = [f"#### Answer  <small>(decision {code(decision.id)})</small>", ""]
+    lines = [f"#### Answer  <small>(decision {code_span(decision.id)})</small>", ""]
     lines += [answer_markdown(decision.answer, notes), ""]
     lines += [_choice_line("Reasoning path", decision.path), ""]
     lines += [*_tool_lines(decision), ""]

@@ -29,13 +29,13 @@ from engine.errors import (
 )
 from engine.orchestration.facade import Engine
 from templates import Template
-from ui.service.auth import Access, AuthGate
-from ui.service.guards import DEFAULT_ALLOWED_HOSTS, CorsPolicy, HostGuard
+from ui.service.auth import Access
+from ui.service.guard_stack import Guards, GuardStack
+from ui.service.guards import DEFAULT_ALLOWED_HOSTS
 from ui.service.limits import MAX_BODY_BYTES
 from ui.service.openai_compat import OPENAI_PREFIX, create_openai_app
 from ui.service.schemas import DecideRequest, Health, OutcomeRequest, RetireRequest
-from ui.service.security import BodySizeLimit
-from ui.service.strict_json import StrictJson, validation_error
+from ui.service.strict_json import validation_error
 
 API_PREFIX = "/api/v1"
 # Decision and arm ids alike: short, and nothing that needs escaping in a path.
@@ -137,13 +137,15 @@ def create_api(
     cors_origins: Sequence[str] = (),
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
     access: Access | None = None,
+    guarded: bool = True,
 ) -> FastAPI:
-    """The FastAPI app: the API under `/api/v1`, every route behind the guards below.
+    """The FastAPI app: the API under `/api/v1`, every route behind the guards.
 
-    The guards are ASGI middleware over the whole app, so a route or mount added later (the
-    playground, another API) is covered without doing anything. From the outside in: the Host
-    allow-list, the CORS policy, the token gate, the body size limit, strict JSON. `access`
+    The guards (`ui.service.guard_stack`) are ASGI middleware over the whole app, so a route or
+    mount added later (the playground, another API) is covered without doing anything. `access`
     (built from `token` when not given) is shared with whatever else must check credentials.
+    `guarded=False` leaves them off for a caller that puts the same stack outside this app
+    (`thinkpath serve`, whose guards already answer while the app is being built).
     """
     access = access if access is not None else Access(token)
     app = FastAPI(
@@ -157,10 +159,7 @@ def create_api(
     app.add_exception_handler(ThinkPathError, _engine_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.state.access = access
-    # add_middleware puts each one outside the ones added before it.
-    app.add_middleware(StrictJson)
-    app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
-    app.add_middleware(AuthGate, access=access)
-    app.add_middleware(CorsPolicy, origins=cors_origins)
-    app.add_middleware(HostGuard, allowed_hosts=allowed_hosts)
+    if guarded:
+        guards = Guards(access, max_body_bytes, tuple(cors_origins), tuple(allowed_hosts))
+        app.add_middleware(GuardStack, guards=guards)
     return app

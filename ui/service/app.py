@@ -21,6 +21,7 @@ def create_app(
     cors_origins: Sequence[str] = (),
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
     access: Access | None = None,
+    guarded: bool = True,
 ) -> FastAPI:
     """API routes first, so that `/api/v1/...`, `/docs` and `/openapi.json` win over the mount.
 
@@ -28,7 +29,8 @@ def create_app(
     (ThinkPath's page, which shows nothing of the API) and gets a session cookie; a program
     sends the bearer header, `gradio_client` included. Gradio's own password login is not used:
     its cookie is `SameSite=None` and its login page embeds the API description. `access`
-    (built from `token` when not given) lets a caller choose the back-off.
+    (built from `token` when not given) lets a caller choose the back-off; `guarded=False` is
+    for a caller that wraps the app in the guards itself (see `create_api`).
     """
     access = access if access is not None else Access(token)
     app = create_api(
@@ -37,6 +39,7 @@ def create_app(
         cors_origins=cors_origins,
         allowed_hosts=allowed_hosts,
         access=access,
+        guarded=guarded,
     )
 
     def user(request: Request) -> str | None:

@@ -7,10 +7,15 @@ while navigating, so the login page trades the token for a session cookie (`Http
 `SameSite=Strict`: a foreign page's requests do not carry it).
 
 Every wrong bearer token and every wrong login counts against the client's address in a
-`FailureThrottle`; once it locks the address out, credentials from there are not even checked
-until the back-off has passed (429 with `Retry-After`).
+`FailureThrottle`. Once the address is in back-off, each wrong credential from it is answered
+only after a pause (`Access.pause`, up to `MAX_PAUSE_S`) and with 429 and `Retry-After`; the
+right token is still admitted at once. An earlier design refused every credential during
+back-off, the right one too: 25 wrong requests an hour from a shared (or spoofed) address kept
+the owner out. The token itself is what makes guessing hopeless (16+ characters, not
+repetitive: `ui.service.security.check_token`); the back-off slows a guesser and says so.
 """
 
+import asyncio
 import hashlib
 import hmac
 import html
@@ -19,7 +24,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
@@ -37,6 +42,9 @@ SESSION_COOKIE = "thinkpath_session"
 LOGIN_PATH = "/login"
 LOGOUT_PATH = "/logout"
 MAX_LOGIN_BODY = 4096
+# How long a wrong credential from an address in back-off waits for its 429: enough to slow a
+# guesser that sends one request after another, short enough not to pile up connections.
+MAX_PAUSE_S = 2.0
 
 
 class SessionBook:
@@ -82,7 +90,10 @@ class SessionBook:
 
 
 class Access:
-    """Who may in: the token (as a digest), the sessions opened with it, the failure back-off."""
+    """Who may in: the token (as a digest), the sessions opened with it, the failure back-off.
+
+    `pause(seconds)` is how a wrong credential in back-off is slowed (tests pass a recorder).
+    """
 
     def __init__(
         self,
@@ -90,6 +101,7 @@ class Access:
         *,
         throttle: FailureThrottle | None = None,
         sessions: SessionBook | None = None,
+        pause: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         if token is not None:
             check_token(token)  # however the app is built, a guessable token is refused
@@ -97,6 +109,7 @@ class Access:
         self._digest = _digest(token) if token else None
         self.throttle = throttle if throttle is not None else FailureThrottle()
         self.sessions = sessions if sessions is not None else SessionBook()
+        self.pause = pause
 
     @property
     def required(self) -> bool:
@@ -160,33 +173,34 @@ class AuthGate:
                 return True
             await self._unauthenticated(scope, send, headers)
             return False
-        if await self._refused_while_locked(send, address):
-            return False
         scheme, _, given = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not self.access.matches(given):
-            self.throttle.fail(address)
+        if scheme.lower() == "bearer" and self.access.matches(given):
+            return True  # in back-off or not: the right token is never refused
+        retry = await self._failed(address)
+        if retry is not None:
+            await send_json(
+                send,
+                429,
+                f"too many wrong tokens from this address: wait {retry} s",
+                [(b"retry-after", retry.encode())],
+            )
+        else:
             await send_json(
                 send,
                 401,
                 "wrong API token: send 'Authorization: Bearer <token>'",
                 [(b"www-authenticate", b"Bearer")],
             )
-            return False
-        self.throttle.succeed(address)
-        return True
+        return False
 
-    async def _refused_while_locked(self, send: Send, address: str) -> bool:
+    async def _failed(self, address: str) -> str | None:
+        """Count a wrong credential; in back-off, pause and return the Retry-After seconds."""
+        self.throttle.fail(address)
         wait = self.throttle.retry_after(address)
         if wait <= 0:
-            return False
-        seconds = str(int(wait) + 1)
-        await send_json(
-            send,
-            429,
-            f"too many wrong tokens from this address: wait {seconds} s",
-            [(b"retry-after", seconds.encode())],
-        )
-        return True
+            return None
+        await self.access.pause(min(wait, MAX_PAUSE_S))
+        return str(int(wait) + 1)
 
     async def _login(self, receive: Receive, send: Send, address: str, *, secure: bool) -> None:
         """Trade the token for a session: the page's form field `token`, or Gradio's `password`.
@@ -198,17 +212,16 @@ class AuthGate:
         fields = parse_qs(body.decode("utf-8", "replace")) if body else {}
         programmatic = "password" in fields
         given = (fields.get("token") or fields.get("password") or [""])[0]
-        wait = self.throttle.retry_after(address)
-        if wait > 0:
-            message = f"Too many wrong tokens from this address: wait {int(wait) + 1} s."
-            retry = [(b"retry-after", str(int(wait) + 1).encode())]
-            await _send_page(send, 429, _login_page(message), retry)
-            return
         if not self.access.matches(given):
-            self.throttle.fail(address)
-            await _send_page(send, 401, _login_page("Wrong token."))
+            retry = await self._failed(address)
+            if retry is None:
+                await _send_page(send, 401, _login_page("Wrong token."))
+            else:
+                message = f"Wrong token, and too many from this address: wait {retry} s."
+                await _send_page(
+                    send, 429, _login_page(message), [(b"retry-after", retry.encode())]
+                )
             return
-        self.throttle.succeed(address)
         session = self.sessions.open()
         if programmatic:
             cookie = (b"set-cookie", _session_cookie(session, secure=secure).encode())

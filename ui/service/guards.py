@@ -14,6 +14,15 @@ with credentials. It also refuses a state-changing request (POST, PUT, PATCH, DE
 `Origin` is neither the service itself nor listed: a foreign page can send such a request
 without reading the answer (a form, `no-cors`), and on the tokenless loopback server that alone
 would create decisions or add templates.
+
+URL length: Gradio answered a 64 KiB URL on `/` and `/config` with a 500. No route of ours needs
+more than a few hundred bytes of path and query, so anything over `MAX_URL_BYTES` gets a 414
+before any app sees it (the same limit nginx applies to a request line by default).
+
+No uploads: the playground has no upload field, yet Gradio's `/gradio_api/upload` stored any
+file sent to it, without limit and outside THINKPATH_HOME. No route of ThinkPath takes a file, so
+every `multipart/*` body is refused (415) whatever its path: Gradio's upload and
+recording routes, and any later one, included.
 """
 
 from collections.abc import Iterable
@@ -24,10 +33,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ui.service.replies import send_json
 
-__all__ = ["DEFAULT_ALLOWED_HOSTS", "CorsPolicy", "HostGuard", "host_name"]
+__all__ = [
+    "DEFAULT_ALLOWED_HOSTS",
+    "MAX_URL_BYTES",
+    "CorsPolicy",
+    "HostGuard",
+    "NoUploads",
+    "UrlLengthLimit",
+    "host_name",
+]
 
 DEFAULT_ALLOWED_HOSTS = ("localhost", "127.0.0.1", "::1")
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+MAX_URL_BYTES = 8 * 1024  # path and query string together, as the client sent them
 
 
 def host_name(host_header: str) -> str:
@@ -70,6 +88,41 @@ class HostGuard:
             f"Host {host!r} is not served here; allowed: {', '.join(sorted(self.allowed))} "
             "(set THINKPATH_ALLOWED_HOSTS to serve another name)",
         )
+
+
+class UrlLengthLimit:
+    """Answer 414 to a request whose path and query together exceed `max_bytes`."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_URL_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogateescape")
+        if len(path) + len(scope.get("query_string", b"")) <= self.max_bytes:
+            await self.app(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1009})  # "message too big"
+        else:
+            await send_json(send, 414, f"the URL is longer than {self.max_bytes} bytes")
+
+
+class NoUploads:
+    """Answer 415 to any `multipart/*` body (how files are sent): no route of ours takes one."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            content_type = Headers(scope=scope).get("content-type", "")
+            if content_type.strip().lower().startswith("multipart/"):
+                await send_json(send, 415, "uploads are off: no route of ThinkPath takes files")
+                return
+        await self.app(scope, receive, send)
 
 
 class CorsPolicy:

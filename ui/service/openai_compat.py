@@ -11,6 +11,11 @@ It is a sub-application mounted at `/v1`, not a router of the main API, so that 
 take OpenAI's shape (`{"error": {...}}`, which the `openai` client parses) while `/api/v1` keeps
 its own. The engine is synchronous: a plain request runs it in the thread pool; a streaming one
 runs it in a worker thread whose listener hands each answer token to the event loop.
+
+A stream is validated as a plain request is: its response starts only once the engine has taken
+the request (its first stage has run), so a query the engine refuses (empty, too long) gets the
+same 400 either way, not a 200 with an error event. `/v1/models` lists the live templates only:
+a retired one cannot be forced.
 """
 
 import asyncio
@@ -36,6 +41,7 @@ from engine.errors import (
     PolicyError,
     StoreUnavailableError,
     ThinkPathError,
+    UnknownArmError,
 )
 from engine.orchestration.facade import Engine
 from ui.service.schemas import (
@@ -60,6 +66,7 @@ DECIDE_MS_HEADER = "x-thinkpath-decide-ms"  # milliseconds the engine took insid
 # Engine errors as OpenAI statuses and types; anything else is a 500.
 _ENGINE_ERRORS: tuple[tuple[type[ThinkPathError], int, str], ...] = (
     (InvalidQueryError, status.HTTP_400_BAD_REQUEST, "invalid_request_error"),
+    (UnknownArmError, status.HTTP_404_NOT_FOUND, "not_found_error"),  # retired meanwhile
     (PolicyError, status.HTTP_422_UNPROCESSABLE_CONTENT, "invalid_request_error"),
     (BudgetExceededError, status.HTTP_429_TOO_MANY_REQUESTS, "insufficient_quota"),
     (StoreUnavailableError, status.HTTP_503_SERVICE_UNAVAILABLE, "server_error"),
@@ -96,17 +103,10 @@ def create_openai_app(engine: Engine) -> FastAPI:
         query, chat = body.engine_input()
         if body.stream:
             include_usage = body.stream_options is not None and body.stream_options.include_usage
-            events = _stream(
-                engine,
-                running,
-                query=query,
-                chat=chat,
-                force=force,
-                model=body.model,
-                include_usage=include_usage,
-            )
+            stream = DecisionStream(engine, running, query=query, chat=chat, force=force)
+            await stream.accepted()  # the engine's refusal is raised here, before any byte
             return StreamingResponse(
-                events,
+                stream.events(body.model, include_usage=include_usage),
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
@@ -133,7 +133,9 @@ def create_openai_app(engine: Engine) -> FastAPI:
 
 
 def _template_ids(engine: Engine) -> list[str]:
-    return [path.arm_id for path in engine.templates()]
+    """The live templates' ids: a retired template is no model to list or force."""
+    retired = {row.arm_id for row in engine.arms() if row.role == "path" and row.retired}
+    return [path.arm_id for path in engine.templates() if path.arm_id not in retired]
 
 
 class TokenRelay:
@@ -172,70 +174,90 @@ class TokenRelay:
         self._held += text[len(body) :]
 
 
-async def _stream(
-    engine: Engine,
-    running: set["asyncio.Task[Decision]"],
-    *,
-    query: str,
-    chat: ChatOptions,
-    force: str | None,
-    model: str,
-    include_usage: bool,
-) -> AsyncIterator[str]:
-    """Server-sent events: a role chunk, one chunk per token, the final chunk, `[DONE]`."""
-    decision_id = uuid.uuid4().hex
-    created = int(datetime.now(UTC).timestamp())
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
+class DecisionStream:
+    """One streamed decision: the engine runs in a worker thread, its tokens come out as events.
 
-    def send(item: tuple[str, str] | None) -> None:
-        # A server shutting down closes its loop while a decision may still be running; the
-        # decision must still finish and be stored, so its tokens then go nowhere.
-        if not loop.is_closed():
-            loop.call_soon_threadsafe(queue.put_nowait, item)
+    The decision runs in a task of its own: if the client goes away, it still finishes and is
+    stored.
+    """
 
-    relay = TokenRelay(send)
+    def __init__(
+        self,
+        engine: Engine,
+        running: set["asyncio.Task[Decision]"],
+        *,
+        query: str,
+        chat: ChatOptions,
+        force: str | None,
+    ) -> None:
+        self.decision_id = uuid.uuid4().hex
+        self.created = int(datetime.now(UTC).timestamp())
+        loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
+        self._first: tuple[str, str] | None = None
 
-    def decide() -> Decision:
+        def send(item: tuple[str, str] | None) -> None:
+            # A server shutting down closes its loop while a decision may still be running; the
+            # decision must still finish and be stored, so its tokens then go nowhere.
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(self._queue.put_nowait, item)
+
+        relay = TokenRelay(send)
+
+        def decide() -> Decision:
+            try:
+                return engine.decide(
+                    query, chat=chat, force_path=force, decision_id=self.decision_id, listener=relay
+                )
+            finally:
+                send(None)
+
+        self._task = asyncio.ensure_future(anyio.to_thread.run_sync(decide))
+        running.add(self._task)
+        self._task.add_done_callback(running.discard)
+
+    async def accepted(self) -> None:
+        """Wait until the engine has run its first stage; raise its error if it refused first."""
+        self._first = await self._queue.get()
+        if self._first is None:
+            await self._task  # ended before any stage: a refusal (raised) or nothing to stream
+
+    async def events(self, model: str, *, include_usage: bool) -> AsyncIterator[str]:
+        """Server-sent events: a role chunk, one chunk per token, the final chunk, `[DONE]`."""
+        ident, created = self.decision_id, self.created
+        yield _event(chunk_body(ident, model, created, {"role": "assistant", "content": ""}))
+        item = self._first
+        while item is not None:
+            kind, text = item
+            if kind == "token":
+                yield _event(chunk_body(ident, model, created, {"content": text}))
+            else:  # progress while the seed and selection run; SSE clients ignore comments
+                yield f": {text}\n\n"
+            item = await self._queue.get()
+        async for event in self._ending(model, include_usage=include_usage):
+            yield event
+
+    async def _ending(self, model: str, *, include_usage: bool) -> AsyncIterator[str]:
         try:
-            return engine.decide(
-                query, chat=chat, force_path=force, decision_id=decision_id, listener=relay
-            )
-        finally:
-            send(None)
-
-    # A task of its own: if the client goes away, the decision still finishes and is stored.
-    task = asyncio.ensure_future(anyio.to_thread.run_sync(decide))
-    running.add(task)
-    task.add_done_callback(running.discard)
-    yield _event(chunk_body(decision_id, model, created, {"role": "assistant", "content": ""}))
-    while (item := await queue.get()) is not None:
-        kind, text = item
-        if kind == "token":
-            yield _event(chunk_body(decision_id, model, created, {"content": text}))
-        else:  # progress while the seed and selection run; SSE clients ignore comments
-            yield f": {text}\n\n"
-    try:
-        decision = await task
-    except ThinkPathError as error:
-        code, kind = _status_of(error)
-        yield _event(error_body(str(error), kind=kind, code=str(code)))
+            decision = await self._task
+        except ThinkPathError as error:
+            code, kind = _status_of(error)
+            yield _event(error_body(str(error), kind=kind, code=str(code)))
+            yield "data: [DONE]\n\n"
+            return
+        if decision.answer is None:
+            yield _event(unanswered(decision).body())
+            yield "data: [DONE]\n\n"
+            return
+        final = chunk_body(decision.id, model, self.created, {}, finish_reason="stop")
+        final["thinkpath"] = extension(decision)
+        yield _event(final)
+        if include_usage:
+            tail = chunk_body(decision.id, model, self.created, {})
+            tail["choices"] = []
+            tail["usage"] = usage(decision)
+            yield _event(tail)
         yield "data: [DONE]\n\n"
-        return
-    if decision.answer is None:
-        failure = unanswered(decision)
-        yield _event(failure.body())
-        yield "data: [DONE]\n\n"
-        return
-    final = chunk_body(decision_id, model, created, {}, finish_reason="stop")
-    final["thinkpath"] = extension(decision)
-    yield _event(final)
-    if include_usage:
-        tail = chunk_body(decision_id, model, created, {})
-        tail["choices"] = []
-        tail["usage"] = usage(decision)
-        yield _event(tail)
-    yield "data: [DONE]\n\n"
 
 
 def _event(body: dict[str, Any]) -> str:
@@ -298,4 +320,11 @@ async def _server_error(_: Request, error: Exception) -> JSONResponse:
     )
 
 
-__all__ = ["BASE_MODEL", "DECIDE_MS_HEADER", "OPENAI_PREFIX", "TokenRelay", "create_openai_app"]
+__all__ = [
+    "BASE_MODEL",
+    "DECIDE_MS_HEADER",
+    "OPENAI_PREFIX",
+    "DecisionStream",
+    "TokenRelay",
+    "create_openai_app",
+]

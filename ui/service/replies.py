@@ -15,6 +15,8 @@ OPENAI_ERRORS: dict[int, tuple[str, str | None]] = {
     401: ("authentication_error", "invalid_api_key"),
     403: ("permission_error", None),
     413: ("invalid_request_error", "request_too_large"),
+    414: ("invalid_request_error", "url_too_long"),
+    415: ("invalid_request_error", "unsupported_media_type"),
     422: ("invalid_request_error", None),
     429: ("rate_limit_error", "rate_limit_exceeded"),
 }

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from engine.domain.checkers import check_answer
 from engine.domain.models import Decision
 from engine.domain.records import ChatMessage, ChatOptions
+from templates.text import check_visible
 
 BASE_MODEL = "thinkpath"
 FORCED_PREFIX = f"{BASE_MODEL}:"
@@ -101,6 +102,11 @@ class RetireRequest(_Body):
 
     reason: str = Field(min_length=1, max_length=200)
 
+    @field_validator("reason")
+    @classmethod
+    def _visible(cls, value: str) -> str:
+        return check_visible(value)  # no zero-width, tag or bidi characters (templates.text)
+
 
 class Health(BaseModel):
     status: Literal["ok"]
@@ -144,8 +150,12 @@ def error_body(
     return {"error": {"message": message, "type": kind, "param": param, "code": code}}
 
 
+# OpenAI's request fields are typed strictly: "stream": "yes" or "max_tokens": "5" is refused
+# (422, OpenAI's error shape), never coerced into something the client may not have meant.
+
+
 class TextPart(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     type: str
     text: str | None = None
@@ -154,14 +164,15 @@ class TextPart(BaseModel):
 class MessageIn(BaseModel):
     """One chat message; `tool` and `function` messages need tools, which are not supported."""
 
-    model_config = ConfigDict(extra="ignore")  # e.g. `name`: a label that changes nothing here
+    # e.g. `name`: a label that changes nothing here
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: str | list[TextPart] | None = None
 
 
 class StreamOptions(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", strict=True)
 
     include_usage: bool = False
 
@@ -169,7 +180,7 @@ class StreamOptions(BaseModel):
 class ChatCompletionRequest(BaseModel):
     """`POST /v1/chat/completions`; unknown fields are kept to be checked, not dropped."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     model: str = Field(min_length=1, max_length=200)
     messages: Annotated[list[MessageIn], Field(min_length=1, max_length=256)]
@@ -183,7 +194,7 @@ class ChatCompletionRequest(BaseModel):
     def refuse_unsupported(self) -> None:
         """Raise a 400 for the first parameter set to something ThinkPath does not do."""
         for name, value in (self.model_extra or {}).items():
-            if value is None or value in _NEUTRAL.get(name, ()):
+            if value is None or _is_neutral(value, _NEUTRAL.get(name, ())):
                 continue
             raise OpenAIError(
                 400,
@@ -219,6 +230,15 @@ class ChatCompletionRequest(BaseModel):
             temperature=self.temperature,
         )
         return _text_of(last, len(earlier)), options
+
+
+def _is_neutral(value: object, neutral: Sequence[object]) -> bool:
+    """`value` is one of the neutral values, of the same JSON type: `true` is not `1` here.
+
+    >>> _is_neutral(1, (1,)), _is_neutral(True, (1,)), _is_neutral(1.0, (1, 1.0))
+    (True, False, True)
+    """
+    return any(type(value) is type(item) and value == item for item in neutral)
 
 
 def _text_of(message: MessageIn, index: int) -> str:

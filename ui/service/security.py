@@ -4,10 +4,13 @@ Why these defaults: the service runs a model and writes learning state, so an op
 shared network would let anyone spend compute and poison what was learned. Binding beyond
 loopback is therefore refused until a token is configured, and then every request must carry it
 (`ui.service.auth`). A token is at least 16 characters: a short one is guessed quickly even with
-back-off, and the error says how to generate a good one.
+back-off, and the error says how to generate a good one. It must also not be made of a few
+characters repeated (`check_token`): sixteen times the same letter passed the length rule.
 """
 
 import ipaddress
+import math
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -31,16 +34,43 @@ def is_loopback(host: str) -> bool:
 
 
 MIN_TOKEN_CHARS = 16
+# Two floors on the Shannon entropy of the token's own character frequencies: per character
+# (so that repeating a few characters longer does not pass: "abab..." is 1 bit a character
+# however long) and in all (length x that, in bits). They refuse repetition and tiny alphabets;
+# random 16-character tokens over 16 or more symbols pass (hex: 2.08 bits a character and 32.1
+# in all at the least, in 200,000 draws). They cannot see words or patterns ("abcd" repeated
+# passes): the token must be generated.
+MIN_TOKEN_BITS_PER_CHAR = 2.0
+MIN_TOKEN_BITS = 32.0
 TOKEN_HOWTO = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
 WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", "[::]", ""})
 
 
+def token_bits(token: str) -> float:
+    """The token's length times the Shannon entropy of its characters' frequencies, in bits.
+
+    >>> token_bits("a" * 16), token_bits("ab" * 8), token_bits("0123456789abcdef")
+    (0.0, 16.0, 64.0)
+    """
+    counts = Counter(token)
+    return sum(count * math.log2(len(token) / count) for count in counts.values())
+
+
 def check_token(token: str) -> None:
-    """Refuse a token short enough to guess; say how to make a good one."""
+    """Refuse a token short enough to guess, or made of a few characters repeated; say how to
+    make a good one."""
     if len(token) < MIN_TOKEN_CHARS or token.strip() != token or not token.isprintable():
         raise ConfigError(
             f"the API token must be at least {MIN_TOKEN_CHARS} printable characters without "
             f"surrounding spaces; generate one with: {TOKEN_HOWTO}"
+        )
+    bits = token_bits(token)
+    if bits < MIN_TOKEN_BITS or bits / len(token) < MIN_TOKEN_BITS_PER_CHAR:
+        raise ConfigError(
+            "the API token repeats too few characters to be secret (the entropy of its "
+            f"characters is {bits / len(token):.1f} bits each and {bits:.0f} in all; at least "
+            f"{MIN_TOKEN_BITS_PER_CHAR:g} and {MIN_TOKEN_BITS:g} are needed); generate one "
+            f"with: {TOKEN_HOWTO}"
         )
 
 

@@ -10,6 +10,11 @@ Then every request goes to the real app, whose lifespan (Gradio's start-up) is r
 
 If the build fails, health answers 500 with `"status": "failed"` and the reason, and
 `on_failure` is called (`thinkpath serve` stops the server and exits non-zero).
+
+This app does no checking of its own: `thinkpath serve` wraps it in the service's guards
+(`ui.service.guard_stack`), so the Host allow-list, the token, the body limits and strict JSON
+hold while it starts, and the failure's reason (a path, a model name) reaches only a caller
+who holds the token.
 """
 
 import asyncio

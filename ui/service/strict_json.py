@@ -5,10 +5,17 @@ Python's `json` reads `NaN`, `Infinity` and `1e400` (as inf) and keeps lone surr
 could not serialise it back, or a store that could not encode it: a 500. `StrictJson` checks
 every JSON request body on every route before the app parses it, and `validation_error` answers
 pydantic's complaints without echoing inputs that cannot be written as JSON.
+
+Nesting is bounded too (`MAX_DEPTH`): a body nested 1,000 deep made the parser (and every
+recursive walk after it) raise RecursionError, a 500 on every JSON route. No request of ours nests
+deeper than a handful of levels. A body without a content type is checked as well, because
+FastAPI parses such a body as JSON.
 """
 
+import email.message
 import json
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,15 +27,29 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ui.service.replies import replaying, send_json
 
-__all__ = ["InvalidJsonError", "StrictJson", "check_json", "validation_error"]
+__all__ = [
+    "MAX_DEPTH",
+    "InvalidJsonError",
+    "NotJsonError",
+    "StrictJson",
+    "check_json",
+    "validation_error",
+]
 
 # A float has about 308 decimal digits of range: an integer longer than this is no JSON number
 # any reader can keep (and a very long one costs quadratic time to convert).
 MAX_INT_DIGITS = 309
+MAX_DEPTH = 32  # arrays and objects inside one another
+# A string (with its escapes) or a bracket: what the depth scan looks at, strings skipped whole.
+_STRING_OR_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
 
 
 class InvalidJsonError(ValueError):
     """A body that is not strict JSON; the message says where and why."""
+
+
+class NotJsonError(InvalidJsonError):
+    """A body that is not JSON at all (not UTF-8, or not JSON syntax)."""
 
 
 def check_json(body: bytes) -> Any:
@@ -40,19 +61,37 @@ def check_json(body: bytes) -> Any:
     Traceback (most recent call last):
     ...
     ui.service.strict_json.InvalidJsonError: NaN is not a JSON number; send a finite number
+    >>> check_json(b"[" * 40 + b"]" * 40)
+    Traceback (most recent call last):
+    ...
+    ui.service.strict_json.InvalidJsonError: nested more than 32 deep; send flatter JSON
     """
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise InvalidJsonError(f"the body is not UTF-8 (byte {error.start})") from None
+        raise NotJsonError(f"the body is not UTF-8 (byte {error.start})") from None
+    _check_depth(text)
     try:
         value = json.loads(
             text, parse_constant=_refuse_constant, parse_float=_finite, parse_int=_int
         )
     except json.JSONDecodeError as error:
-        raise InvalidJsonError(f"not valid JSON: {error.msg} at line {error.lineno}") from None
+        raise NotJsonError(f"not valid JSON: {error.msg} at line {error.lineno}") from None
     _check_strings(value, "body")
     return value
+
+
+def _check_depth(text: str) -> None:
+    """Refuse nesting deeper than `MAX_DEPTH` before any recursive parser sees it."""
+    depth = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        bracket = token.group()
+        if bracket in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InvalidJsonError(f"nested more than {MAX_DEPTH} deep; send flatter JSON")
+        elif bracket in "]}":
+            depth -= 1
 
 
 def _refuse_constant(name: str) -> float:
@@ -94,9 +133,24 @@ def _check_text(text: str, where: str) -> None:
         ) from None
 
 
-def _is_json(headers: Headers) -> bool:
-    content_type = headers.get("content-type", "").split(";")[0].strip().lower()
-    return content_type == "application/json" or content_type.endswith("+json")
+def _judged_as_json(headers: Headers) -> bool | None:
+    """True for a JSON content type, None for none (FastAPI then reads JSON), else False.
+
+    Read as FastAPI reads it (`fastapi.routing`), so that no body FastAPI parses as JSON gets
+    past unchecked: an empty header counts as none, and the type is parsed by `email.message`.
+
+    >>> [_judged_as_json(Headers({"content-type": t})) for t in ["application/json", "", "text/x"]]
+    [True, None, False]
+    """
+    given = headers.get("content-type")
+    if not given:
+        return None
+    message = email.message.Message()
+    message["content-type"] = given
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and (
+        subtype == "json" or subtype.endswith("+json")
+    )
 
 
 class StrictJson:
@@ -109,7 +163,8 @@ class StrictJson:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not _is_json(Headers(scope=scope)):
+        declared = _judged_as_json(Headers(scope=scope)) if scope["type"] == "http" else False
+        if declared is False:
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
@@ -121,14 +176,26 @@ class StrictJson:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        if body.strip():  # an empty body is the app's to judge (often "field required")
-            try:
-                check_json(body)
-            except InvalidJsonError as error:
-                detail = [{"type": "json_invalid", "loc": ["body"], "msg": str(error)}]
-                await send_json(send, 422, detail)
-                return
+        problem = _problem_with(body, declared=declared is True)
+        if problem is not None:
+            detail = [{"type": "json_invalid", "loc": ["body"], "msg": problem}]
+            await send_json(send, 422, detail)
+            return
         await self.app(scope, replaying(body, receive), send)
+
+
+def _problem_with(body: bytes, *, declared: bool) -> str | None:
+    """What is wrong with the body as JSON, or None: an empty body is the app's to judge (often
+    "field required"), and so is one that is no JSON at all and was not declared as JSON."""
+    if not body.strip():
+        return None
+    try:
+        check_json(body)
+    except NotJsonError as error:
+        return str(error) if declared else None
+    except InvalidJsonError as error:
+        return str(error)
+    return None
 
 
 async def validation_error(_: Request, error: Exception) -> JSONResponse:

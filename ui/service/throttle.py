@@ -1,11 +1,13 @@
 """Back-off for failed logins and bearer tokens, per client address, in bounded memory.
 
 Why: without it a guesser pays nothing per try (1,000 wrong logins took 22 s). Each address gets
-`free_failures` failures for nothing; after that every failure locks the address out for twice
-as long as the last one, from `first_lockout_s` up to `max_lockout_s`. While locked out, every
-credential from that address is refused, the right one too, so guessing cannot go faster than
-the back-off allows. A success clears the address; an address quiet for `forget_after_s` is
-forgotten.
+`free_failures` failures for nothing; after that every failure puts the address in back-off for
+twice as long as the last one, from `first_lockout_s` up to `max_lockout_s`. What back-off means
+is the gate's to say (`ui.service.auth`): a wrong credential from an address in back-off is
+answered slowly with 429, while the right one is still admitted, because refusing it too let a
+guesser sharing the owner's address (or spoofing it) lock the owner out. An address quiet for
+`forget_after_s` is forgotten; a success does not clear it, so that the owner's logins do not
+give a guesser behind the same address a fresh start.
 
 Memory is bounded by `max_addresses`: the least recently failing address is dropped first. An
 attacker with more addresses than that can push others out, which only makes their own
@@ -63,14 +65,14 @@ class FailureThrottle:
         self._records: OrderedDict[str, _Record] = OrderedDict()
 
     def retry_after(self, address: str) -> float:
-        """Seconds this address must still wait before a credential is checked; 0 when none."""
+        """Seconds this address stays in back-off; 0 when it is not."""
         now = self._clock()
         with self._lock:
             record = self._current(address, now)
             return max(0.0, record.locked_until - now) if record else 0.0
 
     def fail(self, address: str) -> None:
-        """Count a failed credential; past the free ones, lock the address out for longer."""
+        """Count a failed credential; past the free ones, back off for longer each time."""
         now = self._clock()
         with self._lock:
             record = self._current(address, now) or _Record()
@@ -85,11 +87,6 @@ class FailureThrottle:
             self._records.move_to_end(address)
             while len(self._records) > self.max_addresses:
                 self._records.popitem(last=False)
-
-    def succeed(self, address: str) -> None:
-        """A right credential: the address starts afresh."""
-        with self._lock:
-            self._records.pop(address, None)
 
     def __len__(self) -> int:
         with self._lock:

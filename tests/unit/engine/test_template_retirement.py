@@ -54,20 +54,29 @@ def test_retiring_needs_a_template_and_a_reason(world: World) -> None:
 
 def test_the_cap_counts_live_templates(world: World) -> None:
     engine = world.engine(config=EngineConfig(seed=5, max_templates=4))
-    extra = replace(TEMPLATES[0], id="extra")
+    extra = replace(TEMPLATES[0], id="extra", name="Extra")
     engine.add_template(extra)
     with pytest.raises(TemplateError, match=r"cap is 4 \(THINKPATH_MAX_TEMPLATES\)"):
-        engine.add_template(replace(TEMPLATES[0], id="one-more"))
+        engine.add_template(replace(TEMPLATES[0], id="one-more", name="One more"))
     engine.retire_template("ramble", "make room")
-    engine.add_template(replace(TEMPLATES[0], id="one-more"))
+    engine.add_template(replace(TEMPLATES[0], id="one-more", name="One more"))
     assert len(engine.templates()) == 5
 
 
 def test_an_id_differing_only_in_separators_is_a_duplicate(world: World) -> None:
     engine = world.engine()
-    engine.add_template(replace(TEMPLATES[0], id="count-up"))
+    engine.add_template(replace(TEMPLATES[0], id="count-up", name="Count up"))
     with pytest.raises(TemplateError, match="too close to 'count_up'"):
-        engine.add_template(replace(TEMPLATES[0], id="count_up"))
+        engine.add_template(replace(TEMPLATES[0], id="count_up", name="Count up 2"))
     engine.retire_template("count-up", "x")
     with pytest.raises(TemplateError, match="exists already"):  # retired ids stay taken
-        engine.add_template(replace(TEMPLATES[0], id="count-up"))
+        engine.add_template(replace(TEMPLATES[0], id="count-up", name="Count up 3"))
+
+
+def test_a_name_that_reads_like_another_is_refused(world: World) -> None:
+    engine = world.engine()
+    engine.add_template(replace(TEMPLATES[0], id="count-up", name="Count up"))
+    for alike in ("Count up", "count UP", "  Count   up "):
+        with pytest.raises(TemplateError, match="reads like that of the path 'count-up'"):
+            engine.add_template(replace(TEMPLATES[0], id="other", name=alike))
+    engine.add_template(replace(TEMPLATES[0], id="other", name="Count down"))

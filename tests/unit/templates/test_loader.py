@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from templates import Template, TemplateError, load_templates, parse_template, template_to_toml
+from templates.text import hidden_character
 
 VALID = """
 id = "mine"
@@ -114,21 +115,29 @@ def test_saving_a_template_gives_a_file_the_loader_reads(tmp_path: Path) -> None
 
 
 # Text that a template field may hold: printable (no control, format, private-use, unassigned
-# or separator character but the space), no stray braces in the prompt.
-text = st.text(
-    alphabet=st.characters(
-        blacklist_categories=("Cs", "Cc", "Cf", "Co", "Cn", "Zl", "Zp", "Zs"),
-        blacklist_characters="{}\r",
-        whitelist_characters=" ",
-    ),
-    min_size=1,
-    max_size=60,
-).filter(lambda s: s.strip() == s and s != "")
+# or separator character but the space), nothing invisible, no stray braces in the prompt.
+text = (
+    st.text(
+        alphabet=st.characters(
+            blacklist_categories=("Cs", "Cc", "Cf", "Co", "Cn", "Zl", "Zp", "Zs"),
+            blacklist_characters="{}\r",
+            whitelist_characters=" ",
+        ),
+        min_size=1,
+        max_size=60,
+    )
+    .filter(lambda s: s.strip() == s and s != "")
+    .filter(lambda s: hidden_character(s) is None)
+)
 multiline = st.lists(text, min_size=1, max_size=4).map("\n\t".join)
+# A name is printable ASCII (templates.text.check_name).
+ascii_name = st.text(
+    alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=60
+).filter(lambda s: s.strip() == s and s != "")
 
 
 @given(
-    name=text,
+    name=ascii_name,
     description=multiline,
     body=multiline,
     tags=st.lists(st.sampled_from(["a", "math", "x-1", "b_2"]), unique=True, max_size=4),
@@ -163,3 +172,10 @@ def test_a_name_must_be_printable(tmp_path: Path) -> None:
     (tmp_path / "a.toml").write_text(VALID.replace('name = "', 'name = "\\u200b'))
     with pytest.raises(TemplateError, match="U\\+200B"):
         load_templates([tmp_path])
+
+
+def test_tags_written_as_one_string_load_as_one_tag() -> None:
+    text = VALID.replace('tags = ["custom"]', 'tags = "math"')
+    assert parse_template(text, "mine.toml").tags == ("math",)
+    with pytest.raises(TemplateError, match="'math, x' is not a slug"):
+        parse_template(VALID.replace('tags = ["custom"]', 'tags = "math, x"'), "mine.toml")

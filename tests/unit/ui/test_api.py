@@ -3,6 +3,9 @@
 import pytest
 from fastapi.testclient import TestClient
 
+from engine.errors import TemplateError
+from engine.orchestration.facade import Engine
+
 NEW_TEMPLATE = {
     "id": "count-on-fingers",
     "name": "Count on fingers",
@@ -174,6 +177,9 @@ def test_a_retired_template_is_no_longer_chosen_and_keeps_its_record(
         ("first_principles", {"reason": ""}, 422, "reason"),
         ("first_principles", {}, 422, "reason"),
         ("bad id!", {"reason": "x"}, 422, "arm_id"),
+        ("first_principles", {"reason": "too \u202ewordy"}, 422, "U+202E"),  # bidi override
+        ("first_principles", {"reason": "ok\u200b"}, 422, "U+200B"),  # zero-width space
+        ("first_principles", {"reason": "ok\U000e0069"}, 422, "U+E0069"),  # tag character
     ],
 )
 def test_retiring_needs_a_known_template_and_a_reason(
@@ -194,6 +200,10 @@ def test_retiring_needs_a_known_template_and_a_reason(
         ({"id": "other", "name": "\u202eCount on fingers"}, "U+202E"),  # bidi override
         ({"id": "other", "description": "a\u2066b"}, "U+2066"),
         ({"id": "other", "prompt": "{query}\u202e"}, "U+202E"),
+        ({"id": "other"}, "reads like that of the path 'count-on-fingers'"),  # the same name
+        ({"id": "other", "name": "count  ON fingers "}, "reads like"),  # case and spacing
+        ({"id": "other", "name": "FIRST principles"}, "'first_principles'"),  # a built-in's
+        ({"id": "other", "name": "C\u043eunt on fingers"}, "printable ASCII"),  # Cyrillic о
     ],
 )
 def test_near_duplicate_ids_and_hidden_characters_are_refused(
@@ -235,3 +245,14 @@ def test_a_user_corrects_their_score_with_replace(client: TestClient) -> None:
         client.post(url, json={"source": "user", "reward": 1.0, "replace": "yes"}).status_code
         == 422
     )
+
+
+@pytest.mark.parametrize("reason", ["too \u202ewordy", "fine\u2066", "x\U000e0041"])
+def test_a_hidden_character_in_a_retire_reason_is_refused_by_the_engine_too(
+    engine: Engine, reason: str
+) -> None:
+    # The playground retires through the engine, not the API: the engine refuses it as well.
+    with pytest.raises(TemplateError, match="hides or reorders"):
+        engine.retire_template("first_principles", reason)
+    row = next(r for r in engine.arms() if r.arm_id == "first_principles")
+    assert not row.retired

@@ -1,18 +1,22 @@
 """The token gate over the whole service, the playground and any later route included."""
 
 import hmac
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from starlette.types import Receive, Scope, Send
 
 from engine.errors import ConfigError
 from tests.unit.ui.conftest import scripted_engine
 from ui.service.api import create_api
 from ui.service.app import create_app
-from ui.service.auth import SESSION_COOKIE, Access
+from ui.service.auth import MAX_PAUSE_S, SESSION_COOKIE, Access
+from ui.service.guard_stack import Guards
+from ui.service.replies import send_response
 from ui.service.throttle import FailureThrottle
 
 TOKEN = "test-token-0123456789"
@@ -121,37 +125,71 @@ class Clock:
         return self.now
 
 
-def throttled_api(clock: Clock) -> TestClient:
+class Pauses:
+    """Stands in for `asyncio.sleep`: records how long each wrong credential was held."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+
+
+async def reached(scope: Scope, receive: Receive, send: Send) -> None:
+    await send_response(send, 200, b"reached", b"text/plain")
+
+
+def gated(clock: Clock, pauses: Pauses) -> TestClient:
+    """The service's whole guard stack over an app that only says it was reached."""
     throttle = FailureThrottle(free_failures=3, first_lockout_s=30, clock=clock)
-    access = Access(TOKEN, throttle=throttle)
-    api = create_api(scripted_engine(Path("/nonexistent-home")), access=access)
-    return TestClient(api, base_url="http://localhost")
+    access = Access(TOKEN, throttle=throttle, pause=pauses)
+    return TestClient(Guards(access).wrap(reached), base_url="http://localhost")
 
 
-def test_wrong_bearer_tokens_lock_the_address_out_even_for_the_right_one() -> None:
-    clock = Clock()
-    client = throttled_api(clock)
-    for _ in range(4):
-        assert (
-            client.get("/api/v1/health", headers={"Authorization": "Bearer x"}).status_code == 401
-        )
-    locked = client.get("/api/v1/health", headers=BEARER)
-    assert locked.status_code == 429
-    assert locked.headers["retry-after"] == "31"
-    clock.now += 31
-    assert client.get("/api/v1/health", headers=BEARER).status_code == 200
+def test_a_thousand_wrong_tokens_are_slowed_and_the_right_one_is_admitted_throughout() -> None:
+    clock, pauses = Clock(), Pauses()
+    client = gated(clock, pauses)
+    statuses: Counter[int] = Counter()
+    retry_after: list[int] = []
+    for guess in range(1000):
+        wrong = client.get("/", headers={"Authorization": f"Bearer guess-{guess:016d}"})
+        statuses[wrong.status_code] += 1
+        if wrong.status_code == 429:
+            retry_after.append(int(wrong.headers["retry-after"]))
+        if guess % 10 == 9:  # the owner, from the same address, in the middle of the attack
+            owner = client.get("/", headers=BEARER)
+            assert (owner.status_code, owner.text) == (200, "reached")
+        clock.now += 1.0  # a guess a second, by the throttle's clock
+    assert statuses == {401: 3, 429: 997}  # three free failures, then back-off
+    assert pauses.seconds == [MAX_PAUSE_S] * 997  # every wrong guess in back-off was held
+    assert retry_after[0] == 31  # the first back-off, 30 s ...
+    assert max(retry_after) == 301  # ... doubling up to the 300 s cap
 
 
-def test_wrong_logins_lock_the_address_out_too() -> None:
-    clock = Clock()
-    client = throttled_api(clock)
-    for _ in range(4):
+def test_wrong_logins_are_slowed_and_the_right_one_still_logs_in() -> None:
+    clock, pauses = Clock(), Pauses()
+    client = gated(clock, pauses)
+    for _ in range(3):
         assert client.post("/login", data={"token": "x"}).status_code == 401
-    locked = client.post("/login", data={"token": TOKEN}, follow_redirects=False)
-    assert locked.status_code == 429
-    assert "wait" in locked.text
-    clock.now += 31
-    assert client.post("/login", data={"token": TOKEN}, follow_redirects=False).status_code == 303
+    for _ in range(20):
+        slowed = client.post("/login", data={"token": "x"})
+        assert slowed.status_code == 429
+        assert "wait" in slowed.text
+    assert len(pauses.seconds) == 20
+    logged_in = client.post("/login", data={"token": TOKEN}, follow_redirects=False)
+    assert logged_in.status_code == 303
+    assert SESSION_COOKIE in logged_in.cookies
+    # The owner's login gives a guesser behind the same address no fresh start.
+    assert client.post("/login", data={"token": "x"}).status_code == 429
+
+
+def test_guessing_stays_slowed_while_the_owner_works() -> None:
+    clock, pauses = Clock(), Pauses()
+    client = gated(clock, pauses)
+    for _ in range(4):
+        client.get("/", headers={"Authorization": "Bearer wrong"})
+    assert client.get("/", headers=BEARER).status_code == 200
+    assert client.get("/", headers={"Authorization": "Bearer wrong"}).status_code == 429
 
 
 def test_the_token_is_compared_in_constant_time(monkeypatch: pytest.MonkeyPatch) -> None:

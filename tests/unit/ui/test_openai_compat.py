@@ -363,3 +363,67 @@ def test_the_async_client_gets_whole_and_streamed_answers(recorded: Recorded) ->
     assert plain == recorded.engine.get_decision(plain_id).answer
     assert streamed == recorded.engine.get_decision(stream_id).answer
     assert "Answer:" in streamed
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("stream", "yes"),
+        ("stream", 1),
+        ("max_tokens", "5"),
+        ("max_tokens", 5.0),
+        ("temperature", "0.5"),
+        ("user", 7),
+        ("stream_options", {"include_usage": "true"}),
+    ],
+)
+def test_wrong_types_are_refused_not_coerced(http: TestClient, field: str, value: object) -> None:
+    body = {"model": "thinkpath", "messages": QUESTION, field: value}
+    refused = http.post("/v1/chat/completions", json=body)
+    assert refused.status_code == 422
+    error = refused.json()["error"]  # OpenAI's shape, which the openai client reads
+    assert error["type"] == "invalid_request_error"
+    assert error["param"].startswith(field)
+    assert "valid" in error["message"]
+
+
+@pytest.mark.parametrize(("name", "value"), [("n", True), ("logprobs", 0), ("top_p", "1")])
+def test_a_neutral_looking_value_of_another_type_is_refused(
+    http: TestClient, name: str, value: object
+) -> None:
+    body = {"model": "thinkpath", "messages": QUESTION, name: value}
+    refused = http.post("/v1/chat/completions", json=body)
+    assert refused.status_code == 400
+    assert refused.json()["error"]["param"] == name
+
+
+@pytest.mark.parametrize(
+    "content", ["   ", "x" * 8001], ids=["empty query", "query over the engine's limit"]
+)
+def test_a_stream_is_refused_exactly_as_a_plain_request(
+    http: TestClient, recorded: Recorded, content: str
+) -> None:
+    messages = [{"role": "user", "content": content}]
+    plain = http.post("/v1/chat/completions", json={"model": "thinkpath", "messages": messages})
+    streamed = http.post(
+        "/v1/chat/completions", json={"model": "thinkpath", "messages": messages, "stream": True}
+    )
+    assert plain.status_code == 400
+    assert (streamed.status_code, streamed.json()) == (plain.status_code, plain.json())
+    assert streamed.headers["content-type"] == "application/json"  # no event stream began
+    assert recorded.engine.arms()  # the engine is intact, and answers the next one
+    assert http.post(
+        "/v1/chat/completions", json={"model": "thinkpath", "messages": QUESTION, "stream": True}
+    ).text.endswith("data: [DONE]\n\n")
+
+
+def test_retired_templates_are_not_models(client: OpenAI, recorded: Recorded) -> None:
+    recorded.engine.retire_template("first_principles", "not wanted here")
+    names = [model.id for model in client.models.list()]
+    assert "thinkpath:first_principles" not in names
+    assert len(names) == len(recorded.engine.templates())  # thinkpath, and every live one
+    with pytest.raises(openai.NotFoundError):
+        client.models.retrieve("thinkpath:first_principles")
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(model="thinkpath:first_principles", messages=QUESTION)
+    assert caught.value.code == "model_not_found"

@@ -1,16 +1,21 @@
 """`thinkpath serve`: where the token may come from, bind checks, `--track` logs decisions."""
 
 import argparse
+import asyncio
+import secrets
 import socket
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.types import Message, Receive, Scope, Send
 
 from engine.errors import ConfigError
 from ui.cli import main
-from ui.serve import build_engine_for, load_service_settings
+from ui.serve import ServiceSettings, build_engine_for, load_service_settings
 from ui.service.api import create_api
+from ui.service.replies import send_response
+from ui.service.security import MIN_TOKEN_BITS, check_token, token_bits
 
 
 def serve_args(**overrides: object) -> argparse.Namespace:
@@ -104,8 +109,8 @@ def test_token_from_a_file_or_the_environment(
     token_file.write_text(GOOD_TOKEN + "\n")
     settings = load_service_settings(serve_args(token_file=token_file))
     assert service_token(settings) == GOOD_TOKEN
-    monkeypatch.setenv("THINKPATH_API_TOKEN", "x" * 16)
-    assert service_token(load_service_settings(serve_args())) == "x" * 16
+    monkeypatch.setenv("THINKPATH_API_TOKEN", "an-env-token-0123456789")
+    assert service_token(load_service_settings(serve_args())) == "an-env-token-0123456789"
     with pytest.raises(ConfigError, match="not both"):
         service_token(load_service_settings(serve_args(token_file=token_file)))
 
@@ -141,3 +146,123 @@ def test_allowed_hosts_default_to_loopback_and_the_bound_name(
     assert named[-1] == "10.0.0.5"
     monkeypatch.setenv("THINKPATH_ALLOWED_HOSTS", "a.lan, b.lan")
     assert allowed_hosts(load_service_settings(serve_args())) == ["a.lan", "b.lan"]
+
+
+def forwarded_client(monkeypatch: pytest.MonkeyPatch, trusted: str | None) -> str:
+    """The client address the app sees behind uvicorn for a loopback peer that sends
+    X-Forwarded-For and Forwarded naming another address."""
+    import uvicorn
+
+    from ui.serve import server_config
+
+    if trusted is None:
+        monkeypatch.delenv("THINKPATH_TRUSTED_PROXIES", raising=False)
+    else:
+        monkeypatch.setenv("THINKPATH_TRUSTED_PROXIES", trusted)
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda _self: None)
+    seen: list[str] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        seen.append(scope["client"][0])
+        await send_response(send, 200, b"", b"text/plain")
+
+    config = server_config(app, load_service_settings(serve_args()))
+    config.load()
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "root_path": "",
+        "client": ("127.0.0.1", 50000),
+        "server": ("127.0.0.1", 8765),
+        "headers": [
+            (b"host", b"localhost"),
+            (b"x-forwarded-for", b"203.0.113.9"),
+            (b"forwarded", b"for=198.51.100.7"),
+        ],
+    }
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(_: Message) -> None:
+        return None
+
+    asyncio.run(config.loaded_app(scope, receive, send))
+    return seen[0]
+
+
+def test_forwarded_headers_are_believed_only_from_a_trusted_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # uvicorn's own default believes X-Forwarded-For from 127.0.0.1: a local process could pick
+    # the address the back-off counts.
+    assert forwarded_client(monkeypatch, None) == "127.0.0.1"
+    assert forwarded_client(monkeypatch, "10.0.0.2") == "127.0.0.1"  # not this peer
+    assert forwarded_client(monkeypatch, "127.0.0.0/8") == "203.0.113.9"
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("THINKPATH_CORS_ORIGINS", "*", "'*' is refused: list each origin"),
+        ("THINKPATH_CORS_ORIGINS", "http://a.test,null", "'null' is refused"),
+        ("THINKPATH_CORS_ORIGINS", "https://*.a.test", "is not an origin"),
+        ("THINKPATH_CORS_ORIGINS", "a.test", "is not an origin"),
+        ("THINKPATH_CORS_ORIGINS", "https://a.test/app", "is not an origin"),
+        ("THINKPATH_TRUSTED_PROXIES", "*", "'\\*' is refused"),
+        ("THINKPATH_TRUSTED_PROXIES", "proxy.lan", "not an IP address or network"),
+    ],
+)
+def test_a_wildcard_or_malformed_origin_or_proxy_is_refused_before_listening(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    message: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=message):
+        load_service_settings(serve_args())
+    assert main(["serve", "--scripted-model"]) == 1  # the command stops before it listens
+    assert variable in capsys.readouterr().err
+
+
+def test_exact_origins_are_kept() -> None:
+    settings = ServiceSettings(cors_origins=["https://app.example.org/", "http://localhost:3000"])
+    assert settings.cors_origins == ["https://app.example.org", "http://localhost:3000"]
+
+
+@pytest.mark.parametrize(
+    "token", ["a" * 16, "ab" * 8, "aaaaaaaabbbbbbbb", "0" * 15 + "1", "abab" * 10, "abc" * 30]
+)
+def test_a_repetitive_token_is_refused_however_long(
+    monkeypatch: pytest.MonkeyPatch, token: str
+) -> None:
+    from ui.serve import service_token
+
+    monkeypatch.setenv("THINKPATH_API_TOKEN", token)
+    with pytest.raises(ConfigError, match="repeats too few characters") as caught:
+        service_token(load_service_settings(serve_args()))
+    assert "secrets.token_urlsafe" in str(caught.value)
+    assert token not in str(caught.value)
+
+
+def test_serve_stops_on_a_repetitive_token(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("THINKPATH_API_TOKEN", "a" * 16)
+    assert main(["serve", "--scripted-model"]) == 1
+    assert "repeats too few characters" in capsys.readouterr().err
+
+
+def test_generated_tokens_pass_the_entropy_floor() -> None:
+    for _ in range(200):  # what the error message recommends, and a short hex token
+        check_token(secrets.token_urlsafe(32))
+        check_token(secrets.token_hex(8))
+    assert token_bits("0123456789abcdef") == MIN_TOKEN_BITS * 2
