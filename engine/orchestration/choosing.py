@@ -38,21 +38,29 @@ class Chooser:
         self._toolbox = toolbox
         self._config = config
         self._rng = np.random.default_rng(config.seed)
+        self._ratings = rating.RatingCache(config.rating_cache_size)
 
     def choose(
-        self, run: RunState, *, referee_calls: int, force_path: str | None = None
+        self,
+        run: RunState,
+        *,
+        referee_calls: int,
+        force_path: str | None = None,
+        family: str | None = None,
     ) -> Choices:
         """Rate if cold, detour if triggered, then pick a path and a tool.
 
         A forced path (the caller named it) is taken with propensity 1: no detour is tried, and
-        the rating call runs only when the tool policy explores.
+        the rating call runs only when the tool policy explores. With a query `family`, the
+        rating is made once per family and candidate set and reused (`rating.RatingCache`).
         """
         view = self._book.view(run.context)
         scores: dict[str, int] = {}
         suggestion = None
         explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
+        rated_now = False
         if explores:
-            found = self._rate(run, view, later_calls=2 + referee_calls)
+            found, rated_now = self._rate(run, view, family, later_calls=2 + referee_calls)
             if found is not None:
                 scores, suggestion = found.scores, found
         else:
@@ -101,7 +109,8 @@ class Chooser:
             suggestion.tool_argument if suggestion and suggestion.tool == tool_pick.arm else None
         )
         chosen = next(p for p in [*view.live, *fresh] if p.arm_id == path_pick.arm)
-        explored = explores or trigger is not None
+        # Off the warm path only when a rating or detour call was made: a cached prior costs none.
+        explored = rated_now or trigger is not None
         return Choices(listed, path_pick, chosen, tool_pick, argument, explored)
 
     def _detour_trigger(self, run: RunState, view: PolicyView) -> str | None:
@@ -122,12 +131,23 @@ class Chooser:
         run.trace.add("detour", "skipped", started, outputs={"why": why})
         return None
 
-    def _rate(self, run: RunState, view: PolicyView, later_calls: int) -> rating.Rating | None:
+    def _rate(
+        self, run: RunState, view: PolicyView, family: str | None, later_calls: int
+    ) -> tuple[rating.Rating | None, bool]:
+        """The rating (cached for the family, else one call) and whether a call was made."""
         started = run.trace.start()
         inputs = {"cold_paths": list(view.cold_paths), "cold_tools": list(view.cold_tools)}
         tools_described = {NO_TOOL: "answer without a tool"}
         if self._toolbox is not None:
             tools_described.update(self._toolbox.describe())
+        namespace = self._config.namespace
+        fingerprint = rating.candidate_fingerprint(list(view.live), tools_described)
+        cached = None if family is None else self._ratings.get(namespace, family, fingerprint)
+        if cached is not None:
+            why = f"rated once for {family!r} queries with these candidates: a prior, not a reward"
+            outputs = {"scores": cached.scores, "tool": cached.tool, "why": why}
+            run.trace.add("rating", "cached", started, inputs=inputs, outputs=outputs)
+            return cached, False
         found = run_stage(
             run,
             "rating",
@@ -144,7 +164,9 @@ class Chooser:
             inputs=inputs,
         )
         if found is None:
-            return None
+            return None, True
+        if family is not None:
+            self._ratings.put(namespace, family, fingerprint, found)
         run.trace.add(
             "rating",
             "done",
@@ -155,7 +177,7 @@ class Chooser:
                 "tool": found.tool,
             },
         )
-        return found
+        return found, True
 
     def _detour(
         self, run: RunState, view: PolicyView, trigger: str, later_calls: int

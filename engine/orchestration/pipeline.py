@@ -92,7 +92,10 @@ class Pipeline:
         family = self._family_of(query) if self._family_of else "all"
         seed_model = self._seed(run, family)
         choices = self._chooser.choose(
-            run, referee_calls=1 if checker is None else 0, force_path=force_path
+            run,
+            referee_calls=1 if checker is None else 0,
+            force_path=force_path,
+            family=family if self._family_of else None,  # no family function: no shared prior
         )
         tool_run = self._run_tool(run, choices.tool.arm, choices.tool_argument)
         answer_text = self._answer(

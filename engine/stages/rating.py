@@ -1,4 +1,5 @@
-"""Stage 4, the path check: every candidate rated in ONE structured call, only when arms are cold.
+"""Stage 4, the path check: every candidate rated in ONE structured call, only when arms are cold,
+and only once per query family and candidate set (`RatingCache`).
 
 The ratings are a prior and a filter for cold-start exploration; they never reach a policy's
 update. (The system we learn from fed such pre-execution guesses to its statistics and ended up
@@ -7,6 +8,9 @@ tool policy's cold start needs the model's pick too, and one call is cheaper tha
 """
 
 import functools
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -16,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from engine.domain.structured import ask_structured
 from engine.domain.ports import LLM
 from engine.domain.records import ChatMessage, PathDefinition
+from engine.errors import ConfigError
 from engine.stages.prompting import DATA_RULE, neutralise
 
 Score = Literal[1, 2, 3, 4, 5]  # an enum in the schema: small models ignore minimum/maximum
@@ -100,3 +105,83 @@ def rate_paths(
     listed: list[int] = parsed.scores  # type: ignore[attr-defined]
     scores = {path.arm_id: int(score) for path, score in zip(paths, listed, strict=True)}
     return Rating(scores=scores, tool=getattr(parsed, "tool", None))
+
+
+
+def candidate_fingerprint(paths: Sequence[PathDefinition], tools: Mapping[str, str]) -> str:
+    """A digest of exactly what the rating prompt shows besides the query: the numbered paths
+    (id and description, in order) and the tools. Any change gives another fingerprint.
+
+    >>> from engine.domain.records import PathDefinition as P
+    >>> a = P("a", "A", "step by step", "think")
+    >>> candidate_fingerprint([a], {}) == candidate_fingerprint([a], {"none": "no tool"})
+    False
+    """
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(f"p\0{path.arm_id}\0{path.description}\0".encode())
+    for name, text in tools.items():
+        digest.update(f"t\0{name}\0{text}\0".encode())
+    return digest.hexdigest()
+
+
+class RatingCache:
+    """The last rating per (namespace, query family), kept while its candidate set is unchanged.
+
+    Why a cache is right here: the rating is a prior, not a reward. It orders which cold arm is
+    tried first and never reaches a policy's update, and on the embedded model it cost about
+    7 s of a 12 s cold decision, asked again for every query of a family until all 13 paths
+    were warm, with replies that did not depend on the question (docs/engine.md). One rating
+    per family and candidate set keeps what the prior is for at one call per family.
+
+    What it survives, and what not: it lives in this process only (an engine's chooser owns
+    one). A restart, or another process on the same store, rates each family once more; that
+    costs one call per family, where a stored rating would need its own invalidation across
+    processes for a value that teaches nothing. A different candidate set (a template added or
+    retired, a detour arm born, a tool added) has another fingerprint: the family's old entry
+    is dropped and the next cold decision rates again. At most `size` entries, least recently
+    used first out (`EngineConfig.rating_cache_size`; a family is one of a dozen kinds of query,
+    so the bound is on memory, not on the hit rate). Thread-safe: the service decides on several request threads.
+
+    >>> cache = RatingCache(2)
+    >>> cache.put("ns", "arithmetic", "f1", Rating({"a": 4}, None))
+    >>> cache.get("ns", "arithmetic", "f1").scores, cache.get("ns", "arithmetic", "f2")
+    ({'a': 4}, None)
+    >>> cache.get("ns", "arithmetic", "f1") is None  # the candidate set changed: dropped
+    True
+    """
+
+    def __init__(self, size: int) -> None:
+        if size < 0:
+            raise ConfigError(f"a rating cache holds at least 0 entries, got {size}")
+        self._size = size
+        self._lock = threading.Lock()
+        self._entries: OrderedDict[tuple[str, str], tuple[str, Rating]] = OrderedDict()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def get(self, namespace: str, family: str, fingerprint: str) -> Rating | None:
+        """The family's rating for this candidate set, or None (a stale one is dropped)."""
+        key = (namespace, family)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            if entry[0] != fingerprint:
+                del self._entries[key]
+                return None
+            self._entries.move_to_end(key)
+            return entry[1]
+
+    def put(self, namespace: str, family: str, fingerprint: str, rating: Rating) -> None:
+        """Keep `rating` for the family and candidate set, evicting the least recently used."""
+        if self._size == 0:
+            return
+        key = (namespace, family)
+        with self._lock:
+            self._entries[key] = (fingerprint, rating)
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
