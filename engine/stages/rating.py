@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from engine.domain.structured import ask_structured
 from engine.domain.ports import LLM
 from engine.domain.records import ChatMessage, PathDefinition
+from engine.domain.structured import ask_structured
 from engine.errors import ConfigError
 from engine.stages.prompting import DATA_RULE, neutralise
 
@@ -107,7 +107,6 @@ def rate_paths(
     return Rating(scores=scores, tool=getattr(parsed, "tool", None))
 
 
-
 def candidate_fingerprint(paths: Sequence[PathDefinition], tools: Mapping[str, str]) -> str:
     """A digest of exactly what the rating prompt shows besides the query: the numbered paths
     (id and description, in order) and the tools. Any change gives another fingerprint.
@@ -141,7 +140,8 @@ class RatingCache:
     retired, a detour arm born, a tool added) has another fingerprint: the family's old entry
     is dropped and the next cold decision rates again. At most `size` entries, least recently
     used first out (`EngineConfig.rating_cache_size`; a family is one of a dozen kinds of query,
-    so the bound is on memory, not on the hit rate). Thread-safe: the service decides on several request threads.
+    so the bound is on memory, not on the hit rate). Thread-safe: the service decides on
+    several request threads.
 
     >>> cache = RatingCache(2)
     >>> cache.put("ns", "arithmetic", "f1", Rating({"a": 4}, None))
