@@ -42,6 +42,7 @@ from experiments.online_report import (
     summarise,
     summary_table,
 )
+from experiments.plots import ValueRange
 from experiments.replay import chosen_templates
 
 __all__ = ["OnlineParams", "online_experiment", "run_online"]
@@ -152,6 +153,7 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
                 f"Online, held-out stream, {params.model}: accuracy so far",
                 "accuracy",
                 "accuracy so far (exact checker)",
+                value_range=ValueRange(0.0, 1.0),  # a share of right answers
             )
         ],
         tags=tags,
