@@ -16,6 +16,7 @@ sets for its workers (`server_environment`), named by MLflow's own constants.
 """
 
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +69,14 @@ def server_environment(tracking_uri: str, artifact_root: Path) -> dict[str, str]
 def create_app() -> Any:
     """MLflow's ASGI app (what `mlflow server` runs) with the index page above; for uvicorn."""
     from flask import Response  # noqa: PLC0415 - MLflow's own dependency, slow to import
-    from mlflow.server import app as flask_app  # noqa: PLC0415
-    from mlflow.server.fastapi_app import app  # noqa: PLC0415
+
+    with warnings.catch_warnings():
+        # MLflow 3.17's server imports deprecated parts of its dependencies (SQLAlchemy's
+        # `noload`, Starlette's WSGI middleware): MLflow's to fix, nothing about this app.
+        warnings.filterwarnings("ignore", message=".*noload.*", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", message=".*starlette.middleware.wsgi is deprecated.*")
+        from mlflow.server import app as flask_app  # noqa: PLC0415
+        from mlflow.server.fastapi_app import app  # noqa: PLC0415
 
     index = Path(str(flask_app.static_folder)) / "index.html"
 
