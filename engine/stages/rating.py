@@ -64,10 +64,12 @@ def rating_model(count: int, tools: tuple[str, ...]) -> type[BaseModel]:
     )
 
 
-# Each strategy and tool is shown by the first clause of its description, cut at a word: the
-# full descriptions made a 13-strategy prompt of about 2,800 characters, and on the embedded
-# model the call took 7.2-9.6 s against 2.9-6.5 s for these gists (3 pairs side by side,
-# docs/benchmarks.md), with the same scores either way: it rates by position, not by meaning.
+# Each strategy and tool is shown by the first clause of its description, cut at a word. The
+# call's cost is mostly reading its prompt (a repeat of the same prompt, whose prefix llama.cpp
+# keeps, took 2 s against 12-17 s), and the full descriptions made it 2,460 characters for the
+# 13 built-in templates against 1,667: on the embedded model the call's median went from 7.4 to
+# 4.1 times a bare call, in one run side by side (docs/benchmarks.md), and the replies stayed
+# the same pattern: this model rates by position, not by meaning.
 DESCRIPTION_CHARS = 80
 TOOL_CHARS = 60
 _CLAUSE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.:;](?=\s|$)")

@@ -2,6 +2,7 @@
 
     python -m experiments.benchmarks.decision_latency [--decisions 12] [--model local/smollm2]
         [--checker] [--json results.json]
+    python -m experiments.benchmarks.decision_latency --rating-prompt [--pairs 4]
 
 One model is loaded in this process (the embedded SmolLM2-135M by default) and shared by three
 contenders, which take turns query by query (the order rotates, so a busy machine's slow
@@ -18,6 +19,11 @@ stage's seconds from the trace, and classes the decision by what its rating step
 (the call ran: a cold start), `cached` (a cold arm explored on the family's stored prior, no
 call) or `warm` (the policies drew warm arms, no rating needed). Figures are medians and p90s
 and, since the machine is shared, ratios to the bare call measured in the same run.
+
+`--rating-prompt` times the rating call alone, its prompt as before (full descriptions) and as
+shipped (`rating.gist`, each description's first clause), beside the bare call, in rotating
+order. Two identical prompts in a row are not compared: llama.cpp reuses the previous prompt's
+prefix, so a repeat costs only its generation.
 """
 
 import argparse
@@ -41,7 +47,7 @@ from engine.domain.records import ChatMessage, LLMRequest
 from engine.orchestration.facade import Engine
 from engine.settings import load_settings
 
-STAGES = ("seed", "seed_check", "rating", "answer", "referee", "checker")
+STAGES = ("seed", "seed_check", "rating", "detour", "tool", "answer", "referee", "checker")
 CONTENDERS = ("bare", "before", "after")
 
 
@@ -156,6 +162,49 @@ def _p90(values: list[float]) -> float:
     return float(np.percentile(values, 90))
 
 
+def rating_prompt_pairs(llm: LLM, pairs: int) -> dict[str, Any]:
+    """The rating call with full descriptions and with their gists, beside the bare call."""
+    from engine.adapters.memory_searcher import InMemorySearcher  # noqa: PLC0415
+    from engine.compose import build_toolbox  # noqa: PLC0415
+    from engine.domain.records import PathDefinition  # noqa: PLC0415
+    from engine.stages import rating  # noqa: PLC0415
+    from engine.stages.prompting import neutralise  # noqa: PLC0415
+    from templates import load_templates  # noqa: PLC0415
+
+    query = query_stream(1, 0)[0][0]
+    paths = [PathDefinition.from_template(t) for t in load_templates([])]
+    toolbox = build_toolbox(load_settings(store_url="memory"), InMemorySearcher([]))
+    tools = {"none": "answer without a tool", **toolbox.describe()}
+    shipped = rating.gist
+    limits = {rating.DESCRIPTION_CHARS: 200, rating.TOOL_CHARS: 160}  # the limits before
+
+    def full(text: str, limit: int) -> str:
+        return neutralise(text, limits[limit])
+
+    times: dict[str, list[float]] = {"before": [], "after": [], "bare": []}
+    chars: dict[str, int] = {}
+    order = ("after", "bare", "before")  # rotated: never the same prompt twice in a row
+    try:
+        for index in range(3 * pairs):
+            name = order[index % 3]
+            rating.gist = full if name == "before" else shipped  # type: ignore[assignment]
+            started = time.perf_counter()
+            if name == "bare":
+                bare_call(llm, query, 320)
+            else:
+                chars[name] = len(rating.rating_messages(query, paths, tools)[1].content)
+                rating.rate_paths(llm, query, paths, tools, retries=0, timeout_s=300)
+            times[name].append(round(time.perf_counter() - started, 3))
+    finally:
+        rating.gist = shipped  # type: ignore[assignment]
+    bare = statistics.median(times["bare"])
+    return {
+        "seconds": times,
+        "prompt_chars": chars,
+        "median_x_bare": {k: round(statistics.median(v) / bare, 2) for k, v in times.items()},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=12)
@@ -163,9 +212,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checker", action="store_true", help="score by the exact answer")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--rating-prompt", action="store_true", help="time the rating call only")
+    parser.add_argument("--pairs", type=int, default=4)
     args = parser.parse_args(argv)
-    if args.decisions < 1:
-        parser.error("--decisions must be at least 1")
+    if args.decisions < 1 or args.pairs < 1:
+        parser.error("--decisions and --pairs must be at least 1")
+    if args.rating_prompt:
+        llm = build_llm(load_settings(model=args.model, store_url="memory"))
+        bare_call(llm, "Hello", 8)  # the model loads on its first call
+        found = rating_prompt_pairs(llm, args.pairs)
+        found["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        print(json.dumps(found, indent=1))
+        if args.json:
+            args.json.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+        return 0
     with tempfile.TemporaryDirectory() as home:
         settings = load_settings(home=Path(home), model=args.model, store_url="memory")
         started = time.perf_counter()
