@@ -25,10 +25,10 @@ from engine.domain.config import (
     BUDGET_TOKENS,
     PRODUCT_REFEREE_AUDIT,
     PRODUCT_SEED_GATE,
+    DetourRules,
     EngineConfig,
 )
 from engine.errors import ConfigError
-from engine.domain.config import DetourRules
 from learning import available_policies
 
 __all__ = ["Settings", "load_settings"]
