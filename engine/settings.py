@@ -84,6 +84,8 @@ class Settings(BaseSettings):
     max_templates: int = Field(
         default=_ENGINE.max_templates, ge=1, le=1000, description="live templates at most"
     )
+    # ratings kept in process, one per query family and candidate set (0: rate every cold one)
+    rating_cache_size: int = Field(default=_ENGINE.rating_cache_size, ge=0, le=100_000)
     tools: NameList = Field(
         default_factory=lambda: ["calculator", "units", "text", "numbers", "local_search"]
     )
@@ -141,6 +143,7 @@ class Settings(BaseSettings):
             ),
             llm_timeout_s=self.llm_timeout_s,
             max_templates=self.max_templates,
+            rating_cache_size=self.rating_cache_size,
             tool_timeout_s=self.tool_timeout_s,
             detour=DetourRules(
                 prob_best_floor=self.detour_prob_best_floor,

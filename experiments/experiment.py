@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from engine.domain.ports import LLM
-from experiments.plots import Band
+from experiments.plots import Band, ValueRange
 
 __all__ = [
     "Curve",
@@ -90,6 +90,8 @@ class FigureSpec:
     metric: str
     ylabel: str
     references: Mapping[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    # The values the metric can take: its band is drawn inside them (`plots.Band.clipped`).
+    value_range: ValueRange | None = None
 
 
 @dataclass(frozen=True)

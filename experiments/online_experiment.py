@@ -45,6 +45,7 @@ from experiments.online_report import (
     summarise,
     summary_table,
 )
+from experiments.plots import ValueRange
 from experiments.replay import chosen_templates
 from experiments.tasks import TaskSuite
 
@@ -165,6 +166,7 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
                 f"Online, {params.suite} stream, {params.model}: accuracy so far",
                 "accuracy",
                 "accuracy so far (exact checker)",
+                value_range=ValueRange(0.0, 1.0),  # a share of right answers
             )
         ],
         tags=tags,

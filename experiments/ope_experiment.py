@@ -20,6 +20,7 @@ from experiments.experiment import (
 )
 from experiments.ope import Estimate, doubly_robust, ips, snips, tabular_reward_model
 from experiments.ope_logs import random_scenario
+from experiments.plots import ValueRange
 
 __all__ = ["OPEParams", "ope_experiment"]
 
@@ -109,6 +110,7 @@ def _run(params: OPEParams, context: ExperimentContext) -> ExperimentResult:
                 "coverage",
                 "running coverage",
                 references=nominal,
+                value_range=ValueRange(0.0, 1.0),  # a share of intervals
             )
         ],
     )

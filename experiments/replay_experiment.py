@@ -25,6 +25,7 @@ from experiments.experiment import (
     FigureSpec,
     sampled_steps,
 )
+from experiments.plots import ValueRange
 from experiments.policies import build_policy, fitting_policies
 from experiments.replay import (
     OutcomeMatrix,
@@ -190,6 +191,7 @@ def _run(params: ReplayParams, context: ExperimentContext) -> ExperimentResult:
                 "cumulative_reward",
                 "cumulative reward (correct answers)",
                 references=references,
+                value_range=ValueRange(0.0, 1.0, per_step=True),  # one 0/1 answer per step
             ),
             FigureSpec(
                 "plots/regret.png",

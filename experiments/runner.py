@@ -2,10 +2,12 @@
 
 The parent run holds the parameters, the result tables, the plots and one comparison figure of
 the per-contender summary metrics (a panel per metric, a bar per contender: MLflow would draw 24
-lone one-bar charts for 24 scalars); its description is `results.md`, so the run opens on the
-summary. Each contender's child run holds its own parameters, its final metrics and its metrics
-over time (the mean over seeds or replay runs at each sampled step), so MLflow's compare view
-overlays contenders directly. Children are logged worst first: MLflow lists the newest runs first
+lone one-bar charts for 24 scalars), and as metrics each summary metric's best and worst value
+(`best_and_worst`) beside the metrics of no contender, so its charts say how far apart the
+contenders ended; its description is `results.md`, so the run opens on the summary. Each
+contender's child run holds its own parameters, its final metrics and its metrics over time
+(the mean over seeds or replay runs at each sampled step), so MLflow's compare view overlays
+contenders directly. Children are logged worst first: MLflow lists the newest runs first
 and its chart view shows only the first ten, so the best contenders are always among those shown.
 A run that raises, or is interrupted with Ctrl-C, is marked FAILED on its way out.
 """
@@ -20,7 +22,13 @@ from engine.adapters.tracking import ActiveRun, TrackingStore, metric_key, param
 from experiments.experiment import Curve, Experiment, ExperimentContext, ExperimentResult
 from experiments.plots import comparison_figure, curves_figure
 
-__all__ = ["RunOutcome", "mlflow_experiment_name", "run_experiment", "split_summary"]
+__all__ = [
+    "RunOutcome",
+    "best_and_worst",
+    "mlflow_experiment_name",
+    "run_experiment",
+    "split_summary",
+]
 
 # Summary metrics where a smaller value wins (everything else: larger is better).
 _LOWER_IS_BETTER = ("regret", "error", "rmse", "loss")
@@ -75,10 +83,12 @@ def _log_result(
             child.log_metrics(curve.final)
     labels = [curve.label for curve in result.curves]
     per_contender, overall = split_summary(result.metrics, labels)
-    parent.log_metrics(overall)
+    lower = [metric for metric in per_contender if metric.startswith(_LOWER_IS_BETTER)]
+    zero = [metric for metric in per_contender if metric.startswith(_TOWARD_ZERO)]
+    extremes, leaders = best_and_worst(per_contender, lower, zero)
+    parent.log_metrics({**overall, **extremes, "contenders": float(len(labels))})
+    parent.set_tags(leaders)
     if per_contender:
-        lower = [metric for metric in per_contender if metric.startswith(_LOWER_IS_BETTER)]
-        zero = [metric for metric in per_contender if metric.startswith(_TOWARD_ZERO)]
         parent.log_figure(
             comparison_figure(f"{name}: summary by contender", per_contender, lower, zero),
             "plots/comparison.png",
@@ -91,9 +101,10 @@ def _log_result(
         parent.log_text(text, artifact_file)
     for spec in result.figures:
         bands = [curve.band(spec.metric) for curve in result.curves if spec.metric in curve.series]
-        parent.log_figure(
-            curves_figure(spec.title, spec.ylabel, bands, spec.references), spec.artifact_file
+        figure = curves_figure(
+            spec.title, spec.ylabel, bands, spec.references, value_range=spec.value_range
         )
+        parent.log_figure(figure, spec.artifact_file)
 
 
 def split_summary(
@@ -116,6 +127,36 @@ def split_summary(
         else:
             per_contender.setdefault(key[: -len(match)], {})[suffixes[match]] = value
     return per_contender, overall
+
+
+def best_and_worst(
+    per_contender: Mapping[str, Mapping[str, float]],
+    lower_is_better: Sequence[str] = (),
+    toward_zero: Sequence[str] = (),
+) -> tuple[dict[str, float], dict[str, str]]:
+    """The parent run's own metrics: each summary metric's best and worst value over the
+    contenders (`<metric>.best`, `<metric>.worst`), and tags naming who is best.
+
+    Why not every contender's value: the children hold those, and 24 scalars on the parent drew
+    24 one-bar charts; the best and the worst give the parent a chart per metric that says how
+    far apart the contenders ended, and the tag says who won.
+
+    >>> best_and_worst({"regret": {"a": 3.0, "b": 1.0}}, lower_is_better=["regret"])
+    ({'regret.best': 1.0, 'regret.worst': 3.0}, {'thinkpath.best.regret': 'b'})
+    """
+    metrics: dict[str, float] = {}
+    tags: dict[str, str] = {}
+    for metric, values in per_contender.items():
+        if not values:
+            continue
+        if metric in toward_zero:
+            ranked = sorted(values, key=lambda label: abs(values[label]))
+        else:
+            ranked = sorted(values, key=values.__getitem__, reverse=metric not in lower_is_better)
+        metrics[metric_key(metric, "best")] = values[ranked[0]]
+        metrics[metric_key(metric, "worst")] = values[ranked[-1]]
+        tags[metric_key("thinkpath", "best", metric)] = ranked[0]
+    return metrics, tags
 
 
 def _worst_first(curves: Sequence[Curve], metrics: Mapping[str, float]) -> list[Curve]:

@@ -22,7 +22,7 @@ from engine.errors import ConfigError, ThinkPathError
 if TYPE_CHECKING:
     from engine.settings import Settings
 
-__all__ = ["mlflow_ui_command", "register", "runs_link"]
+__all__ = ["mlflow_ui_command", "mlflow_ui_environment", "register", "runs_link"]
 
 DEFAULT_UI_PORT = 5000
 
@@ -137,24 +137,39 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def mlflow_ui_command(tracking_uri: str, artifact_root: Path, port: int) -> list[str]:
-    """The MLflow server command for the UI: local only, one worker, stoppable with SIGTERM."""
+def mlflow_ui_command(port: int) -> list[str]:
+    """The UI server command: MLflow's app (`experiments.mlflow_ui`, which opens on the runs)
+    under uvicorn as `mlflow server` runs it, local only, one worker, stoppable with SIGTERM.
+
+    The store and artifact root travel in `mlflow_ui_environment`, as MLflow passes them to its
+    own workers.
+    """
     return [
         sys.executable,
         "-m",
-        "mlflow",
-        "server",
-        "--backend-store-uri",
-        tracking_uri,
-        "--default-artifact-root",
-        artifact_root.resolve().as_uri(),
+        "uvicorn",
         "--host",
         "127.0.0.1",
         "--port",
         str(port),
         "--workers",
         "1",
+        "--factory",
+        "experiments.mlflow_ui:create_app",
     ]
+
+
+def mlflow_ui_environment(tracking_uri: str, artifact_root: Path) -> dict[str, str]:
+    """The UI server's environment: this one, the store, and no phoning home (OFFLINE.md)."""
+    from experiments.mlflow_ui import server_environment  # noqa: PLC0415 - MLflow is slow
+
+    return {
+        **os.environ,
+        **server_environment(tracking_uri, artifact_root),
+        "MLFLOW_DISABLE_TELEMETRY": "true",
+        "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",
+        "DO_NOT_TRACK": "1",
+    }
 
 
 def _ui(args: argparse.Namespace) -> int:
@@ -163,18 +178,14 @@ def _ui(args: argparse.Namespace) -> int:
     if not 0 < args.port < 65536:
         print(f"thinkpath experiments ui: error: bad port {args.port}", file=sys.stderr)
         return 2
-    command = mlflow_ui_command(uri, home / "mlartifacts", args.port)
-    # OFFLINE.md: these keep the server from phoning home and let SIGTERM stop it cleanly.
-    environment = {
-        **os.environ,
-        "MLFLOW_DISABLE_TELEMETRY": "true",
-        "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",
-        "DO_NOT_TRACK": "1",
-    }
+    command = mlflow_ui_command(args.port)
     (home / "mlartifacts").mkdir(parents=True, exist_ok=True)
+    # Opening the store first also creates and migrates a new one before the server reads it.
+    experiments = _experiments(settings, uri)
+    environment = mlflow_ui_environment(uri, home / "mlartifacts")
     base = f"http://127.0.0.1:{args.port}"
-    print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it)")
-    for name, experiment_id in _experiments(settings, uri):
+    print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it); it opens on the runs")
+    for name, experiment_id in experiments:
         print(f"  {name}: {runs_link(base, experiment_id)}")
     server = subprocess.Popen(command, env=environment)  # our own argv, no shell
     # A SIGTERM to this process must stop the server too, not leave it orphaned.

@@ -51,6 +51,7 @@ STAGE_TITLES = {
 _REASONS = {
     "done": "done",
     "skipped": "skipped",
+    "cached": "reused from an earlier decision",
     "chose_by_posterior": "chosen from what it has learned",
     "cold_start": "the arms are still new, so the model's rating led",
     "detour_trigger": "a new path was created",
@@ -104,6 +105,8 @@ def _rating(outputs: dict[str, Any], step: TraceStep) -> str:
     if step.reason == "skipped":
         return f": skipped ({outputs.get('why', 'not needed')})"
     scores = outputs.get("scores", {})
+    if step.reason == "cached":
+        return f": reused, {len(scores)} paths rated once for this kind of question (no call)"
     cold = len(step.inputs.get("cold_paths", [])) + len(step.inputs.get("cold_tools", []))
     why = f", because {cold} arm{'s' * (cold != 1)} still lack scores" if cold else ""
     return f": {len(scores)} paths rated 1-5 by the model{why} (a first guess, not a reward)"

@@ -43,6 +43,9 @@ class EngineConfig:
     # Live templates at most: each one is a candidate in the rating prompt, so the cap bounds
     # that prompt's length as well as what one caller can add.
     max_templates: int = 64
+    # Ratings kept in process, one per query family (0: rate on every cold decision, as before
+    # `stages.rating.RatingCache`); the rating is a prior, so one per family and candidate set.
+    rating_cache_size: int = 256
     min_rating_to_explore: int = 2  # cold arms rated below this are not explored on the LLM's word
     detour: DetourRules = field(default_factory=DetourRules)
     # Read-only, and a copy of what was passed: the config is shared by the facade, the arm

@@ -31,6 +31,7 @@ __all__ = [
 Reason = Literal[
     "done",  # the stage ran and did its job
     "skipped",  # the stage was not needed (e.g. no cold arm, a checker made the referee moot)
+    "cached",  # the stage reused its earlier result (the rating, once per family and candidates)
     "chose_by_posterior",  # the policy chose from its posterior
     "cold_start",  # arms were cold: the LLM's own pick led
     "forced",  # the caller named the arm (a `thinkpath:<template>` model): propensity 1

@@ -44,21 +44,31 @@ class Chooser:
         self._config = config
         # Its own stream of the engine's seed (`learning.streams`): never in step with another's.
         self._rng = np.random.default_rng(stream_seed(config.seed, CHOOSER_STREAM))
+        self._ratings = rating.RatingCache(config.rating_cache_size)
 
     def choose(
-        self, run: RunState, *, referee_calls: int, force_path: str | None = None
+        self,
+        run: RunState,
+        *,
+        referee_calls: int,
+        force_path: str | None = None,
+        family: str | None = None,
     ) -> Steps[Choices]:
         """Rate if cold, detour if triggered, then pick a path and a tool.
 
         A forced path (the caller named it) is taken with propensity 1: no detour is tried, and
-        the rating call runs only when the tool policy explores.
+        the rating call runs only when the tool policy explores. With a query `family`, the
+        rating is made once per family and candidate set and reused (`rating.RatingCache`).
         """
         view = self._book.view(list(run.context))
         scores: dict[str, int] = {}
         suggestion = None
         explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
+        rated_now = False
         if explores:
-            found, rating_cost = yield from self._rate(run, view, later_calls=2 + referee_calls)
+            found, rating_cost, rated_now = yield from self._rate(
+                run, view, family, later_calls=2 + referee_calls
+            )
             run = run.after(rating_cost)  # the detour's budget counts the rating call
             if found is not None:
                 scores, suggestion = found.scores, found
@@ -108,7 +118,8 @@ class Chooser:
             suggestion.tool_argument if suggestion and suggestion.tool == tool_pick.arm else None
         )
         chosen = next(p for p in [*view.live, *fresh] if p.arm_id == path_pick.arm)
-        explored = explores or trigger is not None
+        # Off the warm path only when a rating or detour call was made: a cached prior costs none.
+        explored = rated_now or trigger is not None
         return Choices(
             listed, path_pick, chosen, tool_pick, argument, explored, view.tool_probabilities
         )
@@ -153,13 +164,23 @@ class Chooser:
         return None
 
     def _rate(
-        self, run: RunState, view: PolicyView, later_calls: int
-    ) -> Steps[tuple[rating.Rating | None, Cost]]:
+        self, run: RunState, view: PolicyView, family: str | None, later_calls: int
+    ) -> Steps[tuple[rating.Rating | None, Cost, bool]]:
+        """The rating (cached for the family, else one call), its cost, and whether a call was
+        made."""
         started = start()
         inputs = {"cold_paths": list(view.cold_paths), "cold_tools": list(view.cold_tools)}
         tools_described = {NO_TOOL: "answer without a tool"}
         if self._toolbox is not None:
             tools_described.update(self._toolbox.describe())
+        namespace = self._config.namespace
+        fingerprint = rating.candidate_fingerprint(list(view.live), tools_described)
+        cached = None if family is None else self._ratings.get(namespace, family, fingerprint)
+        if cached is not None:
+            why = f"rated once for {family!r} queries with these candidates: a prior, not a reward"
+            outputs = {"scores": cached.scores, "tool": cached.tool, "why": why}
+            yield report("rating", "cached", started, inputs=inputs, outputs=outputs)
+            return cached, Cost(), False
         attempt = yield from run_stage(
             run,
             "rating",
@@ -177,7 +198,9 @@ class Chooser:
         )
         found = attempt.value
         if found is None:
-            return None, attempt.cost
+            return None, attempt.cost, True
+        if family is not None:
+            self._ratings.put(namespace, family, fingerprint, found)
         yield report(
             "rating",
             "done",
@@ -189,7 +212,7 @@ class Chooser:
                 "tool": found.tool,
             },
         )
-        return found, attempt.cost
+        return found, attempt.cost, True
 
     def _detour(
         self, run: RunState, view: PolicyView, trigger: str, later_calls: int

@@ -110,9 +110,10 @@ class Pipeline:
         family = self._family_of(query) if self._family_of else "all"
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, family))
         referee_calls = 1 if checker is None else 0
+        shared_family = family if self._family_of else None  # no family function: no shared prior
         choices = assembly.take(
             lambda run: self._chooser.choose(
-                run, referee_calls=referee_calls, force_path=force_path
+                run, referee_calls=referee_calls, force_path=force_path, family=shared_family
             )
         )
         tool_run, refused, direct = assembly.take(lambda _run: self._run_tools(query, choices))

@@ -7,7 +7,7 @@ import pytest
 
 from engine.adapters.tracking import TrackingStore
 from ui.cli import main
-from ui.experiment_commands import mlflow_ui_command
+from ui.experiment_commands import mlflow_ui_command, mlflow_ui_environment
 
 
 def test_list_shows_every_experiment(capsys: pytest.CaptureFixture[str]) -> None:
@@ -55,11 +55,17 @@ def test_a_quick_run_lands_in_the_store(
 
 
 def test_the_ui_serves_the_store_on_localhost_only(tmp_path: Path) -> None:
-    command = mlflow_ui_command("sqlite:///x/mlflow.db", tmp_path / "art", 5001)
+    from mlflow.server.constants import ARTIFACT_ROOT_ENV_VAR, BACKEND_STORE_URI_ENV_VAR
+
+    command = mlflow_ui_command(5001)
     assert command[command.index("--host") + 1] == "127.0.0.1"
-    assert command[command.index("--backend-store-uri") + 1] == "sqlite:///x/mlflow.db"
     assert command[command.index("--port") + 1] == "5001"
     assert command[command.index("--workers") + 1] == "1"
+    assert command[-1] == "experiments.mlflow_ui:create_app"
+    environment = mlflow_ui_environment("sqlite:///x/mlflow.db", tmp_path / "art")
+    assert environment[BACKEND_STORE_URI_ENV_VAR] == "sqlite:///x/mlflow.db"
+    assert environment[ARTIFACT_ROOT_ENV_VAR] == (tmp_path / "art").resolve().as_uri()
+    assert environment["MLFLOW_DISABLE_TELEMETRY"] == "true"
 
 
 def test_the_ui_refuses_a_bad_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

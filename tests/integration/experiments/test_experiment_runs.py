@@ -71,6 +71,12 @@ def test_a_simulator_experiment_logs_params_metrics_curves_and_artifacts(
         assert f"regret.{name}".replace(":", "_") not in parent.data.metrics
     # a uniform random policy has to pay more regret than Thompson sampling here
     assert children["random"].data.metrics["regret"] > children["thompson"].data.metrics["regret"]
+    # the parent run has metrics of its own (charts in MLflow): the best and worst of each
+    regrets = {name: child.data.metrics["regret"] for name, child in children.items()}
+    assert parent.data.metrics["regret.best"] == pytest.approx(min(regrets.values()))
+    assert parent.data.metrics["regret.worst"] == pytest.approx(max(regrets.values()))
+    assert parent.data.metrics["contenders"] == 4
+    assert parent.data.tags["thinkpath.best.regret"] == min(regrets, key=regrets.__getitem__)
     artifacts = _artifacts(store, outcome.run_id)
     assert {
         "results.md",
@@ -235,3 +241,17 @@ def test_the_reward_band_of_a_curve_is_its_mean_over_runs(store: TrackingStore) 
 def test_a_database_that_cannot_be_created_is_refused() -> None:
     with pytest.raises(ConfigError, match="cannot be opened"):
         TrackingStore("sqlite:////proc/no-such-dir/mlflow.db", Path("/proc/no-such-dir"))
+
+
+def test_every_experiment_is_tagged_to_open_on_its_runs(store: TrackingStore) -> None:
+    created = store.experiment_id("thinkpath-kind-new")
+    assert store.client.get_experiment(created).tags["mlflow.experimentKind"] == (
+        "custom_model_development"
+    )
+    # one made elsewhere without the tag (an older ThinkPath, MLflow's own UI) gets it on first use
+    bare = store.client.create_experiment("thinkpath-kind-old")
+    assert "mlflow.experimentKind" not in store.client.get_experiment(bare).tags
+    assert store.experiment_id("thinkpath-kind-old") == bare
+    assert store.client.get_experiment(bare).tags["mlflow.experimentKind"] == (
+        "custom_model_development"
+    )

@@ -1,10 +1,10 @@
 """The MLflow UI in headless Chromium: an experiment opens on its runs, described by results.md.
 
-A quick experiment is logged to a fresh SQLite store, `mlflow server` serves it on loopback (the
-command `thinkpath experiments ui` runs), and Chromium opens the experiment as a user would.
+A quick experiment is logged to a fresh SQLite store, MLflow's app serves it on loopback (the
+command `thinkpath experiments ui` runs), and Chromium opens the experiment as a user would: from
+a printed link, and from MLflow's own home page.
 """
 
-import os
 import socket
 import subprocess
 import time
@@ -19,7 +19,7 @@ from engine.adapters.tracking import TrackingStore, default_tracking_uri
 from experiments.experiment import ExperimentContext
 from experiments.registry import get_experiment, resolve_params
 from experiments.runner import RunOutcome, run_experiment
-from ui.experiment_commands import mlflow_ui_command, runs_link
+from ui.experiment_commands import mlflow_ui_command, mlflow_ui_environment, runs_link
 
 STARTUP_LIMIT_S = 300
 
@@ -38,16 +38,10 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RunO
     outcome = run_experiment(experiment, params, store, ExperimentContext(home), quick=True)
     experiment_id = store.client.get_run(outcome.run_id).info.experiment_id
     port = _free_port()
-    environment = {
-        **os.environ,
-        "MLFLOW_DISABLE_TELEMETRY": "true",
-        "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",
-        "DO_NOT_TRACK": "1",
-    }
     log = (home / "mlflow.log").open("w")
     server = subprocess.Popen(
-        mlflow_ui_command(uri, home / "mlartifacts", port),
-        env=environment,
+        mlflow_ui_command(port),
+        env=mlflow_ui_environment(uri, home / "mlartifacts"),
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -100,3 +94,16 @@ def test_an_experiment_opens_on_its_runs_with_the_results_as_description(
     expect(page.get_by_text("regret - best").first).to_be_visible(timeout=120_000)
     expect(page.get_by_text("glr_thompson").first).to_be_visible()
     page.screenshot(path=str(screenshots / "mlflow-run-description.png"), full_page=True)
+
+
+def test_mlflows_own_home_opens_an_experiment_on_its_runs(
+    logged: tuple[str, RunOutcome, str], browser: Browser
+) -> None:
+    url, outcome, _ = logged
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # a fresh browser
+    page = context.new_page()
+    page.goto(f"{url}/#/experiments")
+    page.get_by_role("link", name=outcome.experiment_name).first.click()
+    expect(page.get_by_text("matching runs").first).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("No data available")).to_have_count(0)
+    context.close()

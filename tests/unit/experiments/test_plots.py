@@ -1,10 +1,27 @@
 """Experiment figures: one distinct style per contender, labelled bands, a comparison figure."""
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.legend import Legend
 
-from experiments.plots import Band, comparison_figure, curves_figure, style_for, styles_for
+from experiments.plots import (
+    BASELINE_STYLES,
+    POLICY_STYLES,
+    Band,
+    ValueRange,
+    comparison_figure,
+    curves_figure,
+    style_for,
+    styles_for,
+)
 from experiments.runner import split_summary
 from learning import available_policies
+
+
+def _legend(axes: Axes) -> Legend:
+    legend = axes.get_legend()
+    assert legend is not None
+    return legend
 
 
 def _band(label: str) -> Band:
@@ -25,8 +42,44 @@ def test_curves_keep_distinct_colours_and_label_their_bands() -> None:
     axes = figure.axes[0]
     lines = {line.get_label(): line for line in axes.get_lines()}
     assert lines["auto"].get_color() != lines["numpy-ts"].get_color()
-    labels = axes.get_legend_handles_labels()[1]
-    assert "auto: 95% interval over runs" in labels
+    legend = [text.get_text() for text in _legend(axes).get_texts()]
+    assert legend == ["auto", "numpy-ts", "shaded: 95% interval over runs"]
+
+
+def test_every_registered_policy_has_its_own_colour_and_keeps_it() -> None:
+    policies = available_policies()
+    assert set(policies) <= set(POLICY_STYLES), "a new policy needs its style in POLICY_STYLES"
+    colours = [style_for(name)["color"] for name in policies]
+    assert len(set(colours)) == len(policies)
+    assert not set(colours) & {colour for colour, _ in BASELINE_STYLES.values()}
+    # the same colour and dash whatever else shares the figure
+    crowded = styles_for([*reversed(policies), "numpy-ts", "mabwiser:thompson", "random"])
+    assert all(crowded[name] == style_for(name) for name in policies)
+    assert (
+        styles_for(["bayes_ucb", "thompson"])["bayes_ucb"]["color"]
+        != style_for("thompson")["color"]
+    )
+
+
+def test_a_legend_has_one_entry_per_contender_not_two() -> None:
+    names = [*available_policies(), "random"]
+    figure = curves_figure("t", "regret", [_band(name) for name in names])
+    legend = [text.get_text() for text in _legend(figure.axes[0]).get_texts()]
+    assert legend == [*names, "shaded: 95% interval over runs"]
+
+
+def test_bands_stay_inside_the_values_a_metric_can_take() -> None:
+    steps = np.arange(1, 5)
+    band = Band("thompson", steps, np.array([0.1, 1.0, 2.0, 3.9]), steps - 1.5, steps + 0.5)
+    figure = curves_figure("t", "reward", [band], value_range=ValueRange(0.0, 1.0, per_step=True))
+    (shade,) = figure.axes[0].collections
+    outline = np.asarray(shade.get_paths()[0].vertices, dtype=float)
+    assert outline[:, 1].min() >= 0.0
+    assert np.all(outline[:, 1] <= outline[:, 0] + 1e-9)  # at most one reward per step
+    clipped = band.clipped(ValueRange(0.0, None))
+    assert clipped.low.tolist() == [0.0, 0.5, 1.5, 2.5]
+    assert clipped.high.tolist() == band.high.tolist()
+    assert band.clipped(None) is band
 
 
 def test_the_comparison_figure_ranks_each_metric_best_first() -> None:
