@@ -3,10 +3,15 @@
 from dataclasses import dataclass, field
 
 from engine.domain.budget import Budget
+from engine.domain.pricing import CostPrice
+from engine.domain.procedures import MAX_PROCEDURE_CALLS
 
-# Six calls is the worst case the pipeline can reach, so the default never cuts a decision short
-# on calls; tokens and seconds are generous for the embedded model.
-BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = 6, 8192, 120.0
+# The worst case the pipeline can reach: seed, rating, detour, referee and one structured retry,
+# plus the answer procedure's most (`engine.domain.procedures`: three for self-consistency or a
+# program with its fallback). The default budget allows it, so it never cuts a decision short on
+# calls; tokens and seconds are generous for the embedded model.
+WORST_CASE_CALLS = 5 + MAX_PROCEDURE_CALLS
+BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = WORST_CASE_CALLS, 8192, 120.0
 # What `thinkpath` runs with (the settings' defaults). A bare `EngineConfig` (tests, simulated
 # experiments) leaves both off, so that its call counts stay exactly what its test expects.
 PRODUCT_REFEREE_AUDIT, PRODUCT_SEED_GATE = 0.1, True
@@ -58,6 +63,8 @@ class EngineConfig:
     # Learn per query family whether to build the seed (`engine.stages.seed_gate`); False
     # builds it for every decision.
     seed_gate: bool = False
+    # Cost in the reward (`engine.domain.pricing`); off by default.
+    cost_price: CostPrice = field(default_factory=CostPrice)
 
     def weight_for(self, source: str) -> float:
         """The default weight of an outcome source (1.0 for a source not listed)."""

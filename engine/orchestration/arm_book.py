@@ -383,6 +383,7 @@ def stored_path(record: ArmRecord) -> PathDefinition:
         description=str(definition.get("description", "")),
         prompt=str(definition.get("prompt", "{query}")),
         origin=record.origin,
+        procedure=str(definition.get("procedure", "single")),  # procedures: what the path does
     )
 
 

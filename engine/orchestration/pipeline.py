@@ -4,9 +4,12 @@ query -> features -> seed (search + 1 call) -> seed check (no call; rebuild once
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
       -> path and tool selection -> tool run -> answer (1 call) -> checker, or referee (1 call)
 
-Economy: a warm decision spends at most 3 calls (seed, answer, referee) because structured calls
-retry only in a decision that is already off the warm path, and then only while the decision
-stays within 6 calls (see `engine.orchestration.run_state`). Optional stages are skipped with a
+Economy: a warm decision with a single-call path spends at most 3 calls (seed, answer, referee)
+because structured calls retry only in a decision that is already off the warm path, and then
+only while the decision stays within its worst case (see `engine.orchestration.run_state`). A
+path's procedure may spend more answer calls (self-consistency 3, plan-and-solve 2, a program up
+to 3: `engine.domain.procedures`), within what the budget leaves after the referee's call; the
+program tool adds one call before the answer. Optional stages are skipped with a
 "budget_stop" when the call budget could no longer pay for the answer. Every LLM or retrieval
 fault is caught at its stage, recorded, and the decision goes on degraded.
 """
@@ -23,14 +26,14 @@ from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
-from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
+from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import TraceRecorder
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Chooser
-from engine.orchestration.run_state import RunState, run_stage
+from engine.orchestration.run_state import UNLIMITED, RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder
-from engine.stages import answer, tools
+from engine.stages import procedures, program, tools
 from engine.stages.seed_gate import SeedGate
 
 __all__ = ["Checker", "Draft", "Pipeline"]
@@ -102,6 +105,7 @@ class Pipeline:
             tool_run=tool_run,
             listener=listener,
             chat=chat,
+            reserve=1 if checker is None else 0,  # procedures: leave the referee its call
         )
         outcomes: list[Score] = []
         if tool_run is not None and not tool_run.ok:
@@ -174,6 +178,8 @@ class Pipeline:
         if tool == NO_TOOL or self._toolbox is None:
             return None
         started = run.trace.start()
+        if tool == PROGRAM_TOOL:  # procedures: the model writes the program, then it runs
+            return self._run_program_tool(run, self._toolbox, started)
         argument = argument or tools.default_argument(tool, run.query)
         result = tools.run_tool(self._toolbox, tool, argument, self._config.tool_timeout_s)
         if result is None:
@@ -188,6 +194,40 @@ class Pipeline:
         )
         return result
 
+    def _run_program_tool(self, run: RunState, toolbox: ToolBox, started: float) -> ToolRun | None:
+        """The program tool: a program call through the decision's meter, then the sandbox.
+
+        No structured retry: as a tool the program is an optional extra call before the answer,
+        and a retry would push a warm decision past its usual call count.
+        """
+        ran = run_stage(
+            run,
+            "tool",
+            lambda: program.solve_with_program(
+                run.meter,
+                toolbox,
+                run.query,
+                tool_timeout_s=self._config.tool_timeout_s,
+                llm_timeout_s=self._config.llm_timeout_s,
+                retries=0,
+            ),
+            started=started,
+            optional="no call left for a program besides the answer",
+            inputs={"tool": PROGRAM_TOOL},
+        )
+        if ran is None:
+            return None
+        result = ran.tool_run
+        run.trace.add(
+            "tool",
+            "done" if result.ok else "fault",
+            started,
+            inputs={"tool": PROGRAM_TOOL, "argument": ran.program},
+            outputs=ran.trace_outputs(),
+            error=result.error,
+        )
+        return result
+
     def _answer(
         self,
         run: RunState,
@@ -197,31 +237,47 @@ class Pipeline:
         tool_run: ToolRun | None,
         listener: DecisionListener | None,
         chat: ChatOptions | None,
+        reserve: int,
     ) -> str | None:
         arm = path.arm_id
         started = run.trace.start()
-        inputs: dict[str, object] = {"path": arm}
+        inputs: dict[str, object] = {"path": arm, "procedure": path.procedure}
         if chat is not None:  # what the prompt carried besides the query, for the record
             inputs["chat_turns"] = len(chat.history)
             inputs["instructions"] = chat.instructions is not None
-        text = run_stage(
+        # procedures: the path's procedure answers (`engine.stages.procedures`); its cost and how
+        # it answered (samples and their agreement, plan, program) go into the answer's trace.
+        before = run.meter.cost
+        settings = procedures.AnswerSettings(
+            max_tokens=self._config.answer_max_tokens,
+            timeout_s=self._config.llm_timeout_s,
+            brief=brief,
+            tool_run=tool_run,
+            chat=chat,
+            on_text=listener.on_token if listener is not None else None,
+            calls_left=None if run.calls_left >= UNLIMITED else run.calls_left - reserve,
+            toolbox=self._toolbox,
+            tool_timeout_s=self._config.tool_timeout_s,
+        )
+        result = run_stage(
             run,
             "answer",
-            lambda: answer.write_answer(
-                run.meter,
-                path,
-                run.query,
-                brief,
-                tool_run,
-                max_tokens=self._config.answer_max_tokens,
-                timeout_s=self._config.llm_timeout_s,
-                chat=chat,
-                on_text=listener.on_token if listener is not None else None,
-            ),
+            lambda: procedures.run_procedure(run.meter, path, run.query, settings),
             started=started,
             inputs=inputs,
         )
-        if text is None:
+        if result is None:
             return None
-        run.trace.add("answer", "done", started, inputs=inputs, outputs={"answer": text})
+        text = result.text
+        spent = run.meter.cost
+        outputs: dict[str, object] = {
+            "answer": text,
+            **result.outputs,
+            "cost": {
+                "calls": spent.calls - before.calls,
+                "tokens": spent.total_tokens - before.total_tokens,
+                "seconds": round(spent.seconds - before.seconds, 6),
+            },
+        }
+        run.trace.add("answer", "done", started, inputs=inputs, outputs=outputs)
         return text

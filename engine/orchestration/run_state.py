@@ -6,12 +6,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from engine.domain.budget import MeteredLLM
+from engine.domain.config import WORST_CASE_CALLS
 from engine.domain.trace import LLM_FAULTS, TraceRecorder
 
 T = TypeVar("T")
 
-# seed, rating, detour, answer, referee, and one structured retry
-WORST_CASE_CALLS = 6
+# procedures: seed, rating, detour, the answer procedure's calls, referee, one structured retry
+# (`engine.domain.config.WORST_CASE_CALLS`, imported so that it is counted in one place)
 UNLIMITED = 1_000_000
 
 
