@@ -6,11 +6,15 @@ from engine.domain.budget import Budget
 from engine.domain.pricing import CostPrice
 from engine.domain.procedures import MAX_PROCEDURE_CALLS
 
-# The worst case the pipeline can reach: seed, rating, detour, referee and one structured retry,
-# plus the answer procedure's most (`engine.domain.procedures`: three for self-consistency or a
-# program with its fallback). The default budget allows it, so it never cuts a decision short on
-# calls; tokens and seconds are generous for the embedded model.
-WORST_CASE_CALLS = 5 + MAX_PROCEDURE_CALLS
+# Six calls is the worst case a single-call path can reach (seed, rating, detour, answer, referee
+# and one structured retry): structured retries are allowed only within it
+# (`engine.orchestration.run_state`). A procedure's extra answer calls (`engine.domain.procedures`:
+# up to three for self-consistency or a program with its fallback) come only from what the budget
+# leaves, so the worst case of any decision is the single path's plus those extra calls; the
+# default budget allows it, so it never cuts a decision short on calls. Tokens and seconds are
+# generous for the embedded model.
+SINGLE_PATH_WORST_CALLS = 6
+WORST_CASE_CALLS = SINGLE_PATH_WORST_CALLS - 1 + MAX_PROCEDURE_CALLS
 BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = WORST_CASE_CALLS, 8192, 120.0
 # What `thinkpath` runs with (the settings' defaults). A bare `EngineConfig` (tests, simulated
 # experiments) leaves both off, so that its call counts stay exactly what its test expects.

@@ -20,10 +20,12 @@ from typing import Any
 from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
 from engine.domain.ports import Store
+from engine.domain.pricing import CostPrice
 from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
 from engine.orchestration.checkpoints import Checkpoints, fingerprint
 from engine.orchestration.learner import ROLES, Learner, PolicyFactory
+from engine.orchestration.pricing import CostCharger
 from engine.stages import selection
 from engine.stages.candidates import admit_template
 from engine.stages.detour import retirement_reason
@@ -81,8 +83,11 @@ class ArmBook:
         context_dim: int,
         detour_rules: DetourRules,
         checkpoint_every: int = 0,
+        cost_price: CostPrice | None = None,
     ) -> None:
         self._store = store
+        # procedures: the policies learn rewards net of cost (`engine.orchestration.pricing`)
+        self._charger = CostCharger(store, cost_price or CostPrice())
         self._namespace = namespace
         self._lock = threading.RLock()
         self._paths = {path.arm_id: path for path in templates}
@@ -106,7 +111,7 @@ class ArmBook:
             store,
             namespace,
             self._learner,
-            fingerprint=fingerprint(policies, configured, context_dim),
+            fingerprint=fingerprint(policies, configured, context_dim, price=self._charger.price),
             every=checkpoint_every,
         )
         self._checkpoints.restore()  # then refresh() replays only the outcomes after it
@@ -244,7 +249,7 @@ class ArmBook:
                 if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
                     self._checkpoints.save_if_due()
                     return applied
-                report = self._learner.apply(batch)
+                report = self._learner.apply(self._charger.charge(batch))
                 applied += report.applied
                 for role, arm, reason in report.retired:
                     self._save_retirement(role, arm, reason)

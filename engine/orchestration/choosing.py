@@ -12,15 +12,10 @@ import numpy as np
 from engine.domain.config import EngineConfig
 from engine.domain.models import Candidate
 from engine.domain.ports import ToolBox
-from engine.domain.procedures import MAX_PROCEDURE_CALLS
 from engine.domain.records import NO_TOOL, PathDefinition
 from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import detour, rating, selection, tools
-
-# procedures: the path is picked after rating and detour, so their retries count on the most
-# answer calls a procedure may make (`engine.domain.procedures`), not on one.
-EXTRA_ANSWER_CALLS = MAX_PROCEDURE_CALLS - 1
 
 
 @dataclass(frozen=True)
@@ -57,7 +52,7 @@ class Chooser:
         suggestion = None
         explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
         if explores:
-            found = self._rate(run, view, later_calls=2 + referee_calls + EXTRA_ANSWER_CALLS)
+            found = self._rate(run, view, later_calls=2 + referee_calls)
             if found is not None:
                 scores, suggestion = found.scores, found
         else:
@@ -73,9 +68,7 @@ class Chooser:
             run.trace.add("detour", "skipped", run.trace.start(), outputs={"why": why})
         fresh = []
         if trigger:
-            fresh = self._detour(
-                run, view, trigger, later_calls=1 + referee_calls + EXTRA_ANSWER_CALLS
-            )
+            fresh = self._detour(run, view, trigger, later_calls=1 + referee_calls)
         if fresh:
             self._book.add_detours(fresh, trigger or "")
         if force_path is None:

@@ -71,6 +71,7 @@ class Engine:
             context_dim=int(np.asarray(featurizer("probe")).shape[0]),
             detour_rules=self.config.detour,
             checkpoint_every=self.config.checkpoint_every,
+            cost_price=self.config.cost_price,  # procedures: cost in the reward
         )
         self._pipeline = Pipeline(
             llm=llm,

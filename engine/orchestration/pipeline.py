@@ -241,7 +241,7 @@ class Pipeline:
     ) -> str | None:
         arm = path.arm_id
         started = run.trace.start()
-        inputs: dict[str, object] = {"path": arm, "procedure": path.procedure}
+        inputs: dict[str, object] = {"path": arm}
         if chat is not None:  # what the prompt carried besides the query, for the record
             inputs["chat_turns"] = len(chat.history)
             inputs["instructions"] = chat.instructions is not None

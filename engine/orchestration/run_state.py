@@ -6,13 +6,15 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from engine.domain.budget import MeteredLLM
-from engine.domain.config import WORST_CASE_CALLS
+from engine.domain.config import SINGLE_PATH_WORST_CALLS
 from engine.domain.trace import LLM_FAULTS, TraceRecorder
 
 T = TypeVar("T")
 
-# procedures: seed, rating, detour, the answer procedure's calls, referee, one structured retry
-# (`engine.domain.config.WORST_CASE_CALLS`, imported so that it is counted in one place)
+# procedures: retries stay within a single-call path's worst case (seed, rating, detour, answer,
+# referee, one retry); a procedure's extra calls come from what the budget leaves
+# (`engine.domain.config`, where both worst cases are counted once).
+WORST_CASE_CALLS = SINGLE_PATH_WORST_CALLS
 UNLIMITED = 1_000_000
 
 
