@@ -52,6 +52,7 @@ class Engine:
         featurizer: Featurizer,
         policy_factory: PolicyFactory,
         toolbox: ToolBox | None = None,
+        program_toolbox: ToolBox | None = None,
         family_of: Callable[[str], str] | None = None,
         label_context: Callable[[Sequence[float]], str] | None = None,
         config: EngineConfig | None = None,
@@ -77,6 +78,8 @@ class Engine:
             llm=llm,
             searcher=searcher,
             toolbox=toolbox,
+            # procedures: runs the program arm's programs, whatever the tool allow-list says
+            program_toolbox=program_toolbox or toolbox,
             featurizer=featurizer,
             family_of=family_of,
             book=self._book,

@@ -58,12 +58,14 @@ class Pipeline:
         searcher: Searcher,
         toolbox: ToolBox | None,
         featurizer: Featurizer,
+        program_toolbox: ToolBox | None = None,
         family_of: Callable[[str], str] | None,
         book: ArmBook,
         config: EngineConfig,
     ) -> None:
         self._llm = GuardedLLM(llm)
         self._toolbox = toolbox
+        self._program_toolbox = program_toolbox  # procedures: the program arm's sandbox
         self._featurizer = featurizer
         self._family_of = family_of
         self._config = config
@@ -256,7 +258,7 @@ class Pipeline:
             chat=chat,
             on_text=listener.on_token if listener is not None else None,
             calls_left=None if run.calls_left >= UNLIMITED else run.calls_left - reserve,
-            toolbox=self._toolbox,
+            toolbox=self._program_toolbox,
             tool_timeout_s=self._config.tool_timeout_s,
         )
         result = run_stage(
