@@ -25,8 +25,6 @@ import numpy as np
 from engine.adapters.llm.caching import CachingLLM, CallRecord
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
-from engine.adapters.tools import ToolRegistry
-from engine.adapters.tools.program import ProgramTool
 from engine.compose import build_engine
 from engine.domain.models import Decision
 from engine.domain.ports import Searcher
@@ -35,14 +33,12 @@ from engine.errors import BudgetExceededError, LLMError, LLMUnavailableError
 from engine.settings import Settings
 from engine.stages.answer import answer_messages
 from engine.stages.procedures import AnswerSettings, run_procedure
-from experiments.replay import check_task
+from experiments.replay import PROGRAM_TOOLBOX, check_task
 from experiments.tasks import Task
 
 __all__ = ["ENGINE_VARIANTS", "OnlineRuns", "Step", "run_contenders"]
 
 ENGINE_VARIANTS = ("checker", "referee", "seed_off", "tools_off")
-# The forced program arm's sandbox, as `engine.compose` gives the engine's program arm.
-PROGRAM_TOOLBOX = ToolRegistry([ProgramTool()])
 
 
 @dataclass(frozen=True)
