@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from engine.adapters.llm.scripted import ScriptedLLM
+from engine.domain.budget import Budget
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.pricing import CostPrice
 from engine.domain.records import PROGRAM_TOOL, LLMRequest, ToolResult
@@ -73,7 +74,7 @@ def build(
     )
 
 
-def test_a_self_consistency_arm_counts_every_sample_and_records_its_agreement(world) -> None:
+def test_a_self_consistency_arm_counts_every_sample_and_records_its_agreement(world: World) -> None:
     llm = world.llm()
     engine = build(world, llm, templates=[ONCE, VOTE])
     decision = engine.decide(QUERY, force_path="digits_vote")
@@ -89,9 +90,9 @@ def test_a_self_consistency_arm_counts_every_sample_and_records_its_agreement(wo
     assert decision.answer.endswith("Answer: 7")
 
 
-def test_a_procedure_leaves_the_referee_its_call_within_a_tight_budget(world) -> None:
+def test_a_procedure_leaves_the_referee_its_call_within_a_tight_budget(world: World) -> None:
     llm = world.llm()
-    config = EngineConfig(seed=5, budget=EngineConfig().budget.__class__(max_calls=3))
+    config = EngineConfig(seed=5, budget=Budget(max_calls=3))
     engine = build(world, llm, templates=[ONCE, VOTE], config=config)
     decision = engine.decide(QUERY, force_path="digits_vote")
     purposes = [request.purpose for request in llm.requests]
@@ -101,7 +102,7 @@ def test_a_procedure_leaves_the_referee_its_call_within_a_tight_budget(world) ->
     assert decision.step("answer").outputs["samples"] == 1
 
 
-def test_with_a_price_the_cheaper_of_two_equally_right_arms_wins(world) -> None:
+def test_with_a_price_the_cheaper_of_two_equally_right_arms_wins(world: World) -> None:
     """Both arms always answer right; the vote costs two more calls. Priced, the learner's
     statistics are net of cost and the policy comes to prefer the single call; the stored
     outcomes keep the raw reward."""
@@ -136,7 +137,7 @@ def test_with_a_price_the_cheaper_of_two_equally_right_arms_wins(world) -> None:
     assert free_chosen[20:].count("digits_once") < chosen[20:].count("digits_once")
 
 
-def test_a_price_changes_the_checkpoint_fingerprint_only_when_it_is_on(world) -> None:
+def test_a_price_changes_the_checkpoint_fingerprint_only_when_it_is_on(world: World) -> None:
     from engine.orchestration.checkpoints import fingerprint
 
     policies = {"path": world.policy_factory()("path", ["a", "b"], 3)}
@@ -146,7 +147,7 @@ def test_a_price_changes_the_checkpoint_fingerprint_only_when_it_is_on(world) ->
     assert fingerprint(policies, arms, 3, price=CostPrice(per_call=0.05)) != plain
 
 
-def test_the_program_tool_is_run_with_a_program_the_model_wrote(world) -> None:
+def test_the_program_tool_is_run_with_a_program_the_model_wrote(world: World) -> None:
     def script(request: LLMRequest) -> str:
         if request.purpose == "program":
             return json.dumps({"program": "print(3 + 4)"})
@@ -168,3 +169,16 @@ def test_the_program_tool_is_run_with_a_program_the_model_wrote(world) -> None:
     program_calls = [r for r in llm.requests if r.purpose == "program"]
     assert len(program_calls) == 1
     assert decision.cost.calls == len(llm.requests)  # the program call is metered
+
+
+def test_a_procedure_added_at_run_time_is_adopted_by_another_process(world: World) -> None:
+    first = build(world, world.llm(), templates=[ONCE])
+    added = first.add_template(VOTE)
+    assert added.procedure == "self_consistency"
+    (stored,) = [r for r in first.path_records() if r.arm_id == "digits_vote"]
+    assert stored.definition["procedure"] == "self_consistency"
+    llm = world.llm()
+    second = build(world, llm, templates=[ONCE])  # the same store: adopts the catalogue
+    decision = second.decide(QUERY, force_path="digits_vote")
+    assert [r.purpose for r in llm.requests].count("answer") == 3
+    assert decision.step("answer").outputs["procedure"] == "self_consistency"

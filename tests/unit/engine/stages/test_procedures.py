@@ -82,7 +82,7 @@ def test_self_consistency_takes_fewer_samples_when_the_budget_leaves_fewer_calls
 
 
 def test_a_failed_sample_casts_no_vote_and_only_all_failing_raises() -> None:
-    answers = iter([LLMTimeoutError("slow"), "Answer: 18", "Answer: 18"])
+    answers: Iterator[str | Exception] = iter([LLMTimeoutError("slow"), "Answer: 18", "Answer: 18"])
 
     def script(request: LLMRequest) -> str:
         answer = next(answers)
@@ -136,7 +136,7 @@ def test_plan_then_solve_skips_the_plan_when_only_the_answer_call_is_left() -> N
 
 
 def test_a_failed_plan_call_still_answers() -> None:
-    calls = iter([LLMTimeoutError("slow"), "Answer: 18"])
+    calls: Iterator[str | Exception] = iter([LLMTimeoutError("slow"), "Answer: 18"])
 
     def script(request: LLMRequest) -> str:
         reply = next(calls)
