@@ -2,7 +2,8 @@
 
 query -> features -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
-      -> path and tool selection -> tool run -> answer (1 call) -> checker, or referee (1 call)
+      -> path and tool selection -> tool run (the program tool: 1 call) -> answer (the path's
+      procedure: 1 to 3 calls) -> checker, or referee (1 call)
 
 Economy: a warm decision with a single-call path spends at most 3 calls (seed, answer, referee)
 because structured calls retry only in a decision that is already off the warm path, and then
