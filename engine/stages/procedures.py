@@ -18,7 +18,6 @@ or itself, rather than leaving the decision without an answer or a judge.
 (ChatMessage(role='user', content='2 + 2?'),)
 """
 
-import dataclasses
 from dataclasses import dataclass, field
 
 from engine.domain.models import ToolRun
@@ -96,17 +95,24 @@ def _single(llm: LLM, path: PathDefinition, query: str, settings: AnswerSettings
 
 
 def _request(
-    messages: tuple[ChatMessage, ...], settings: AnswerSettings, **changes: object
+    messages: tuple[ChatMessage, ...],
+    settings: AnswerSettings,
+    *,
+    temperature: float | None = None,
+    seed: int | None = None,
 ) -> LLMRequest:
+    """An answer request as `write_answer` makes it; `temperature` replaces the chat's."""
     chat = settings.chat
-    request = LLMRequest(
+    if temperature is None:
+        temperature = chat.temperature if chat and chat.temperature is not None else 0.0
+    return LLMRequest(
         messages=messages,
         max_tokens=chat.max_tokens if chat and chat.max_tokens else settings.max_tokens,
-        temperature=chat.temperature if chat and chat.temperature is not None else 0.0,
+        temperature=temperature,
         timeout_s=settings.timeout_s,
         purpose="answer",
+        seed=seed,
     )
-    return dataclasses.replace(request, **changes)  # type: ignore[arg-type]
 
 
 def _answer_messages(
