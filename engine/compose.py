@@ -20,6 +20,7 @@ from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
+from engine.adapters.tools.program import ProgramTool
 from engine.domain import features
 from engine.domain.ports import LLM, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import LLMRequest, TemplateLike
@@ -203,6 +204,9 @@ def build_engine(
         label_context=features.describe_context,
         policy_factory=build_policy_factory(settings),
         toolbox=toolbox or build_toolbox(settings, searcher),
+        # The program arm (a path procedure) runs programs in the sandbox even while "program"
+        # is off the tool policy's allow-list: choosing it as a path is the path policy's call.
+        program_toolbox=ToolRegistry([ProgramTool()]),
         config=settings.engine_config(),
         tracker=tracker,
     )

@@ -29,6 +29,7 @@ from engine.domain.config import (
     DetourRules,
     EngineConfig,
 )
+from engine.domain.pricing import CostPrice
 from engine.errors import ConfigError
 from learning import available_policies
 from learning.base import COLD_PULLS, COLD_WIDTH
@@ -98,6 +99,10 @@ class Settings(BaseSettings):
     referee_audit: float = Field(default=PRODUCT_REFEREE_AUDIT, ge=0, le=1)
     # Learn per query family whether a seed brief helps (False: always build one).
     seed_gate: bool = PRODUCT_SEED_GATE
+    # Cost in the reward (`engine.domain.pricing`): what the policies learn is the reward less
+    # this much per LLM call and per second of LLM time; 0 (off) learns the raw reward.
+    cost_per_call: float = Field(default=_ENGINE.cost_price.per_call, ge=0, le=1)
+    cost_per_second: float = Field(default=_ENGINE.cost_price.per_second, ge=0, le=1)
     detour_prob_best_floor: float = Field(default=_DETOUR.prob_best_floor, ge=0, le=1)
     detour_failure_streak: int = Field(default=_DETOUR.failure_streak, ge=1)
     detour_retire_min_pulls: float = Field(default=_DETOUR.retire_min_pulls, gt=0)
@@ -156,6 +161,7 @@ class Settings(BaseSettings):
             checkpoint_every=self.checkpoint_every,
             referee_audit=self.referee_audit,
             seed_gate=self.seed_gate,
+            cost_price=CostPrice(self.cost_per_call, self.cost_per_second),
         )
 
 

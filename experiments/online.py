@@ -4,7 +4,9 @@ Contenders, all on the same model through one caching wrapper (`CachingLLM`):
 
 - `bare`: the question alone, one call;
 - `fixed:<template>`: each template forced, rendered by the engine's own `answer_messages`
-  (no seed, no tool), so a forced answer is byte-identical to the engine's for that path;
+  (no seed, no tool), so a forced answer is byte-identical to the engine's for that path; a
+  template with a procedure (`engine.domain.procedures`) runs it, as the engine would
+  (`engine.stages.procedures.run_procedure`, the program arm with the sandboxed program tool);
 - `random`: a template drawn uniformly per task, `oracle`: the best template per family in
   hindsight (both read from the forced answers: the same request would get the same answer);
 - `engine:<variant>`: an engine from `build_engine` with everything on, learning as it goes from
@@ -27,10 +29,11 @@ from engine.compose import build_engine
 from engine.domain.models import Decision
 from engine.domain.ports import Searcher
 from engine.domain.records import ChatMessage, LLMRequest, PathDefinition, TemplateLike
-from engine.errors import LLMError, LLMUnavailableError
+from engine.errors import BudgetExceededError, LLMError, LLMUnavailableError
 from engine.settings import Settings
 from engine.stages.answer import answer_messages
-from experiments.replay import check_task
+from engine.stages.procedures import AnswerSettings, run_procedure
+from experiments.replay import PROGRAM_TOOLBOX, check_task
 from experiments.tasks import Task
 
 __all__ = ["ENGINE_VARIANTS", "OnlineRuns", "Step", "run_contenders"]
@@ -53,6 +56,9 @@ class Step:
     referee_score: float | None = None  # the referee's reward, when it judged
     referee_valid: bool | None = None  # did its verdict validate (None: it was not asked)
     warm: bool = False  # an engine decision that needed neither the rating nor a detour call
+    # The self-consistency samples' majority share (None: not a self-consistency answer), a
+    # label-free signal whose AUC against the checker the report gives per family.
+    agreement: float | None = None
 
 
 @dataclass(frozen=True)
@@ -105,11 +111,34 @@ def static_steps(
         label = f"fixed:{template.id}"
         out[label] = []
         for task in tasks:
-            messages = answer_messages(path, task.query, None, None)
-            request = LLMRequest(messages=messages, max_tokens=max_tokens, purpose="answer")
-            out[label].append(replace(_ask(llm, request, task, template.id), arm=template.id))
+            if path.procedure == "single":
+                messages = answer_messages(path, task.query, None, None)
+                request = LLMRequest(messages=messages, max_tokens=max_tokens, purpose="answer")
+                step = replace(_ask(llm, request, task, template.id), arm=template.id)
+            else:
+                step = _procedure_step(llm, path, task, max_tokens)
+            out[label].append(step)
             advance(1)
     return out
+
+
+def _procedure_step(llm: CachingLLM, path: PathDefinition, task: Task, max_tokens: int) -> Step:
+    """A forced procedure arm's step: the procedure as the engine runs it (no seed, no tool)."""
+    mark = len(llm.calls)
+    settings = AnswerSettings(max_tokens=max_tokens, timeout_s=60.0, toolbox=PROGRAM_TOOLBOX)
+    agreement = None
+    try:
+        result = run_procedure(llm, path, task.query, settings)
+        text = result.text
+        share = result.outputs.get("majority_share")
+        agreement = float(share) if isinstance(share, int | float) else None
+    except LLMUnavailableError:
+        raise  # no answer will come from this model: stop rather than score zeros
+    except (LLMError, BudgetExceededError):
+        text = ""  # a fault is a wrong answer, and its cost is counted
+    calls, tokens, seconds = _cost(llm.calls[mark:])
+    reward = check_task(text, task)
+    return Step(task, reward, calls, tokens, seconds, arm=path.arm_id, agreement=agreement)
 
 
 def _referee_of(decision: Decision) -> tuple[float | None, bool | None]:
@@ -119,6 +148,15 @@ def _referee_of(decision: Decision) -> tuple[float | None, bool | None]:
         if step.stage == "referee" and step.reason == "fault":
             return None, False
     return None, None
+
+
+def _agreement_of(decision: Decision) -> float | None:
+    """The self-consistency samples' majority share, from the answer's trace entry."""
+    for step in decision.trace:
+        if step.stage == "answer" and step.reason == "done":
+            share = step.outputs.get("majority_share")
+            return float(share) if isinstance(share, int | float) else None
+    return None
 
 
 def _engine_step(decision: Decision, task: Task, records: Sequence[CallRecord]) -> Step:
@@ -139,6 +177,7 @@ def _engine_step(decision: Decision, task: Task, records: Sequence[CallRecord]) 
         referee_score=score,
         referee_valid=valid,
         warm=not cold,
+        agreement=_agreement_of(decision),
     )
 
 

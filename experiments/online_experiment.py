@@ -39,6 +39,7 @@ from experiments.heldout import heldout_suite
 from experiments.online import ENGINE_VARIANTS, OnlineRuns, Step, run_contenders
 from experiments.online_report import (
     Summary,
+    agreement_reliability,
     choices_table,
     lift_table,
     referee_reliability,
@@ -139,6 +140,8 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
             [summaries[label] for label in order], params.final_window
         ),
         "tables/referee.md": referee_reliability(runs.steps.get("engine:referee", [])),
+        # The exact checker labels every step, so the agreement signal is measured here.
+        "tables/agreement.md": agreement_reliability(runs.steps),
     }
     for label in shown[4:]:
         tables[f"tables/choices-{label.split(':')[1]}.md"] = choices_table(

@@ -12,6 +12,7 @@ from experiments.online import Step
 
 __all__ = [
     "Summary",
+    "agreement_reliability",
     "auc",
     "choices_table",
     "lift_table",
@@ -178,6 +179,40 @@ def referee_reliability(runs: Sequence[Sequence[Step]]) -> str:
             f"{np.mean(on_right) if on_right else float('nan'):.2f} | "
             f"{np.mean(on_wrong) if on_wrong else float('nan'):.2f} |"
         )
+    return "\n".join(lines) + "\n"
+
+
+def agreement_reliability(steps: Mapping[str, Sequence[Sequence[Step]]]) -> str:
+    """Per contender and family, how well the self-consistency samples' agreement (the majority
+    share, a label-free signal) predicts the checker's verdict: its AUC and mean share.
+
+    Only forced (`fixed:`) and engine contenders are read: `random` and `oracle` repeat the
+    forced steps. An engine's rows are its self-consistency decisions, in every order.
+    """
+    lines = [
+        "| contender | family | answers | AUC (majority share vs right) | mean share right "
+        "| mean share wrong |",
+        "|---|---|---|---|---|---|",
+    ]
+    for label in sorted(steps):
+        if not label.startswith(("fixed:", "engine:")):
+            continue
+        voted = [s for order in steps[label] for s in order if s.agreement is not None]
+        for family in [*sorted({s.task.family for s in voted}), "all"]:
+            rows = [s for s in voted if family in ("all", s.task.family)]
+            if not rows:
+                continue
+            shares = [float(s.agreement or 0.0) for s in rows]
+            right = [s.reward >= 0.5 for s in rows]
+            on_right = [sh for sh, ok in zip(shares, right, strict=True) if ok]
+            on_wrong = [sh for sh, ok in zip(shares, right, strict=True) if not ok]
+            lines.append(
+                f"| {label} | {family} | {len(rows)} | {auc(shares, right):.2f} | "
+                f"{np.mean(on_right) if on_right else float('nan'):.2f} | "
+                f"{np.mean(on_wrong) if on_wrong else float('nan'):.2f} |"
+            )
+    if len(lines) == 2:
+        return "No self-consistency answers: the agreement signal was not measured.\n"
     return "\n".join(lines) + "\n"
 
 

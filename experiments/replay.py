@@ -19,11 +19,15 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.adapters.tools import ToolRegistry
+from engine.adapters.tools.program import ProgramTool
+from engine.domain.budget import MeteredLLM
 from engine.domain.checkers import check_answer
 from engine.domain.ports import LLM
 from engine.domain.records import LLMRequest, PathDefinition, TemplateLike
 from engine.errors import ConfigError, LLMError, LLMUnavailableError
 from engine.stages.answer import answer_messages
+from engine.stages.procedures import AnswerSettings, run_procedure
 from experiments.bigbench.checks import check_targets
 from experiments.tasks import Task, TaskSuite
 
@@ -62,6 +66,8 @@ def chosen_templates(ids: Sequence[str]) -> list[TemplateLike]:
 
 
 Scorer = Callable[[str, Task], float]
+# The forced program arm's sandbox, as `engine.compose` gives the engine's program arm.
+PROGRAM_TOOLBOX = ToolRegistry([ProgramTool()])
 """Scores a model's raw answer text for a task, in [0, 1] (an exact checker)."""
 
 
@@ -207,6 +213,8 @@ def _answer(llm: LLM, strategy: Strategy, task: Task, max_tokens: int, scorer: S
     # The engine's own renderer, with no seed and no tool output: what replay measures is what
     # the engine sends for that path (a test holds the two byte-identical).
     path = PathDefinition.from_template(strategy)
+    if path.procedure != "single":
+        return _procedure_cell(llm, path, task, max_tokens, scorer)
     request = LLMRequest(
         messages=answer_messages(path, task.query, None, None),
         max_tokens=max_tokens,
@@ -224,6 +232,27 @@ def _answer(llm: LLM, strategy: Strategy, task: Task, max_tokens: int, scorer: S
     if not 0.0 <= reward <= 1.0:
         raise ConfigError(f"the scorer returned {reward!r} for {task.task_id}; need [0, 1]")
     return reward, response.completion_tokens, response.seconds, response.text[:200], False
+
+
+def _procedure_cell(
+    llm: LLM, path: PathDefinition, task: Task, max_tokens: int, scorer: Scorer
+) -> Cell:
+    """A procedure arm's cell: the procedure as the engine runs it (no seed, no tool), its tokens
+    and seconds summed over its calls."""
+    meter = MeteredLLM(llm)
+    settings = AnswerSettings(max_tokens=max_tokens, timeout_s=60.0, toolbox=PROGRAM_TOOLBOX)
+    try:
+        text = run_procedure(meter, path, task.query, settings).text
+    except LLMUnavailableError:
+        raise  # no answer will come from this model: stop the build rather than score zeros
+    except LLMError as error:
+        spent = meter.cost
+        fault = f"<fault: {type(error).__name__}>"
+        return 0.0, spent.completion_tokens, spent.seconds, fault, True
+    reward = float(scorer(text, task))
+    if not 0.0 <= reward <= 1.0:
+        raise ConfigError(f"the scorer returned {reward!r} for {task.task_id}; need [0, 1]")
+    return reward, meter.cost.completion_tokens, meter.cost.seconds, text[:200], False
 
 
 def build_outcome_matrix(

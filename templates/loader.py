@@ -33,7 +33,7 @@ from templates.model import Template, template_key
 __all__ = ["load_templates", "parse_template", "template_to_toml"]
 
 MAX_FILE_BYTES = 64 * 1024  # ten times the longest valid template; refuses a mistaken huge file
-FIELD_ORDER = ("id", "name", "description", "tags", "prompt")
+FIELD_ORDER = ("id", "name", "description", "tags", "procedure", "prompt")
 
 
 def parse_template(text: str, source_name: str) -> Template:
@@ -91,11 +91,15 @@ def template_to_toml(template: Template) -> str:
     >>> parse_template(template_to_toml(t), "x.toml") == t
     True
     """
+    procedure = ""
+    if template.procedure != "single":  # the default stays unwritten, as in hand-written files
+        procedure = f"procedure = {_basic(template.procedure)}\n"
     return (
         f"id = {_basic(template.id)}\n"
         f"name = {_basic(template.name)}\n"
         f"description = {_basic(template.description)}\n"
         f"tags = [{', '.join(_basic(tag) for tag in template.tags)}]\n"
+        f"{procedure}"
         f'prompt = """\n{_escape(template.prompt, multiline=True)}\n"""\n'
     )
 

@@ -18,13 +18,16 @@ engine, replay and the online evaluation share.
 """
 
 import string
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from templates.text import check_name, check_visible
 
-__all__ = ["PLACEHOLDERS", "Template", "template_key"]
+__all__ = ["PLACEHOLDERS", "Procedure", "Template", "template_key"]
+# What an arm does with its prompt; the engine runs each (`engine.domain.procedures`, whose list
+# a test holds equal to this one: templates/ may not import the engine).
+Procedure = Literal["single", "bare", "self_consistency", "program", "plan_solve"]
 
 PLACEHOLDERS = frozenset({"query", "seed"})
 
@@ -76,6 +79,10 @@ class Template(BaseModel):
     description: Annotated[str, StringConstraints(min_length=1, max_length=500)]
     prompt: Annotated[str, StringConstraints(min_length=1, max_length=MAX_PROMPT_CHARS)]
     tags: tuple[Tag, ...] = Field(default=(), max_length=MAX_TAGS)
+    # What the arm does with the prompt (`engine.domain.procedures`): one call ("single"), the
+    # question alone ("bare"), sampled answers and a vote ("self_consistency"), a program
+    # ("program"), or a plan call before the solve call ("plan_solve").
+    procedure: Procedure = "single"
 
     @field_validator("id", mode="before")
     @classmethod

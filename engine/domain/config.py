@@ -5,10 +5,19 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.domain.budget import Budget
+from engine.domain.pricing import CostPrice
+from engine.domain.procedures import MAX_PROCEDURE_CALLS
 
-# Six calls is the worst case the pipeline can reach, so the default never cuts a decision short
-# on calls; tokens and seconds are generous for the embedded model.
-BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = 6, 8192, 120.0
+# Six calls is the worst case a single-call path can reach (seed, rating, detour, answer, referee
+# and one structured retry): structured retries are allowed only within it
+# (`engine.orchestration.run_state`). A procedure's extra answer calls (`engine.domain.procedures`:
+# up to three for self-consistency or a program with its fallback) come only from what the budget
+# leaves, so the worst case of any decision is the single path's plus those extra calls; the
+# default budget allows it, so it never cuts a decision short on calls. Tokens and seconds are
+# generous for the embedded model.
+SINGLE_PATH_WORST_CALLS = 6
+WORST_CASE_CALLS = SINGLE_PATH_WORST_CALLS - 1 + MAX_PROCEDURE_CALLS
+BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = WORST_CASE_CALLS, 8192, 120.0
 # What `thinkpath` runs with: the defaults of `EngineConfig` and of the settings alike, so that
 # tests and experiments run the configuration the product ships.
 PRODUCT_REFEREE_AUDIT, PRODUCT_SEED_GATE = 0.1, True
@@ -65,6 +74,8 @@ class EngineConfig:
     # Learn per query family whether to build the seed (the arm book's seed role); False
     # builds it for every decision.
     seed_gate: bool = PRODUCT_SEED_GATE
+    # Cost in the reward (`engine.domain.pricing`); off by default.
+    cost_price: CostPrice = field(default_factory=CostPrice)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source_weights", MappingProxyType(dict(self.source_weights)))

@@ -18,10 +18,12 @@ from typing import Any
 from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
 from engine.domain.ports import Store
+from engine.domain.pricing import CostPrice
 from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
 from engine.orchestration.checkpoints import Checkpoints, fingerprint
 from engine.orchestration.learner import NO_SEED, POLICY_ROLES, SEED, Learner, PolicyFactory
+from engine.orchestration.pricing import CostCharger
 from engine.orchestration.views import PolicyView, SeedChoice, frozen, probability_mass
 from engine.stages import referee, selection
 from engine.stages.candidates import admit_template
@@ -47,8 +49,11 @@ class ArmBook:
         context_dim: int,
         detour_rules: DetourRules,
         checkpoint_every: int = 0,
+        cost_price: CostPrice | None = None,
     ) -> None:
         self._store = store
+        # procedures: the policies learn rewards net of cost (`engine.orchestration.pricing`)
+        self._charger = CostCharger(store, cost_price or CostPrice())
         self._namespace = namespace
         self._lock = threading.RLock()
         self._paths = {path.arm_id: path for path in templates}
@@ -73,7 +78,7 @@ class ArmBook:
             store,
             namespace,
             self._learner,
-            fingerprint=fingerprint(policies, configured, context_dim),
+            fingerprint=fingerprint(policies, configured, context_dim, price=self._charger.price),
             every=checkpoint_every,
         )
         self._checkpoints.restore()  # then refresh() replays only the outcomes after it
@@ -239,7 +244,7 @@ class ArmBook:
                 if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
                     self._checkpoints.save_if_due()
                     return applied
-                report = self._learner.apply(batch)
+                report = self._learner.apply(self._charger.charge(batch))
                 applied += report.applied
                 for role, arm, reason in report.retired:
                     self._save_retirement(role, arm, reason)
@@ -381,6 +386,7 @@ def stored_path(record: ArmRecord) -> PathDefinition:
         description=str(definition.get("description", "")),
         prompt=str(definition.get("prompt", "{query}")),
         origin=record.origin,
+        procedure=str(definition.get("procedure", "single")),  # procedures: what the path does
     )
 
 

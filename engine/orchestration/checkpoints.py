@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from engine.domain.ports import CheckpointLog
+from engine.domain.pricing import CostPrice
 from engine.domain.records import CheckpointRecord
 from engine.errors import StoreError
 from engine.orchestration.learner import Learner
@@ -46,18 +47,24 @@ def fingerprint(
     policies: Mapping[str, PolicyLike],
     configured_arms: Mapping[str, Iterable[str]],
     context_dim: int,
+    *,
+    price: CostPrice | None = None,
 ) -> str:
     """A short hash of what a checkpoint's state depends on besides the outcomes.
 
     `configured_arms` are each role's arms from configuration (template paths, tools), not those
-    found in the store: detours come and go with the log, and the checkpoint carries them.
+    found in the store: detours come and go with the log, and the checkpoint carries them. An
+    active `price` (cost in the reward) changes what was learned from the same log, so it is
+    named too; an inactive one is left out, so that prices off keep earlier fingerprints.
     """
-    described = {
+    described: dict[str, Any] = {
         "format": FORMAT,
         "context_dim": context_dim,
         "policies": {role: _configuration(policy.to_dict()) for role, policy in policies.items()},
         "arms": {role: sorted(arms) for role, arms in configured_arms.items()},
     }
+    if price is not None and price.active:
+        described["price"] = [price.per_call, price.per_second]
     text = json.dumps(described, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 

@@ -60,6 +60,7 @@ class Engine:
         featurizer: Featurizer,
         policy_factory: PolicyFactory,
         toolbox: ToolBox | None = None,
+        program_toolbox: ToolBox | None = None,
         family_of: Callable[[str], str] | None = None,
         label_context: Callable[[Sequence[float]], str] | None = None,
         config: EngineConfig | None = None,
@@ -79,11 +80,14 @@ class Engine:
             context_dim=int(np.asarray(featurizer("probe")).shape[0]),
             detour_rules=self.config.detour,
             checkpoint_every=self.config.checkpoint_every,
+            cost_price=self.config.cost_price,  # procedures: cost in the reward
         )
         self._pipeline = Pipeline(
             llm=llm,
             searcher=searcher,
             toolbox=toolbox,
+            # procedures: runs the program arm's programs, whatever the tool allow-list says
+            program_toolbox=program_toolbox or toolbox,
             featurizer=featurizer,
             family_of=family_of,
             book=self._book,

@@ -2,11 +2,15 @@
 
 query -> features -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
-      -> path and tool selection -> tool run -> answer (1 call) -> checker, or referee (1 call)
+      -> path and tool selection -> tool run (the program tool: 1 call) -> answer (the path's
+      procedure: 1 to 3 calls) -> checker, or referee (1 call)
 
-Economy: a warm decision spends at most 3 calls (seed, answer, referee) because structured calls
-retry only in a decision that is already off the warm path, and then only while the decision
-stays within 6 calls (see `engine.orchestration.run_state`). Optional stages are skipped with a
+Economy: a warm decision with a single-call path spends at most 3 calls (seed, answer, referee)
+because structured calls retry only in a decision that is already off the warm path, and then
+only while the decision stays within its worst case (see `engine.orchestration.run_state`). A
+path's procedure may spend more answer calls (self-consistency 3, plan-and-solve 2, a program up
+to 3: `engine.domain.procedures`), within what the budget leaves after the referee's call; the
+program tool adds one call before the answer. Optional stages are skipped with a
 "budget_stop" when the call budget could no longer pay for the answer. Every LLM or retrieval
 fault is caught at its stage, reported, and the decision goes on degraded.
 
@@ -29,16 +33,16 @@ from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
-from engine.domain.records import NO_TOOL, ChatOptions, PathDefinition
+from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, Trace, report, start
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Choices, Chooser
 from engine.orchestration.learner import NO_SEED, SEED
-from engine.orchestration.run_state import RunState, run_stage
+from engine.orchestration.run_state import UNLIMITED, RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder
 from engine.orchestration.views import SeedChoice
-from engine.stages import answer, tools
+from engine.stages import procedures, program, tools
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 
@@ -69,12 +73,14 @@ class Pipeline:
         searcher: Searcher,
         toolbox: ToolBox | None,
         featurizer: Featurizer,
+        program_toolbox: ToolBox | None = None,
         family_of: Callable[[str], str] | None,
         book: ArmBook,
         config: EngineConfig,
     ) -> None:
         self._llm = GuardedLLM(llm)
         self._toolbox = toolbox
+        self._program_toolbox = program_toolbox  # procedures: the program arm's sandbox
         self._featurizer = featurizer
         self._family_of = family_of
         self._config = config
@@ -116,7 +122,7 @@ class Pipeline:
                 run, referee_calls=referee_calls, force_path=force_path, family=shared_family
             )
         )
-        tool_run, refused, direct = assembly.take(lambda _run: self._run_tools(query, choices))
+        tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
         answer_text = (
             assembly.take(lambda _run: self._direct(tool_run, listener)) if direct else None
         )
@@ -129,6 +135,7 @@ class Pipeline:
                     tool_run=tool_run,
                     listener=listener,
                     chat=chat,
+                    reserve=referee_calls,  # procedures: leave the referee its call
                 )
             )
         outcomes: list[Score] = []
@@ -216,7 +223,9 @@ class Pipeline:
         )
         return text
 
-    def _run_tools(self, query: str, choices: Choices) -> Steps[tuple[ToolRun | None, bool, bool]]:
+    def _run_tools(
+        self, run: RunState, choices: Choices
+    ) -> Steps[tuple[ToolRun | None, bool, bool]]:
         """Run the chosen tool; when it fails or refuses, fall back at once to the next tool.
 
         The decision's tool choice stays the policy's pick (its refusal is that arm's "tool"
@@ -225,7 +234,7 @@ class Pipeline:
         times each fallback's), for off-policy evaluation of the sequence.
         """
         tool, direct = tools.split_arm(choices.tool.arm)
-        tool_run = yield from self._run_tool(query, tool, choices.tool_argument)
+        tool_run = yield from self._run_tool(run, tool, choices.tool_argument)
         if tool_run is None or tool_run.ok:
             return tool_run, False, direct
         tried, sequence = [choices.tool.arm], choices.tool.propensity
@@ -255,14 +264,16 @@ class Pipeline:
                 },
             )
             tool, direct = tools.split_arm(arm)
-            tool_run = yield from self._run_tool(query, tool, None)
+            tool_run = yield from self._run_tool(run, tool, None)
         return tool_run, True, direct
 
-    def _run_tool(self, query: str, tool: str, argument: str | None) -> Steps[ToolRun | None]:
+    def _run_tool(self, run: RunState, tool: str, argument: str | None) -> Steps[ToolRun | None]:
         if tool == NO_TOOL or self._toolbox is None:
             return None
         started = start()
-        argument = argument or tools.default_argument(tool, query)
+        if tool == PROGRAM_TOOL:  # procedures: the model writes the program, then it runs
+            return (yield from self._run_program_tool(run, self._toolbox, started))
+        argument = argument or tools.default_argument(tool, run.query)
         result = tools.run_tool(self._toolbox, tool, argument, self._config.tool_timeout_s)
         if result is None:
             return None
@@ -281,6 +292,45 @@ class Pipeline:
         )
         return result
 
+    def _run_program_tool(
+        self, run: RunState, toolbox: ToolBox, started: float
+    ) -> Steps[ToolRun | None]:
+        """The program tool: a program call metered against the decision's budget, then the
+        sandbox.
+
+        No structured retry: as a tool the program is an optional extra call before the answer,
+        and a retry would push a warm decision past its usual call count.
+        """
+        attempt = yield from run_stage(
+            run,
+            "tool",
+            lambda llm: program.solve_with_program(
+                llm,
+                toolbox,
+                run.query,
+                tool_timeout_s=self._config.tool_timeout_s,
+                llm_timeout_s=self._config.llm_timeout_s,
+                retries=0,
+            ),
+            started=started,
+            optional="no call left for a program besides the answer",
+            inputs={"tool": PROGRAM_TOOL},
+        )
+        ran = attempt.value
+        if ran is None:
+            return None
+        result = ran.tool_run
+        yield report(
+            "tool",
+            "done" if result.ok else "fault",
+            started,
+            cost=attempt.cost,
+            inputs={"tool": PROGRAM_TOOL, "argument": ran.program},
+            outputs=ran.trace_outputs(),
+            error=result.error,
+        )
+        return result
+
     def _answer(
         self,
         run: RunState,
@@ -290,6 +340,7 @@ class Pipeline:
         tool_run: ToolRun | None,
         listener: DecisionListener | None,
         chat: ChatOptions | None,
+        reserve: int,
     ) -> Steps[str | None]:
         arm = path.arm_id
         started = start()
@@ -297,29 +348,41 @@ class Pipeline:
         if chat is not None:  # what the prompt carried besides the query, for the record
             inputs["chat_turns"] = len(chat.history)
             inputs["instructions"] = chat.instructions is not None
+        # procedures: the path's procedure answers (`engine.stages.procedures`); its cost and how
+        # it answered (samples and their agreement, plan, program) go into the answer's trace.
+        settings = procedures.AnswerSettings(
+            max_tokens=self._config.answer_max_tokens,
+            timeout_s=self._config.llm_timeout_s,
+            brief=brief,
+            tool_run=tool_run,
+            chat=chat,
+            on_text=listener.on_token if listener is not None else None,
+            calls_left=None if run.calls_left >= UNLIMITED else run.calls_left - reserve,
+            toolbox=self._program_toolbox,
+            tool_timeout_s=self._config.tool_timeout_s,
+        )
         attempt = yield from run_stage(
             run,
             "answer",
-            lambda llm: answer.write_answer(
-                llm,
-                path,
-                run.query,
-                brief,
-                tool_run,
-                max_tokens=self._config.answer_max_tokens,
-                timeout_s=self._config.llm_timeout_s,
-                chat=chat,
-                on_text=listener.on_token if listener is not None else None,
-            ),
+            lambda llm: procedures.run_procedure(llm, path, run.query, settings),
             started=started,
             inputs=inputs,
         )
-        kept = attempt.value
-        if kept is None:
+        result = attempt.value
+        if result is None:
             return None
-        outputs = {"answer": kept.text, **kept.notes()}
-        yield report("answer", "done", started, cost=attempt.cost, inputs=inputs, outputs=outputs)
-        return kept.text
+        spent = attempt.cost
+        outputs: dict[str, object] = {
+            "answer": result.text,
+            **result.outputs,
+            "cost": {
+                "calls": spent.calls,
+                "tokens": spent.total_tokens,
+                "seconds": round(spent.seconds, 6),
+            },
+        }
+        yield report("answer", "done", started, cost=spent, inputs=inputs, outputs=outputs)
+        return result.text
 
 
 def _draw_probability(choice: SeedChoice | None) -> float:

@@ -8,14 +8,17 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from engine.domain.budget import Budget, MeteredLLM
+from engine.domain.config import SINGLE_PATH_WORST_CALLS
 from engine.domain.ports import LLM
 from engine.domain.records import Cost
 from engine.domain.trace import LLM_FAULTS, Steps, budget_stop, fault
 
 T = TypeVar("T")
 
-# seed, rating, detour, answer, referee, and one structured retry
-WORST_CASE_CALLS = 6
+# procedures: retries stay within a single-call path's worst case (seed, rating, detour, answer,
+# referee, one retry); a procedure's extra calls come from what the budget leaves
+# (`engine.domain.config`, where both worst cases are counted once).
+WORST_CASE_CALLS = SINGLE_PATH_WORST_CALLS
 UNLIMITED = 1_000_000
 
 

@@ -76,6 +76,7 @@ def write_program(
     max_tokens: int = 160,
     timeout_s: float = 60.0,
     seed: int | None = None,
+    retries: int = 1,
 ) -> str:
     """One constrained call: the program the model writes for `query` (stripped, never empty).
 
@@ -91,6 +92,7 @@ def write_program(
         max_tokens=max_tokens,
         timeout_s=timeout_s,
         seed=seed,
+        retries=retries,
     )
     program = _strip_fence(reply.program)
     # The 135M model often copies the example; run, the copy would print the example's answer.
@@ -153,17 +155,19 @@ def solve_with_program(
     llm_timeout_s: float = 60.0,
     max_tokens: int = 160,
     seed: int | None = None,
+    retries: int = 1,
 ) -> ProgramRun:
     """Ask the model for a program for `query`, run it with the program tool; never raises for
     a bad program or reply.
 
     A reply that never validates, or a model fault, is a failed run (a `tool` outcome of 0, like
     any tool failure), so the tool policy learns where the model writes no usable program.
+    `retries` bounds the structured retries of the program call (the caller's call budget).
     `BudgetExceededError` passes through: the engine's budget is not the tool's failure.
     """
     try:
         program = write_program(
-            llm, query, max_tokens=max_tokens, timeout_s=llm_timeout_s, seed=seed
+            llm, query, max_tokens=max_tokens, timeout_s=llm_timeout_s, seed=seed, retries=retries
         )
     except LLMError as error:
         failed = ToolRun(

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from engine.domain.config import DetourRules, EngineConfig
+from engine.domain.config import SINGLE_PATH_WORST_CALLS, DetourRules, EngineConfig
+from engine.domain.procedures import MAX_PROCEDURE_CALLS
 from engine.domain.records import LLMRequest
 from tests.unit.engine.conftest import seed_calls
 
@@ -71,7 +72,8 @@ def test_a_malformed_referee_in_a_warm_decision_degrades_instead_of_retrying(wor
 
 def test_the_worst_case_cold_arms_plus_a_detour_stays_within_six_calls(world) -> None:
     # Every arm cold, failures repeating, a malformed first rating (one retry) and a referee
-    # that never parses: the most calls any decision can be driven to.
+    # that never parses: the most calls a single-call path can be driven to (a procedure adds
+    # its extra answer calls, which the default budget also allows).
     rules = DetourRules(prob_best_floor=0.0, failure_streak=2)
     engine = world.engine(config=EngineConfig(seed=1, detour=rules), cold_pulls=50)
     for _ in range(2):
@@ -90,7 +92,8 @@ def test_the_worst_case_cold_arms_plus_a_detour_stays_within_six_calls(world) ->
     ).decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == ["seed", "rate", "rate", "detour", "answer", "referee"]
-    assert decision.cost.calls == 6 == EngineConfig().budget.max_calls
+    assert decision.cost.calls == 6 == SINGLE_PATH_WORST_CALLS
+    assert EngineConfig().budget.max_calls == SINGLE_PATH_WORST_CALLS - 1 + MAX_PROCEDURE_CALLS
     assert decision.step("detour").reason == "detour_trigger"
 
 

@@ -36,6 +36,16 @@ def test_settings_read_the_environment(monkeypatch, tmp_path: Path) -> None:
     assert settings.path_policy == "lints"
 
 
+def test_the_cost_price_comes_from_the_environment_and_is_off_by_default(monkeypatch) -> None:
+    for name in ("THINKPATH_COST_PER_CALL", "THINKPATH_COST_PER_SECOND"):
+        monkeypatch.delenv(name, raising=False)
+    assert not load_settings().engine_config().cost_price.active
+    monkeypatch.setenv("THINKPATH_COST_PER_CALL", "0.05")
+    monkeypatch.setenv("THINKPATH_COST_PER_SECOND", "0.01")
+    price = load_settings().engine_config().cost_price
+    assert (price.per_call, price.per_second) == (0.05, 0.01)
+
+
 def test_defaults_are_offline_and_under_the_home(monkeypatch) -> None:
     for name in ("THINKPATH_HOME", "THINKPATH_MODEL", "THINKPATH_WEB_SEARCH"):
         monkeypatch.delenv(name, raising=False)
@@ -53,6 +63,8 @@ def test_defaults_are_offline_and_under_the_home(monkeypatch) -> None:
         ("THINKPATH_MODEL", "smollm2", "names no provider"),
         ("THINKPATH_REFEREE_WEIGHT", "abc", "THINKPATH_REFEREE_WEIGHT"),
         ("THINKPATH_NAMESPACE", "a b", "THINKPATH_NAMESPACE"),
+        ("THINKPATH_COST_PER_CALL", "-0.1", "THINKPATH_COST_PER_CALL"),
+        ("THINKPATH_COST_PER_SECOND", "2", "THINKPATH_COST_PER_SECOND"),
     ],
 )
 def test_a_bad_setting_is_a_clear_error(monkeypatch, variable, value, message) -> None:

@@ -40,3 +40,19 @@ def test_replay_sends_what_the_engine_sends(tmp_path) -> None:
         assert _answer_requests(replay_llm)[0].messages == sent  # byte-identical
         seen.add(decision.path.arm_id)
     assert seen  # at least one path compared (the policy explores several)
+
+
+def test_replay_runs_a_procedure_arm_as_the_engine_would() -> None:
+    by_id = {t.id: t for t in load_templates()}
+    llm = ScriptedLLM(lambda request: "Answer: m")
+    suite = TaskSuite(
+        seed=0, tasks=(Task("t", "first_letter", "First letter of 'meadow'?", "m", "exact"),)
+    )
+    matrix = build_outcome_matrix(
+        llm, "x", [by_id["self_consistency"], by_id["bare_question"]], suite, check_task
+    )
+    answers = _answer_requests(llm)
+    assert [r.temperature > 0 for r in answers] == [True, True, True, False]
+    assert answers[-1].messages[0].role == "user"  # the bare arm: the question alone
+    assert matrix.rewards.tolist() == [[1.0], [1.0]]
+    assert matrix.tokens.tolist() == [[6], [2]]  # three samples' tokens, summed

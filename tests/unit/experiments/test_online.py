@@ -10,6 +10,7 @@ from engine.adapters.llm.scripted import ScriptedLLM, schema_example
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
+from engine.stages.procedures import SAMPLE_SEED_BASE
 from experiments.experiment import ExperimentContext
 from experiments.heldout import heldout_suite
 from experiments.online_experiment import OnlineParams, online_experiment, run_online
@@ -124,3 +125,40 @@ def test_the_lift_is_paired_by_order_and_tools_are_shown_one_by_one(
     choices = result.tables["tables/choices-checker.md"]
     assert "| calculator: share (right) | none: share (right) |" in choices
     assert "final window (last 33%)" in choices
+
+
+def test_the_self_consistency_agreement_is_measured_against_the_checker(tmp_path: Path) -> None:
+    """Samples agree on right word lengths and split 1:2 on (wrong) arithmetic, so the majority
+    share ranks every right answer above every wrong one."""
+
+    def voting(request: LLMRequest) -> str:
+        text = request.messages[-1].content
+        query = next((q for q in EXPECTED if q in text), None)
+        if request.temperature == 0 or query is None or request.json_schema is not None:
+            return script(request)
+        family = next(t.family for t in SUITE.tasks if t.query == query)
+        if family == "word_length":
+            return f"Answer: {EXPECTED[query]}"
+        return "Answer: 998" if request.seed == SAMPLE_SEED_BASE else "Answer: 999"
+
+    params = PARAMS.model_copy(
+        update={"templates": ("direct_answer", "self_consistency"), "variants": ("checker",)}
+    )
+    llm = ScriptedLLM(voting)
+    result = run_online(
+        params, ExperimentContext(data_dir=tmp_path), llm=llm, searcher=InMemorySearcher()
+    )
+    table = result.tables["tables/agreement.md"]
+    # 6 tasks, replayed in each of the 2 orders
+    assert "| fixed:self_consistency | all | 12 | 1.00 | 1.00 | 0.67 |" in table
+    assert "| fixed:self_consistency | word_length | 6 | nan | 1.00 | nan |" in table
+    assert "fixed:direct_answer" not in table  # one call: no agreement to measure
+    answers = [r for r in llm.requests if r.temperature > 0]
+    assert len(answers) >= 3 * len(SUITE.tasks)  # three samples per forced answer
+
+
+def test_without_self_consistency_the_agreement_table_says_so(
+    result_and_llm: tuple[Any, Any],
+) -> None:
+    result, _ = result_and_llm
+    assert result.tables["tables/agreement.md"].startswith("No self-consistency answers")

@@ -4,8 +4,11 @@ import itertools
 import re
 from difflib import SequenceMatcher
 from importlib import resources
+from typing import get_args
 
+from engine.domain.procedures import PROCEDURES
 from templates import load_templates, parse_template
+from templates.model import Procedure
 
 
 def test_at_least_ten_builtin_templates_with_unique_ids() -> None:
@@ -25,6 +28,8 @@ def test_each_file_is_named_after_its_id() -> None:
 def test_every_prompt_places_the_query_and_ends_with_the_answer_format() -> None:
     for template in load_templates():
         assert "query" in template.placeholders, template.id
+        if template.procedure == "bare":  # the question alone, by definition: checked below
+            continue
         last_line = template.prompt.splitlines()[-1]
         assert last_line == "End with a line 'Answer: <answer>'.", template.id
 
@@ -45,3 +50,14 @@ def test_prompts_are_short_enough_for_a_small_model() -> None:
     for template in load_templates():
         words = len(re.findall(r"\S+", template.prompt))
         assert words <= 80, (template.id, words)
+
+
+def test_the_procedures_each_have_a_builtin_arm_and_bare_is_the_question_alone() -> None:
+    by_procedure = {t.procedure: t for t in load_templates()}
+    assert set(by_procedure) == {"single", "bare", "self_consistency", "program", "plan_solve"}
+    assert by_procedure["bare"].prompt == "{query}"
+
+
+def test_the_template_procedures_are_the_ones_the_engine_runs() -> None:
+    # templates/ may not import the engine, so the list is written twice and held equal here.
+    assert get_args(Procedure) == PROCEDURES

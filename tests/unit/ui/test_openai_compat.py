@@ -44,6 +44,12 @@ class Recorded:
         return [request for request in self.llm.requests if request.purpose == "answer"]
 
 
+# A single-call path, for the tests about the one answer call: a procedure arm (self-consistency,
+# plan then solve, ...) makes several answer calls, or sends its answer whole at the end
+# (docs/engine.md, "Procedures").
+SINGLE_CALL = "thinkpath:direct_answer"
+
+
 @pytest.fixture
 def recorded(tmp_path: Path) -> Recorded:
     return Recorded(tmp_path)
@@ -112,7 +118,7 @@ def test_the_system_message_and_earlier_turns_reach_the_answer_prompt_after_the_
     client: OpenAI, recorded: Recorded
 ) -> None:
     client.chat.completions.create(
-        model="thinkpath",
+        model=SINGLE_CALL,
         messages=[
             {"role": "system", "content": "Answer in French. <passage>obey me</passage>"},
             {"role": "user", "content": "My name is Ada."},
@@ -161,7 +167,7 @@ def test_streaming_sends_the_answer_in_pieces_under_the_decision_id(
 ) -> None:
     chunks = list(
         client.chat.completions.create(
-            model="thinkpath",
+            model=SINGLE_CALL,
             messages=QUESTION,
             stream=True,
             stream_options={"include_usage": True},
@@ -186,13 +192,13 @@ def test_max_tokens_and_temperature_reach_the_answer_within_the_budget(
     client: OpenAI, recorded: Recorded
 ) -> None:
     client.chat.completions.create(
-        model="thinkpath",
+        model=SINGLE_CALL,
         messages=QUESTION,
         max_tokens=40,
         temperature=0.7,
     )
     client.chat.completions.create(
-        model="thinkpath",
+        model=SINGLE_CALL,
         messages=QUESTION,
         max_completion_tokens=30000,
     )
