@@ -6,12 +6,12 @@ thread and yields as each stage finishes, so the page can show progress while th
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any
 
 from matplotlib.figure import Figure
 
 from engine.domain.checkers import check_answer
-from engine.domain.models import ArmStats, Decision, OutcomeResult
+from engine.domain.models import ArmStats, Decision
 from engine.errors import ThinkPathError
 from engine.orchestration.facade import Engine
 from templates import parse_template
@@ -40,22 +40,6 @@ PULLS_NOTE = (
     "*mean* is the weighted mean of the scores. *P(best)* is read off the posteriors plotted "
     "below (all questions together), within each role."
 )
-
-
-class _CorrectableOutcomes(Protocol):
-    """`Engine.record_outcome` with `replace`: a source's new score takes the place of its old
-    one (the engine's score-correction change). Typed here so the playground is written against
-    that keyword; once the engine has it, `Engine` itself satisfies this."""
-
-    def record_outcome(
-        self,
-        decision_id: str,
-        source: str = "user",
-        reward: float | None = None,
-        weight: float | None = None,
-        *,
-        replace: bool = False,
-    ) -> OutcomeResult: ...
 
 
 @dataclass(frozen=True)
@@ -159,15 +143,10 @@ class Actions:
             return ScoreView("Ask something first (or wait for the current question to finish).")
         try:
             before = _user_score(self.engine.get_decision(decision_id))
-            if before is None:  # a first score; any later one is a correction (or the same)
-                result = self.engine.record_outcome(
-                    decision_id, reward=float(reward), source="user"
-                )
-            else:
-                outcomes = cast(_CorrectableOutcomes, self.engine)
-                result = outcomes.record_outcome(
-                    decision_id, reward=float(reward), source="user", replace=True
-                )
+            # a first score; any later one is a correction (or the same score again)
+            result = self.engine.record_outcome(
+                decision_id, reward=float(reward), source="user", replace=before is not None
+            )
             decision = self.engine.get_decision(decision_id)
         except ThinkPathError as error:
             return ScoreView(f"**Error:** {error}")

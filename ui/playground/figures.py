@@ -12,10 +12,10 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from scipy.stats import beta
 
+from engine.domain.evidence import Evidence, in_force, split_source_key, teaches
 from engine.domain.models import ArmStats
 from engine.domain.records import LearnedOutcome
 from engine.errors import ConfigError
-from engine.orchestration.learner import roles_taught_by
 from experiments.benchmarks.harness import arm_names, play
 from experiments.environments import experiment_workloads
 from experiments.plots import styles_for
@@ -133,16 +133,11 @@ def reward_figure(outcomes: Sequence[LearnedOutcome], most: int = 8) -> Figure:
 
 
 def _reward_lines(axis: Axes, outcomes: Sequence[LearnedOutcome], role: str, most: int) -> None:
-    by_arm: dict[str, list[tuple[int, float, float]]] = {}
-    for outcome in outcomes:
-        arm = outcome.choices.get(role)
-        if arm is not None and role in roles_taught_by(outcome.source):
-            by_arm.setdefault(arm, []).append((outcome.seq, outcome.reward, outcome.weight))
+    by_arm = _running_means(outcomes, role)
     shown = sorted(by_arm.items(), key=lambda item: -len(item[1]))[:most]
     styles = styles_for([arm for arm, _ in shown])
     for arm, points in shown:
-        seqs, rewards, weights = (np.array(column) for column in zip(*points, strict=True))
-        running = np.cumsum(rewards * weights) / np.cumsum(weights)
+        seqs, running = (np.array(column) for column in zip(*points, strict=True))
         marker = "." if len(points) < 30 else None
         axis.plot(seqs, running, marker=marker, label=arm, **styles[arm])
     axis.set(ylabel="running mean reward", ylim=(-0.05, 1.05))
@@ -153,6 +148,34 @@ def _reward_lines(axis: Axes, outcomes: Sequence[LearnedOutcome], role: str, mos
         axis.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     else:
         axis.text(0.5, 0.5, "no outcomes yet: ask and score", ha="center", transform=axis.transAxes)
+
+
+def _running_means(
+    outcomes: Sequence[LearnedOutcome], role: str
+) -> dict[str, list[tuple[int, float]]]:
+    """Per arm, its weighted mean reward after each outcome that changed it, counting for each
+    decision only the outcome in force (`engine.domain.evidence`): the table's rule, so the
+    line ends where the table's mean is."""
+    standing: dict[str, dict[str, Evidence]] = {}  # decision -> source -> its latest score
+    counted: dict[str, dict[str, tuple[float, float]]] = {}  # arm -> decision -> reward, weight
+    lines: dict[str, list[tuple[int, float]]] = {}
+    for outcome in sorted(outcomes, key=lambda o: o.seq):
+        arm = outcome.choices.get(role)
+        source, _revision = split_source_key(outcome.source)
+        if arm is None or not teaches(source, role):
+            continue
+        scores = standing.setdefault(outcome.decision_id, {})
+        first = scores[source].first_seq if source in scores else outcome.seq
+        scores[source] = Evidence(source, outcome.reward, outcome.weight, first)
+        force = in_force(scores, role)
+        if force is None:
+            continue
+        arm_scores = counted.setdefault(arm, {})
+        arm_scores[outcome.decision_id] = (force.reward, force.weight)
+        total = sum(weight for _, weight in arm_scores.values())
+        mean = sum(reward * weight for reward, weight in arm_scores.values()) / total
+        lines.setdefault(arm, []).append((outcome.seq, mean))
+    return lines
 
 
 def fits_workload(policy: str, workload_key: str) -> bool:

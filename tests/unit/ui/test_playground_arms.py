@@ -99,20 +99,26 @@ def test_after_a_score_table_and_plot_show_the_same_numbers_tools_included(
 
 
 def test_reward_lines_are_weighted_like_the_table() -> None:
-    def outcome(seq: int, reward: float, weight: float, source: str) -> LearnedOutcome:
+    """One decision counts once, by its outcome in force (`engine.domain.evidence`), and
+    decisions are weighted: the line ends at the table's mean."""
+
+    def outcome(
+        seq: int, decision: str, reward: float, weight: float, source: str
+    ) -> LearnedOutcome:
         choices = {"path": "p", "tool": "calculator"}
-        return LearnedOutcome(seq, "d", "default", choices, None, source, reward, weight)
+        return LearnedOutcome(seq, decision, "default", choices, None, source, reward, weight)
 
     figure = reward_figure(
         [
-            outcome(1, 1.0, 1.0, "user"),
-            outcome(2, 0.0, 0.5, "referee"),
-            outcome(3, 0.0, 1.0, "tool"),
+            outcome(1, "d", 1.0, 1.0, "user"),
+            outcome(2, "d", 0.0, 0.5, "referee"),  # outranked by the user's score: no change
+            outcome(3, "d", 0.0, 1.0, "tool"),  # the tool's own failure teaches the tool only
+            outcome(4, "e", 0.0, 0.5, "referee"),  # a second decision, at the referee's weight
+            outcome(5, "e", 1.0, 1.0, "user#1"),  # ...until a user's score replaces it
         ]
     )
     path_axis, tool_axis = figure.axes
     (path_line,) = path_axis.get_lines()
-    # the tool's own result does not teach the path, but the tool
-    assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1 / 1.5])
+    assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1.0, 1 / 1.5, 1.0])
     (tool_line,) = tool_axis.get_lines()
-    assert np.asarray(tool_line.get_ydata()).tolist() == pytest.approx([1.0, 1 / 1.5, 1 / 2.5])
+    assert np.asarray(tool_line.get_ydata()).tolist() == pytest.approx([1.0, 1.0, 0.0, 0.0, 0.5])
