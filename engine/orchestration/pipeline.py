@@ -24,7 +24,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TypeVar, cast
+from typing import TypeVar
 
 import numpy as np
 
@@ -34,11 +34,11 @@ from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, Seed, ToolRun
 from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
-from engine.domain.trace import Steps, Trace, report, start
+from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Choices, Chooser
 from engine.orchestration.learner import NO_SEED, SEED
-from engine.orchestration.run_state import UNLIMITED, RunState, run_stage
+from engine.orchestration.run_state import UNLIMITED, Assembly, RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder
 from engine.orchestration.views import SeedChoice
@@ -112,7 +112,7 @@ class Pipeline:
             self._llm,
             budget or self._config.budget,
         )
-        assembly = _Assembly(first, listener)
+        assembly = Assembly(first, listener)
         family = self._family_of(query) if self._family_of else "all"
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, family))
         referee_calls = 1 if checker is None else 0
@@ -390,31 +390,3 @@ def _draw_probability(choice: SeedChoice | None) -> float:
     if choice is None:
         return 1.0
     return choice.probability if choice.use else round(1.0 - choice.probability, 4)
-
-
-class _Assembly:
-    """One decision's trace and cost, added up from its stages' reports as they come.
-
-    Owned by one `Pipeline.run` call and never handed to a stage: each stage is given the
-    run state as of its start (a value counting what was spent before it) and yields its
-    reports, which are added here and told to the listener the moment each step finishes.
-    """
-
-    def __init__(self, run: RunState, listener: DecisionListener | None) -> None:
-        self.trace = Trace()
-        self._run = run
-        self._listener = listener
-
-    def take(self, stage: Callable[[RunState], Steps[T]]) -> T:
-        """Run `stage` on the state so far to its end, adding each report it yields as it
-        comes; return the stage's result."""
-        steps = stage(self._run)
-        while True:
-            try:
-                done = next(steps)
-            except StopIteration as finished:
-                return cast("T", finished.value)
-            self.trace = self.trace.plus(done)
-            self._run = self._run.after(done.cost)
-            if self._listener is not None:
-                self._listener.on_stage(done.step)

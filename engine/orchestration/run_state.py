@@ -5,13 +5,13 @@ each returns its reports, and the pipeline hands the next stage a state that cou
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from engine.domain.budget import Budget, MeteredLLM
 from engine.domain.config import SINGLE_PATH_WORST_CALLS
-from engine.domain.ports import LLM
+from engine.domain.ports import LLM, DecisionListener
 from engine.domain.records import Cost
-from engine.domain.trace import LLM_FAULTS, Steps, budget_stop, fault
+from engine.domain.trace import LLM_FAULTS, Steps, Trace, budget_stop, fault
 
 T = TypeVar("T")
 
@@ -104,3 +104,31 @@ def run_stage(
     except faults as error:
         yield fault(stage, error, started, cost=meter.cost, inputs=inputs, degrades=degrades)
         return Attempt(None, meter.cost)
+
+
+class Assembly:
+    """One decision's trace and cost, added up from its stages' reports as they come.
+
+    Owned by one `Pipeline.run` call and never handed to a stage: each stage is given the
+    run state as of its start (a value counting what was spent before it) and yields its
+    reports, which are added here and told to the listener the moment each step finishes.
+    """
+
+    def __init__(self, run: RunState, listener: DecisionListener | None) -> None:
+        self.trace = Trace()
+        self._run = run
+        self._listener = listener
+
+    def take(self, stage: Callable[[RunState], Steps[T]]) -> T:
+        """Run `stage` on the state so far to its end, adding each report it yields as it
+        comes; return the stage's result."""
+        steps = stage(self._run)
+        while True:
+            try:
+                done = next(steps)
+            except StopIteration as finished:
+                return cast("T", finished.value)
+            self.trace = self.trace.plus(done)
+            self._run = self._run.after(done.cost)
+            if self._listener is not None:
+                self._listener.on_stage(done.step)
