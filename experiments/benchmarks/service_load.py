@@ -29,7 +29,20 @@ class LoadReport:
     errors: list[str] = field(default_factory=list)
     decide_latencies: list[float] = field(default_factory=list)
     outcome_latencies: list[float] = field(default_factory=list)
-    counted_outcomes: int = 0  # what the service's arm statistics say afterwards
+    stored_outcomes: int = 0  # what the decisions list afterwards: nothing lost, nothing doubled
+    # Decisions the arm statistics count afterwards: one decision is one piece of evidence
+    # however many outcomes it has (`engine.domain.evidence`), so this is `decisions`.
+    counted_decisions: int = 0
+    decision_ids: list[str] = field(default_factory=list)
+
+    @property
+    def lost_nothing(self) -> bool:
+        """Every acknowledged outcome stored once, and every decision counted once."""
+        return (
+            not self.errors
+            and self.stored_outcomes == self.outcomes
+            and self.counted_decisions == self.decisions
+        )
 
     def percentile(self, kind: str, q: float) -> float:
         values = self.decide_latencies if kind == "decide" else self.outcome_latencies
@@ -38,7 +51,8 @@ class LoadReport:
     def summary(self) -> str:
         return (
             f"{self.clients} clients for {self.seconds:.0f} s: {self.decisions} decisions, "
-            f"{self.outcomes} outcomes acknowledged, {self.counted_outcomes} counted, "
+            f"{self.outcomes} outcomes acknowledged, {self.stored_outcomes} stored, "
+            f"{self.counted_decisions} decisions counted, "
             f"{len(self.errors)} errors; decide p50 {self.percentile('decide', 50) * 1e3:.0f} ms "
             f"p99 {self.percentile('decide', 99) * 1e3:.0f} ms; outcome p50 "
             f"{self.percentile('outcome', 50) * 1e3:.0f} ms p99 "
@@ -46,11 +60,11 @@ class LoadReport:
         )
 
 
-def applied_outcome_total(client: httpx.Client) -> int:
-    """Outcomes the engine has learned from, by the tool arms' counts.
+def counted_decision_total(client: httpx.Client) -> int:
+    """Decisions the engine has learned from, by the tool arms' counts.
 
-    Every outcome source teaches the tool policy, and tool arms are never retired, so these
-    counts sum to the outcomes applied (a path arm may retire and close its count).
+    Every decision's outcome in force teaches the tool policy, and tool arms are never retired,
+    so these counts sum to the decisions scored (a path arm may retire and close its count).
     """
     arms = client.get("/api/v1/arms").raise_for_status().json()
     return sum(arm["outcomes"] for arm in arms if arm["role"] == "tool")
@@ -62,7 +76,7 @@ def run_load(url: str, clients: int, seconds: float, token: str | None = None) -
     report = LoadReport(clients=clients, seconds=seconds)
     lock = threading.Lock()
     with httpx.Client(base_url=url, headers=headers, timeout=120) as probe:
-        before = applied_outcome_total(probe)
+        before = counted_decision_total(probe)
     deadline = time.monotonic() + seconds
 
     def client_loop(number: int) -> None:
@@ -90,6 +104,7 @@ def run_load(url: str, clients: int, seconds: float, token: str | None = None) -
                     continue
                 with lock:
                     report.decisions += 1
+                    report.decision_ids.append(decision["id"])
                     report.outcomes += len(decision["outcomes"]) + int(scored.json()["applied"])
                     report.decide_latencies.append(decide_seconds)
                     report.outcome_latencies.append(outcome_seconds)
@@ -100,7 +115,11 @@ def run_load(url: str, clients: int, seconds: float, token: str | None = None) -
     for thread in threads:
         thread.join()
     with httpx.Client(base_url=url, headers=headers, timeout=120) as probe:
-        report.counted_outcomes = applied_outcome_total(probe) - before
+        report.counted_decisions = counted_decision_total(probe) - before
+        report.stored_outcomes = sum(
+            len(probe.get(f"/api/v1/decisions/{id_}").raise_for_status().json()["outcomes"])
+            for id_ in report.decision_ids
+        )
     return report
 
 
@@ -113,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report = run_load(args.url, args.clients, args.seconds, args.token)
     print(report.summary())
-    return 0 if not report.errors and report.counted_outcomes == report.outcomes else 1
+    return 0 if report.lost_nothing else 1
 
 
 if __name__ == "__main__":

@@ -14,4 +14,5 @@ def test_fifty_clients_lose_nothing(service_url: str) -> None:
     print(report.summary())
     assert report.errors == []
     assert report.decisions >= 50  # every client finished at least one round
-    assert report.counted_outcomes == report.outcomes
+    assert report.stored_outcomes == report.outcomes  # every acknowledged outcome is stored
+    assert report.counted_decisions == report.decisions  # and each decision counts once
