@@ -1,14 +1,11 @@
 """The Arms tab: P(best) agrees with the posteriors it draws, one weighting, tools plotted."""
 
-from typing import cast
-
 import numpy as np
 import pytest
 
 from engine.domain.models import ArmStats
 from engine.domain.records import LearnedOutcome
 from engine.orchestration.facade import Engine
-from tests.unit.ui.test_playground_scores import CorrectingEngine
 from ui.playground import ARM_COLUMNS, Actions
 from ui.playground.figures import beta_parameters, reward_figure, shown_prob_best
 
@@ -72,7 +69,7 @@ def test_prob_best_is_within_each_role_and_absent_for_retired_arms() -> None:
 def test_after_a_score_table_and_plot_show_the_same_numbers_tools_included(
     engine: Engine,
 ) -> None:
-    actions = Actions(cast(Engine, CorrectingEngine(engine)))
+    actions = Actions(engine)
     view = actions.ask("What is 2 + 3?", "5", "numeric")
     assert view.decision_id is not None
     actions.score(view.decision_id, 1.0)
