@@ -248,7 +248,7 @@ def build_app(
     """
 
     def import_playground() -> None:
-        report("the playground")
+        report("the playground (the language model and the search index load beside it)")
         import ui.service.app  # noqa: F401, PLC0415 - gradio: seconds, overlapping the model load
 
     engine, service = build_engine_for(args, report, meanwhile=import_playground)
