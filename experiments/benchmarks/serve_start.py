@@ -1,7 +1,7 @@
 """How long `thinkpath serve` takes until its health check answers, and until it is ready.
 
     python -m experiments.benchmarks.serve_start [--scripted-model] [--repeats 3]
-        [--source DIR] [--json results.json]
+        [--source DIR] [--before DIR] [--keep-home] [--json results.json]
 
 Each run starts `python -m ui.cli serve` on a free loopback port, in a fresh THINKPATH_HOME
 (so the first run also builds the search index; `--keep-home` reuses one home for all runs),
@@ -9,7 +9,10 @@ and polls `/api/v1/health` every 50 ms. Two times are reported, from process sta
 `answers_s`, the first HTTP answer of any status (the service is up and says whether it is
 ready), and `ready_s`, the first 200 ("ok": the model, the index and the playground are loaded).
 `--source DIR` runs another checkout's code (say, the commit before a change) with this
-virtual environment, so before and after are measured side by side in one run.
+virtual environment. `--before DIR` measures that checkout beside `--source` in the same run:
+with `--keep-home`, each gets its own home, warmed by one launch that is not counted (it builds
+the search index), then the two alternate launch by launch, the first of each pair swapping
+every round, so both see the same machine. Each run records the load average at its start.
 """
 
 import argparse
@@ -89,22 +92,44 @@ def main() -> None:
     parser.add_argument("--scripted-model", action="store_true", help="no language model")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--source", type=Path, default=Path.cwd(), help="checkout to run")
+    parser.add_argument("--before", type=Path, help="a checkout to measure beside --source")
     parser.add_argument("--keep-home", action="store_true", help="one home for every run")
     parser.add_argument("--limit-s", type=float, default=180.0, help="give up after this long")
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
     args = parser.parse_args()
-    runs = []
+    sources = (
+        {"after": args.source}
+        if args.before is None
+        else {
+            "before": args.before,
+            "after": args.source,
+        }
+    )
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label in sources}
     with tempfile.TemporaryDirectory(prefix="thinkpath-start-") as folder:
+
+        def home_for(label: str, index: int) -> Path:
+            return Path(folder) / (f"{label}-home" if args.keep_home else f"{label}-home-{index}")
+
+        if args.keep_home and args.before is not None:
+            for label, source in sources.items():  # builds each home's index; not counted
+                start_once(source, home_for(label, -1), args.scripted_model, args.limit_s)
         for index in range(args.repeats):
-            home = Path(folder) / ("home" if args.keep_home else f"home-{index}")
-            runs.append(start_once(args.source, home, args.scripted_model, args.limit_s))
-    results = {
-        "source": str(args.source),
-        "scripted_model": args.scripted_model,
-        "runs": runs,
-        "median_answers_s": _median([run["answers_s"] for run in runs]),
-        "median_ready_s": _median([run["ready_s"] for run in runs]),
-    }
+            order = list(sources) if index % 2 == 0 else list(reversed(sources))
+            for label in order:
+                load = os.getloadavg()[0]
+                run = start_once(
+                    sources[label], home_for(label, index), args.scripted_model, args.limit_s
+                )
+                runs[label].append({**run, "load_average": load})
+    results: dict[str, Any] = {"scripted_model": args.scripted_model}
+    for label, source in sources.items():
+        results[label] = {
+            "source": str(source),
+            "runs": runs[label],
+            "median_answers_s": _median([run["answers_s"] for run in runs[label]]),
+            "median_ready_s": _median([run["ready_s"] for run in runs[label]]),
+        }
     print(json.dumps(results, indent=2))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
