@@ -5,7 +5,9 @@ thinkpath serve --host 10.0.0.5 --token-file ~/.thinkpath/token
 THINKPATH_API_TOKEN=... THINKPATH_ALLOWED_HOSTS=thinkpath.lan thinkpath serve --host 0.0.0.0
 
 It listens at once and loads the model, the index and the playground in the background: until
-they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`). The guards
+they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`). The model
+file and the index load on threads beside the playground's imports (`build_engine_for`), and
+what only drawing needs (matplotlib, scipy.stats) loads after the service is ready. The guards
 (Host, token, body limits; `ui.service.guard_stack`) sit outside that too, so they hold from the
 first byte the server answers.
 The token comes from THINKPATH_API_TOKEN or a file (THINKPATH_API_TOKEN_FILE, --token-file), never
