@@ -13,6 +13,9 @@ virtual environment. `--before DIR` measures that checkout beside `--source` in 
 with `--keep-home`, each gets its own home, warmed by one launch that is not counted (it builds
 the search index), then the two alternate launch by launch, the first of each pair swapping
 every round, so both see the same machine. Each run records the load average at its start.
+`--bytecode-cache DIR` lets the servers keep compiled bytecode in DIR (`PYTHONPYCACHEPREFIX`,
+and `PYTHONDONTWRITEBYTECODE` unset), as a normal install does beside its sources: without
+it, a virtual environment installed without bytecode compiles every module at every start.
 """
 
 import argparse
@@ -39,10 +42,15 @@ def free_port() -> int:
         return port
 
 
-def start_once(source: Path, home: Path, scripted: bool, limit_s: float) -> dict[str, Any]:
+def start_once(
+    source: Path, home: Path, scripted: bool, limit_s: float, bytecode: Path | None = None
+) -> dict[str, Any]:
     """Start one server, time its health check, stop it."""
     port = free_port()
     environment = {**os.environ, "THINKPATH_HOME": str(home), "PYTHONPATH": str(source)}
+    if bytecode is not None:
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        environment["PYTHONPYCACHEPREFIX"] = str(bytecode)
     command = [sys.executable, "-m", "ui.cli", "serve", "--port", str(port)]
     if scripted:
         command.append("--scripted-model")
@@ -96,6 +104,9 @@ def main() -> None:
     parser.add_argument("--keep-home", action="store_true", help="one home for every run")
     parser.add_argument("--limit-s", type=float, default=180.0, help="give up after this long")
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    parser.add_argument(
+        "--bytecode-cache", type=Path, help="keep the servers' compiled bytecode in this folder"
+    )
     args = parser.parse_args()
     sources = (
         {"after": args.source}
@@ -113,16 +124,29 @@ def main() -> None:
 
         if args.keep_home and args.before is not None:
             for label, source in sources.items():  # builds each home's index; not counted
-                start_once(source, home_for(label, -1), args.scripted_model, args.limit_s)
+                start_once(
+                    source,
+                    home_for(label, -1),
+                    args.scripted_model,
+                    args.limit_s,
+                    args.bytecode_cache,
+                )
         for index in range(args.repeats):
             order = list(sources) if index % 2 == 0 else list(reversed(sources))
             for label in order:
                 load = os.getloadavg()[0]
                 run = start_once(
-                    sources[label], home_for(label, index), args.scripted_model, args.limit_s
+                    sources[label],
+                    home_for(label, index),
+                    args.scripted_model,
+                    args.limit_s,
+                    args.bytecode_cache,
                 )
                 runs[label].append({**run, "load_average": load})
-    results: dict[str, Any] = {"scripted_model": args.scripted_model}
+    results: dict[str, Any] = {
+        "scripted_model": args.scripted_model,
+        "bytecode_cache": args.bytecode_cache is not None,
+    }
     for label, source in sources.items():
         results[label] = {
             "source": str(source),
