@@ -1,7 +1,7 @@
 """How long `thinkpath serve` takes until its health check answers, and until it is ready.
 
     python -m experiments.benchmarks.serve_start [--scripted-model] [--repeats 3]
-        [--source DIR] [--before DIR] [--keep-home] [--json results.json]
+        [--source DIR] [--before DIR] [--keep-home] [--bytecode-cache DIR] [--json results.json]
 
 Each run starts `python -m ui.cli serve` on a free loopback port, in a fresh THINKPATH_HOME
 (so the first run also builds the search index; `--keep-home` reuses one home for all runs),
@@ -95,6 +95,20 @@ def start_once(
     return {"answers_s": answers_s, "ready_s": ready_s, "first_answer": first_status}
 
 
+def launch_order(labels: list[str], repeats: int) -> list[tuple[int, str]]:
+    """(round, label) for every launch: each round runs every label once, and the label that
+    goes first changes from round to round, so neither always follows the other.
+
+    >>> launch_order(["before", "after"], 3)
+    [(0, 'before'), (0, 'after'), (1, 'after'), (1, 'before'), (2, 'before'), (2, 'after')]
+    """
+    order: list[tuple[int, str]] = []
+    for index in range(repeats):
+        ordered = labels if index % 2 == 0 else list(reversed(labels))
+        order.extend((index, label) for label in ordered)
+    return order
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scripted-model", action="store_true", help="no language model")
@@ -131,18 +145,16 @@ def main() -> None:
                     args.limit_s,
                     args.bytecode_cache,
                 )
-        for index in range(args.repeats):
-            order = list(sources) if index % 2 == 0 else list(reversed(sources))
-            for label in order:
-                load = os.getloadavg()[0]
-                run = start_once(
-                    sources[label],
-                    home_for(label, index),
-                    args.scripted_model,
-                    args.limit_s,
-                    args.bytecode_cache,
-                )
-                runs[label].append({**run, "load_average": load})
+        for index, label in launch_order(list(sources), args.repeats):
+            load = os.getloadavg()[0]
+            run = start_once(
+                sources[label],
+                home_for(label, index),
+                args.scripted_model,
+                args.limit_s,
+                args.bytecode_cache,
+            )
+            runs[label].append({**run, "load_average": load})
     results: dict[str, Any] = {
         "scripted_model": args.scripted_model,
         "bytecode_cache": args.bytecode_cache is not None,

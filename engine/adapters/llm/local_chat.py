@@ -7,7 +7,10 @@ never imports litellm. The litellm route (`local_provider.register_local_provide
 code that calls `litellm.completion("local/...")` itself; both end in `LocalModels.generate`.
 
 Models are shared per settings in the process (`shared_local_models`): engines built one after
-another on the same settings reuse the loaded model instead of loading it again.
+another on the same settings reuse the loaded model instead of loading it again. Engines on
+other settings (say, the online evaluation's `stop_early=False`) get their own `LocalModels`,
+so one never runs under the other's settings; each loaded copy of the embedded model holds
+about 100 MB plus its context.
 """
 
 import atexit
