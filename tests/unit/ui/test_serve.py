@@ -323,3 +323,26 @@ def test_the_playground_is_built_without_the_libraries_only_drawing_needs() -> N
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == ["[]", "['matplotlib', 'scipy.stats']"]
+
+
+def test_a_model_that_cannot_load_fails_the_start_not_the_first_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine import compose
+    from engine.adapters.llm.local_chat import LocalChat
+    from engine.adapters.llm.local_model import LocalModels
+    from engine.adapters.llm.local_settings import LocalModelSettings
+    from engine.errors import LLMUnavailableError
+
+    monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
+    monkeypatch.setenv("THINKPATH_STORE_URL", "memory")
+    gguf = tmp_path / "broken.gguf"
+    gguf.write_bytes(b"not a model")
+
+    def loader(path: Path, settings: LocalModelSettings) -> object:
+        raise LLMUnavailableError(f"llama.cpp could not load {path}")
+
+    chat = LocalChat(f"local/{gguf}", LocalModels(loader=loader))  # type: ignore[arg-type]
+    monkeypatch.setattr(compose, "build_llm", lambda settings: chat)
+    with pytest.raises(LLMUnavailableError, match=r"could not load .*broken\.gguf"):
+        build_engine_for(serve_args(scripted_model=False))
