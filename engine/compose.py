@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from engine.adapters.llm.connect import (
-    connect_chat,  # cheap: litellm itself loads on the first call
+    connect_chat,  # cheap: litellm (hosted models) and llama.cpp load on first use
 )
+from engine.adapters.llm.local_chat import LocalChat
 from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
@@ -51,6 +52,7 @@ __all__ = [
     "build_toolbox",
     "build_tracker",
     "build_tracking_store",
+    "load_model",
 ]
 
 MAX_SCRIPTED_DELAY_S = 10.0
@@ -67,6 +69,16 @@ def build_llm(settings: Settings, *, stop_early: bool = True) -> LLM:
         threads=settings.llm_threads, n_ctx=settings.llm_context, stop_early=stop_early
     )
     return connect_chat(settings.model, api_base=settings.api_base, api_key=api_key, local=local)
+
+
+def load_model(llm: LLM) -> None:
+    """Load an in-process model's weights now (a service starting up); others load nothing.
+
+    llama.cpp reads the file without holding the GIL, so this can run on a thread beside
+    Python work (imports) at little cost to either.
+    """
+    if isinstance(llm, LocalChat):
+        llm.load()
 
 
 def build_scripted_llm(delay_s: float = 0.0) -> LLM:

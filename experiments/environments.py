@@ -12,7 +12,6 @@ the experiments need beyond them. Rewards stay in [0, 1] because every policy ta
 """
 
 import numpy as np
-from scipy.stats import norm
 
 from engine.errors import ConfigError
 from experiments.benchmarks.environments import Environment, Workload, standard_workloads
@@ -29,6 +28,9 @@ def clipped_normal_mean(mean: np.ndarray, sigma: float) -> np.ndarray:
     >>> round(float(clipped_normal_mean(np.array([0.5]), 0.1)[0]), 6)
     0.5
     """
+    from scipy.stats import norm  # noqa: PLC0415 - seconds to import; the playground lists
+    # these workloads while the service starts, and needs this only when one runs
+
     low, high = -mean / sigma, (1.0 - mean) / sigma
     return np.asarray(
         mean * (norm.cdf(high) - norm.cdf(low))

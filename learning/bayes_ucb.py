@@ -6,7 +6,6 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
-from scipy.special import betaincinv
 
 from learning.base import FloatArray
 from learning.contextual_thompson import ContextualThompsonSampling
@@ -23,6 +22,10 @@ def upper_quantiles(table: FloatArray, round_number: float) -> FloatArray:
     >>> upper_quantiles(np.array([[1.0, 3.0], [1.0, 1.0]]), round_number=2).round(3).tolist()
     [0.5, 0.794]
     """
+    # Imported here: scipy.special costs about 0.5 s, and the registry imports every policy
+    # while a service starts, though few pick this one (after the first call, a dict lookup).
+    from scipy.special import betaincinv  # noqa: PLC0415
+
     level = 1.0 - 1.0 / max(round_number, 1.0)
     return np.asarray(betaincinv(table[0], table[1], level), dtype=np.float64)
 

@@ -78,6 +78,9 @@ flags=('control-characters', 'delimiter-lookalike', 'instruction-like'))
     neutral = _SPECIAL_TOKEN.sub(lambda m: " (" + m.group(0).strip("<>|[]") + ") ", folded)
     neutral = _TAG.sub(r"[\1]", neutral)
     neutral = _RUN.sub(r"\1\1", neutral)
+    # What is left of a token or a closing tag after the rules above (a lone "<|" or "</", or
+    # one cut by truncation) is still the start of one to a model that reads on: split it.
+    neutral = neutral.replace("<|", "< |").replace("</", "< /")
     if neutral != text:
         flags.append("delimiter-lookalike")
     neutral = re.sub(r"[ \t]+", " ", neutral)

@@ -5,7 +5,9 @@ thinkpath serve --host 10.0.0.5 --token-file ~/.thinkpath/token
 THINKPATH_API_TOKEN=... THINKPATH_ALLOWED_HOSTS=thinkpath.lan thinkpath serve --host 0.0.0.0
 
 It listens at once and loads the model, the index and the playground in the background: until
-they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`). The guards
+they are loaded, /api/v1/health answers 503 "starting" (see `ui.service.starting`). The model
+file and the index load on threads beside the playground's imports (`build_engine_for`), and
+what only drawing needs (matplotlib, scipy.stats) loads after the service is ready. The guards
 (Host, token, body limits; `ui.service.guard_stack`) sit outside that too, so they hold from the
 first byte the server answers.
 The token comes from THINKPATH_API_TOKEN or a file (THINKPATH_API_TOKEN_FILE, --token-file), never
@@ -20,7 +22,9 @@ import argparse
 import ipaddress
 import os
 import sys
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -195,11 +199,18 @@ def allowed_hosts(service: ServiceSettings) -> list[str]:
 
 
 def build_engine_for(
-    args: argparse.Namespace, report: Callable[[str], None] = lambda _what: None
+    args: argparse.Namespace,
+    report: Callable[[str], None] = lambda _what: None,
+    *,
+    meanwhile: Callable[[], None] = lambda: None,
 ) -> tuple["Engine", ServiceSettings]:
     """The engine the service drives, and the service's settings, checked before anything slow.
 
-    `report` hears what is loading next (the background start-up shows it on health).
+    The model file and the search index load on two threads while `meanwhile` runs on this one
+    (the service imports the playground's libraries there): llama.cpp and onnxruntime do their
+    work without the GIL, so the three overlap instead of adding up. The engine is returned only
+    once its model is loaded, so the first decision does not wait for it. `report` hears what
+    is loading next (the background start-up shows it on health).
     """
     from engine import compose  # noqa: PLC0415 - heavy imports only when serving
     from engine.settings import load_settings  # noqa: PLC0415
@@ -208,16 +219,22 @@ def build_engine_for(
     service = load_service_settings(args)
     check_bind(service.host, service_token(service), service.allowed_hosts)
     settings = load_settings()
-    report("the language model")
     if args.scripted_model:
         llm = compose.build_scripted_llm(args.scripted_delay)
     else:
         llm = compose.build_llm(settings)
-    report("the search index")
-    searcher = compose.build_searcher(settings)
-    report("the store and the learning state")
-    tracker = compose.build_tracker(settings) if args.track else None
-    engine = compose.build_engine(settings, llm=llm, searcher=searcher, tracker=tracker)
+    # Leaving the block waits for both threads, even when something here failed first.
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="thinkpath-load") as pool:
+        model_loaded = pool.submit(compose.load_model, llm)
+        searcher_built = pool.submit(compose.build_searcher, settings)
+        meanwhile()
+        report("the search index")
+        searcher = searcher_built.result()
+        report("the store and the learning state")
+        tracker = compose.build_tracker(settings) if args.track else None
+        engine = compose.build_engine(settings, llm=llm, searcher=searcher, tracker=tracker)
+        report("the language model")
+        model_loaded.result()
     return engine, service
 
 
@@ -231,11 +248,21 @@ def build_app(
 
     The caller puts the guards (`ui.service.guard_stack.Guards`, with this `access`) around it.
     """
-    engine, service = build_engine_for(args, report)
+
+    def import_playground() -> None:
+        report("the playground (the language model and the search index load beside it)")
+        import ui.service.app  # noqa: F401, PLC0415 - gradio: seconds, overlapping the model load
+
+    engine, service = build_engine_for(args, report, meanwhile=import_playground)
     report("the playground")
-    from ui.service.app import create_app  # noqa: PLC0415 - gradio is a slow import
+    from ui.service.app import create_app  # noqa: PLC0415 - imported above, while loading
 
     app = create_app(engine, access=access, guarded=False)
+    # The figures' libraries were left out of the start (`ui.playground.figures`); loading them
+    # now, while the first requests are answered, spares the first question on the playground.
+    from ui.playground.figures import load_figure_libraries  # noqa: PLC0415
+
+    threading.Thread(target=load_figure_libraries, name="thinkpath-figures", daemon=True).start()
     return app, service
 
 

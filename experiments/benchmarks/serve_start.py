@@ -1,7 +1,7 @@
 """How long `thinkpath serve` takes until its health check answers, and until it is ready.
 
     python -m experiments.benchmarks.serve_start [--scripted-model] [--repeats 3]
-        [--source DIR] [--json results.json]
+        [--source DIR] [--before DIR] [--keep-home] [--bytecode-cache DIR] [--json results.json]
 
 Each run starts `python -m ui.cli serve` on a free loopback port, in a fresh THINKPATH_HOME
 (so the first run also builds the search index; `--keep-home` reuses one home for all runs),
@@ -9,7 +9,13 @@ and polls `/api/v1/health` every 50 ms. Two times are reported, from process sta
 `answers_s`, the first HTTP answer of any status (the service is up and says whether it is
 ready), and `ready_s`, the first 200 ("ok": the model, the index and the playground are loaded).
 `--source DIR` runs another checkout's code (say, the commit before a change) with this
-virtual environment, so before and after are measured side by side in one run.
+virtual environment. `--before DIR` measures that checkout beside `--source` in the same run:
+with `--keep-home`, each gets its own home, warmed by one launch that is not counted (it builds
+the search index), then the two alternate launch by launch, the first of each pair swapping
+every round, so both see the same machine. Each run records the load average at its start.
+`--bytecode-cache DIR` lets the servers keep compiled bytecode in DIR (`PYTHONPYCACHEPREFIX`,
+and `PYTHONDONTWRITEBYTECODE` unset), as a normal install does beside its sources: without
+it, a virtual environment installed without bytecode compiles every module at every start.
 """
 
 import argparse
@@ -36,10 +42,15 @@ def free_port() -> int:
         return port
 
 
-def start_once(source: Path, home: Path, scripted: bool, limit_s: float) -> dict[str, Any]:
+def start_once(
+    source: Path, home: Path, scripted: bool, limit_s: float, bytecode: Path | None = None
+) -> dict[str, Any]:
     """Start one server, time its health check, stop it."""
     port = free_port()
     environment = {**os.environ, "THINKPATH_HOME": str(home), "PYTHONPATH": str(source)}
+    if bytecode is not None:
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        environment["PYTHONPYCACHEPREFIX"] = str(bytecode)
     command = [sys.executable, "-m", "ui.cli", "serve", "--port", str(port)]
     if scripted:
         command.append("--scripted-model")
@@ -84,27 +95,77 @@ def start_once(source: Path, home: Path, scripted: bool, limit_s: float) -> dict
     return {"answers_s": answers_s, "ready_s": ready_s, "first_answer": first_status}
 
 
+def launch_order(labels: list[str], repeats: int) -> list[tuple[int, str]]:
+    """(round, label) for every launch: each round runs every label once, and the label that
+    goes first changes from round to round, so neither always follows the other.
+
+    >>> launch_order(["before", "after"], 3)
+    [(0, 'before'), (0, 'after'), (1, 'after'), (1, 'before'), (2, 'before'), (2, 'after')]
+    """
+    order: list[tuple[int, str]] = []
+    for index in range(repeats):
+        ordered = labels if index % 2 == 0 else list(reversed(labels))
+        order.extend((index, label) for label in ordered)
+    return order
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scripted-model", action="store_true", help="no language model")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--source", type=Path, default=Path.cwd(), help="checkout to run")
+    parser.add_argument("--before", type=Path, help="a checkout to measure beside --source")
     parser.add_argument("--keep-home", action="store_true", help="one home for every run")
     parser.add_argument("--limit-s", type=float, default=180.0, help="give up after this long")
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    parser.add_argument(
+        "--bytecode-cache", type=Path, help="keep the servers' compiled bytecode in this folder"
+    )
     args = parser.parse_args()
-    runs = []
+    sources = (
+        {"after": args.source}
+        if args.before is None
+        else {
+            "before": args.before,
+            "after": args.source,
+        }
+    )
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label in sources}
     with tempfile.TemporaryDirectory(prefix="thinkpath-start-") as folder:
-        for index in range(args.repeats):
-            home = Path(folder) / ("home" if args.keep_home else f"home-{index}")
-            runs.append(start_once(args.source, home, args.scripted_model, args.limit_s))
-    results = {
-        "source": str(args.source),
+
+        def home_for(label: str, index: int) -> Path:
+            return Path(folder) / (f"{label}-home" if args.keep_home else f"{label}-home-{index}")
+
+        if args.keep_home and args.before is not None:
+            for label, source in sources.items():  # builds each home's index; not counted
+                start_once(
+                    source,
+                    home_for(label, -1),
+                    args.scripted_model,
+                    args.limit_s,
+                    args.bytecode_cache,
+                )
+        for index, label in launch_order(list(sources), args.repeats):
+            load = os.getloadavg()[0]
+            run = start_once(
+                sources[label],
+                home_for(label, index),
+                args.scripted_model,
+                args.limit_s,
+                args.bytecode_cache,
+            )
+            runs[label].append({**run, "load_average": load})
+    results: dict[str, Any] = {
         "scripted_model": args.scripted_model,
-        "runs": runs,
-        "median_answers_s": _median([run["answers_s"] for run in runs]),
-        "median_ready_s": _median([run["ready_s"] for run in runs]),
+        "bytecode_cache": args.bytecode_cache is not None,
     }
+    for label, source in sources.items():
+        results[label] = {
+            "source": str(source),
+            "runs": runs[label],
+            "median_answers_s": _median([run["answers_s"] for run in runs[label]]),
+            "median_ready_s": _median([run["ready_s"] for run in runs[label]]),
+        }
     print(json.dumps(results, indent=2))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

@@ -4,11 +4,11 @@ Errors come back as text for the page, never raised. `ask_live` runs the decisio
 thread and yields as each stage finishes, so the page can show progress while the model works.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
-
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING, Any
 
 from engine.domain.checkers import check_answer
 from engine.domain.models import ArmStats, Decision
@@ -30,6 +30,9 @@ from ui.playground.views import (
     trace_rows,
 )
 from ui.progress import ProgressQueue, describe_stage
+
+if TYPE_CHECKING:  # matplotlib loads when a figure is first drawn (`ui.playground.figures`)
+    from matplotlib.figure import Figure
 
 __all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView", "ScoreView"]
 

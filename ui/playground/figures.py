@@ -4,24 +4,28 @@ Arms are drawn top to bottom in the order the Arms table lists them, the arm jus
 highlighted, and every policy keeps its colour and line style from `experiments.plots.style_for`.
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
-from scipy.stats import beta
 
 from engine.domain.evidence import Evidence, in_force, split_source_key, teaches
 from engine.domain.models import ArmStats
 from engine.domain.records import LearnedOutcome
 from engine.errors import ConfigError
-from experiments.benchmarks.harness import arm_names, play
 from experiments.environments import experiment_workloads
-from experiments.plots import styles_for
 from learning import KeyedPolicy, make_policy
 from learning.posterior import beta_prob_best
 from learning.registry import AUTO, reads_context
+
+# matplotlib and scipy.stats (about 3 s of imports on two cores) load when a figure is first
+# drawn, not when the playground is built: the service is ready sooner, and
+# `ui.serve` loads them on a thread once it is (`load_figure_libraries`).
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "POSTERIOR_NOTE",
@@ -29,6 +33,7 @@ __all__ = [
     "REWARD_NOTE",
     "beta_parameters",
     "fits_workload",
+    "load_figure_libraries",
     "posterior_figure",
     "regret_figure",
     "reward_figure",
@@ -52,6 +57,15 @@ REGRET_NOTE = (
     "Cumulative regret: how much reward each policy lost against always playing the best arm; "
     "a curve that flattens has found it. Shaded: the 95% interval of the mean over the seeds."
 )
+
+
+def load_figure_libraries() -> None:
+    """Import what drawing needs (matplotlib, scipy.stats, the plot styles), once."""
+    import matplotlib.figure  # noqa: F401, PLC0415
+    import scipy.stats  # noqa: F401, PLC0415
+
+    import experiments.benchmarks.harness  # noqa: PLC0415
+    import experiments.plots  # noqa: F401, PLC0415
 
 
 def beta_parameters(stats: Sequence[ArmStats]) -> tuple[np.ndarray, np.ndarray]:
@@ -86,6 +100,9 @@ def posterior_figure(stats: Sequence[ArmStats], title: str, chosen: str | None =
     Arms run top to bottom in the order given (the table's order); an arm of another role than
     the first is labelled with its role; `chosen` is drawn in orange.
     """
+    from matplotlib.figure import Figure  # noqa: PLC0415 - see the module top
+    from scipy.stats import beta  # noqa: PLC0415
+
     figure = Figure(figsize=(8, max(2.5, 0.35 * len(stats) + 1.2)))
     means_axis, best_axis = figure.subplots(1, 2, sharey=True, width_ratios=[3, 1])
     first_role = stats[0].role if stats else "path"
@@ -125,6 +142,8 @@ def posterior_figure(stats: Sequence[ArmStats], title: str, chosen: str | None =
 def reward_figure(outcomes: Sequence[LearnedOutcome], most: int = 8) -> Figure:
     """Each arm's running weighted mean reward over the outcome log, paths above and tools
     below (the `most` most used arms of each)."""
+    from matplotlib.figure import Figure  # noqa: PLC0415 - see the module top
+
     figure = Figure(figsize=(9, 6.4))
     for axis, role in zip(figure.subplots(2, 1, sharex=True), ("path", "tool"), strict=True):
         _reward_lines(axis, outcomes, role, most)
@@ -133,6 +152,10 @@ def reward_figure(outcomes: Sequence[LearnedOutcome], most: int = 8) -> Figure:
 
 
 def _reward_lines(axis: Axes, outcomes: Sequence[LearnedOutcome], role: str, most: int) -> None:
+    from matplotlib.ticker import MaxNLocator  # noqa: PLC0415 - see the module top
+
+    from experiments.plots import styles_for  # noqa: PLC0415
+
     by_arm = _running_means(outcomes, role)
     shown = sorted(by_arm.items(), key=lambda item: -len(item[1]))[:most]
     styles = styles_for([arm for arm, _ in shown])
@@ -190,6 +213,11 @@ def fits_workload(policy: str, workload_key: str) -> bool:
 
 def regret_figure(policies: Sequence[str], workload_key: str, horizon: int, seeds: int) -> Figure:
     """Mean cumulative regret of each policy over `seeds` runs, with a labelled 95% band."""
+    from matplotlib.figure import Figure  # noqa: PLC0415 - see the module top
+
+    from experiments.benchmarks.harness import arm_names, play  # noqa: PLC0415
+    from experiments.plots import styles_for  # noqa: PLC0415
+
     workload = experiment_workloads()[workload_key]
     unfit = [name for name in policies if not fits_workload(name, workload_key)]
     if unfit:

@@ -1,4 +1,4 @@
-"""LLM access: litellm for every provider, the in-process local model, wrappers, a test double.
+"""LLM access: litellm for hosted providers, the in-process local model, wrappers, a test double.
 
     from engine.adapters.llm import Budget, MeteredLLM, ask_structured, connect_chat
 
@@ -7,11 +7,13 @@
     rating = ask_structured(llm, messages, Rating)  # validated pydantic object, or an LLMError
     llm.cost                                        # calls, tokens, seconds, money
 
-Importing this package is cheap: litellm (4-5 s) and llama.cpp load on first use.
+Importing this package is cheap: litellm (5-7 s; hosted models only) and llama.cpp load on first
+use.
 """
 
 from engine.adapters.llm.connect import connect_chat
 from engine.adapters.llm.litellm_chat import LiteLLMChat
+from engine.adapters.llm.local_chat import LocalChat
 from engine.adapters.llm.local_model import DEFAULT_LOCAL_MODEL, LocalModels
 from engine.adapters.llm.local_provider import register_local_provider
 from engine.adapters.llm.local_settings import LocalModelSettings
@@ -25,6 +27,7 @@ __all__ = [
     "Budget",
     "Cost",
     "LiteLLMChat",
+    "LocalChat",
     "LocalModelSettings",
     "LocalModels",
     "MeteredLLM",

@@ -3,10 +3,12 @@
 >>> chat = connect_chat("openai/gpt-4o-mini", api_key="sk-example")
 >>> chat
 LiteLLMChat(model='openai/gpt-4o-mini', api_base=None)
+>>> connect_chat("local/smollm2")
+LocalChat(model='local/smollm2')
 """
 
 from engine.adapters.llm.litellm_chat import LiteLLMChat
-from engine.adapters.llm.local_provider import PROVIDER, register_local_provider
+from engine.adapters.llm.local_chat import PREFIX, LocalChat, shared_local_models
 from engine.adapters.llm.local_settings import LocalModelSettings
 
 __all__ = ["connect_chat"]
@@ -18,12 +20,13 @@ def connect_chat(
     api_base: str | None = None,
     api_key: str | None = None,
     local: LocalModelSettings | None = None,
-) -> LiteLLMChat:
-    """Return `LiteLLMChat(model)`, registering the in-process provider for `local/...` models.
+) -> LiteLLMChat | LocalChat:
+    """`LocalChat` for a `local/...` model (in-process, no litellm), else `LiteLLMChat(model)`.
 
     `local` applies to in-process models only (threads, context size); hosted models ignore it.
-    Nothing loads here: litellm and the GGUF file load on the first call.
+    Nothing loads here: litellm and the GGUF file load on the first call (or, for a local model,
+    on `LocalChat.load()`).
     """
-    if model.startswith(f"{PROVIDER}/"):
-        register_local_provider(local)
+    if model.startswith(PREFIX):
+        return LocalChat(model, shared_local_models(local))
     return LiteLLMChat(model, api_base=api_base, api_key=api_key)

@@ -148,6 +148,15 @@ class LocalModels:
                 if callable(close):
                     close()
 
+    def load(self, name: str) -> Path:
+        """Load the model `name` now rather than on its first generation; returns its file.
+
+        A service calls this while it starts, so that its first answer does not wait for it.
+        """
+        path = self._path_for(name)
+        self._runtime_for(path)
+        return path
+
     def loaded_paths(self) -> list[Path]:
         """The model files loaded so far, in load order."""
         return list(self._runtimes)

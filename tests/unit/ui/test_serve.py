@@ -266,3 +266,83 @@ def test_generated_tokens_pass_the_entropy_floor() -> None:
         check_token(secrets.token_urlsafe(32))
         check_token(secrets.token_hex(8))
     assert token_bits("0123456789abcdef") == MIN_TOKEN_BITS * 2
+
+
+def test_the_engine_comes_back_only_once_its_model_is_loaded_beside_the_playground_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model loads on a thread while `meanwhile` (the playground import) runs here, and
+    the engine is handed over only after the load, so health's 200 means it can answer."""
+    import threading
+
+    from engine import compose
+    from engine.adapters.llm.local_chat import LocalChat
+    from engine.adapters.llm.local_model import LocalModels
+    from engine.adapters.llm.local_settings import LocalModelSettings
+
+    monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
+    monkeypatch.setenv("THINKPATH_STORE_URL", "memory")
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"GGUF")
+    load_started, meanwhile_done = threading.Event(), threading.Event()
+    loaded: list[Path] = []
+
+    def loader(path: Path, settings: LocalModelSettings) -> object:
+        load_started.set()
+        assert meanwhile_done.wait(10), "the playground import never ran beside the load"
+        loaded.append(path)
+        return object()
+
+    chat = LocalChat(f"local/{gguf}", LocalModels(loader=loader))  # type: ignore[arg-type]
+    monkeypatch.setattr(compose, "build_llm", lambda settings: chat)
+
+    def meanwhile() -> None:
+        assert load_started.wait(10), "the model did not load while the playground imported"
+        meanwhile_done.set()
+
+    engine, _ = build_engine_for(serve_args(scripted_model=False), meanwhile=meanwhile)
+    assert loaded == [gguf.resolve()]
+    assert engine is not None
+
+
+def test_the_playground_is_built_without_the_libraries_only_drawing_needs() -> None:
+    """matplotlib, scipy.stats and litellm cost seconds at start-up; the app needs none of them
+    until a figure is drawn (or a hosted model called); `load_figure_libraries` loads them."""
+    import subprocess
+    import sys
+
+    heavy = "('matplotlib', 'scipy.stats', 'litellm')"
+    probe = (
+        "import sys, ui.service.app, engine.compose;"
+        f"print(sorted(set({heavy}) & set(sys.modules)));"
+        "from ui.playground.figures import load_figure_libraries; load_figure_libraries();"
+        f"print(sorted(set({heavy}) & set(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["[]", "['matplotlib', 'scipy.stats']"]
+
+
+def test_a_model_that_cannot_load_fails_the_start_not_the_first_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from engine import compose
+    from engine.adapters.llm.local_chat import LocalChat
+    from engine.adapters.llm.local_model import LocalModels
+    from engine.adapters.llm.local_settings import LocalModelSettings
+    from engine.errors import LLMUnavailableError
+
+    monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
+    monkeypatch.setenv("THINKPATH_STORE_URL", "memory")
+    gguf = tmp_path / "broken.gguf"
+    gguf.write_bytes(b"not a model")
+
+    def loader(path: Path, settings: LocalModelSettings) -> object:
+        raise LLMUnavailableError(f"llama.cpp could not load {path}")
+
+    chat = LocalChat(f"local/{gguf}", LocalModels(loader=loader))  # type: ignore[arg-type]
+    monkeypatch.setattr(compose, "build_llm", lambda settings: chat)
+    with pytest.raises(LLMUnavailableError, match=r"could not load .*broken\.gguf"):
+        build_engine_for(serve_args(scripted_model=False))

@@ -3,8 +3,9 @@
 import pytest
 
 from engine.adapters.llm.connect import connect_chat
+from engine.adapters.llm.litellm_chat import LiteLLMChat
 from engine.adapters.llm.litellm_runtime import load_litellm
-from engine.adapters.llm.local_provider import PROVIDER, LocalProvider
+from engine.adapters.llm.local_chat import LocalChat
 from engine.adapters.llm.local_settings import LocalModelSettings
 
 
@@ -15,19 +16,18 @@ def empty_provider_map(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return litellm.custom_provider_map  # type: ignore[no-any-return]
 
 
-def test_a_local_model_registers_the_provider_with_its_settings(
+def test_a_local_model_runs_in_process_with_its_settings(
     empty_provider_map: list[object],
 ) -> None:
     chat = connect_chat("local/smollm2", local=LocalModelSettings(threads=2, n_ctx=1024))
+    assert isinstance(chat, LocalChat)
     assert chat.model == "local/smollm2"
-    (entry,) = load_litellm().custom_provider_map
-    assert entry["provider"] == PROVIDER
-    handler = entry["custom_handler"]
-    assert isinstance(handler, LocalProvider)
-    assert (handler.models.settings.threads, handler.models.settings.n_ctx) == (2, 1024)
+    assert (chat.models.settings.threads, chat.models.settings.n_ctx) == (2, 1024)
+    assert load_litellm().custom_provider_map == []  # litellm is not in the way
 
 
-def test_a_hosted_model_registers_nothing(empty_provider_map: list[object]) -> None:
+def test_a_hosted_model_goes_through_litellm(empty_provider_map: list[object]) -> None:
     chat = connect_chat("openai/gpt-4o-mini", api_base="http://127.0.0.1:9/v1", api_key="k")
+    assert isinstance(chat, LiteLLMChat)
     assert chat.api_base == "http://127.0.0.1:9/v1"
     assert load_litellm().custom_provider_map == []
