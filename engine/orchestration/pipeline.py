@@ -124,7 +124,7 @@ class Pipeline:
         )
         tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
         answer_text = (
-            assembly.take(lambda _run: self._direct(tool_run, listener)) if direct else None
+            assembly.take(lambda _run: self._direct(tool_run, listener, chat)) if direct else None
         )
         if answer_text is None:
             answer_text = assembly.take(
@@ -202,14 +202,22 @@ class Pipeline:
         return Seed(), choice
 
     def _direct(
-        self, tool_run: ToolRun | None, listener: DecisionListener | None
+        self,
+        tool_run: ToolRun | None,
+        listener: DecisionListener | None,
+        chat: ChatOptions | None,
     ) -> Steps[str | None]:
         """A direct arm's answer: the fully parsed result itself, with no answer call; None
-        (the model answers) when the result was not read whole."""
+        (the model answers) when the result was not read whole, or when a chat client's own
+        instructions or earlier turns shape the answer (a bare value would ignore them)."""
         started = start()
         text = tools.direct_answer(tool_run)
+        why = None
         if text is None or tool_run is None:
             why = "the tool's result was not read whole, so the model answers"
+        elif chat is not None and (chat.instructions or chat.history):
+            why = "the chat's instructions or earlier turns shape the answer, so the model answers"
+        if why is not None or text is None or tool_run is None:
             yield report("answer_direct", "skipped", started, outputs={"why": why})
             return None
         if listener is not None:

@@ -85,8 +85,16 @@ def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per t
 
 
 def prior_tool(query: str, available: Collection[str]) -> str | None:
-    """The tool this kind of query starts from (cold start), if it is available; else None.
+    """The tool arm this kind of query starts from (cold start), if it is available; else None.
 
+    An exact tool starts on its direct arm where there is one: a result read from the whole
+    question is the answer, and the 135M model, asked to write it out, often loses it (given
+    "17 * 23 = 391" it answered "What is 17 * 23?" with a plan and no number). When the tool
+    cannot read the whole question the direct arm falls back to the model's answer, so starting
+    there costs nothing; the policy then learns, per kind of query, which arm answers better.
+
+    >>> prior_tool("What is 17 + 25?", ["none", "calculator", "calculator+direct"])
+    'calculator+direct'
     >>> prior_tool("What is 17 + 25?", ["none", "calculator"])
     'calculator'
     >>> prior_tool("What comes next: 2, 4, 8, 16?", ["none", "calculator", "numbers"])
@@ -95,7 +103,12 @@ def prior_tool(query: str, available: Collection[str]) -> str | None:
     True
     """
     tool = "numbers" if _SEQUENCE.search(query) else FAMILY_TOOLS.get(family(query))
-    return tool if tool in available else None
+    if tool is None:
+        return None
+    for arm in (tool + DIRECT, tool):
+        if arm in available:
+            return arm
+    return None
 
 
 def run_tool(toolbox: ToolBox, tool: str, argument: str, timeout_s: float) -> ToolRun | None:

@@ -53,7 +53,7 @@ def test_the_llms_tool_pick_leads_while_tools_are_cold(world) -> None:
     llm = world.llm()
     engine = world.engine(llm, tools=True)
     decision = engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
-    assert (decision.tool.arm_id, decision.tool.reason) == ("calculator", "cold_start")
+    assert (decision.tool.arm_id, decision.tool.reason) == ("calculator+direct", "cold_start")
     assert world.toolbox.runs == [("calculator", ARITHMETIC)]
     assert decision.tool_run is not None
     assert decision.tool_run.ok

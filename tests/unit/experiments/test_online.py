@@ -123,7 +123,7 @@ def test_the_lift_is_paired_by_order_and_tools_are_shown_one_by_one(
     assert f"| engine:checker | bare | {engine:+.1f} [" in lift
     assert "| engine:tools_off | random |" in lift
     choices = result.tables["tables/choices-checker.md"]
-    assert "| calculator: share (right) | none: share (right) |" in choices
+    assert "| calculator+direct: share (right) | none: share (right) |" in choices
     assert "final window (last 33%)" in choices
 
 

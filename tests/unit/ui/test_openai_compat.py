@@ -28,6 +28,11 @@ from tests.unit.ui.conftest import PASSAGES
 from ui.service.api import create_api
 
 QUESTION: list[ChatCompletionMessageParam] = [{"role": "user", "content": "What is 6 * 7?"}]
+# A question no exact tool reads whole, for the tests about the answer call itself: a fully
+# parsed tool result may be the whole answer, with no call (docs/engine.md, direct arms).
+WRITTEN: list[ChatCompletionMessageParam] = [
+    {"role": "user", "content": "Why do leaves change colour in autumn?"}
+]
 
 
 class Recorded:
@@ -168,7 +173,7 @@ def test_streaming_sends_the_answer_in_pieces_under_the_decision_id(
     chunks = list(
         client.chat.completions.create(
             model=SINGLE_CALL,
-            messages=QUESTION,
+            messages=WRITTEN,
             stream=True,
             stream_options={"include_usage": True},
         )
@@ -193,13 +198,13 @@ def test_max_tokens_and_temperature_reach_the_answer_within_the_budget(
 ) -> None:
     client.chat.completions.create(
         model=SINGLE_CALL,
-        messages=QUESTION,
+        messages=WRITTEN,
         max_tokens=40,
         temperature=0.7,
     )
     client.chat.completions.create(
         model=SINGLE_CALL,
-        messages=QUESTION,
+        messages=WRITTEN,
         max_completion_tokens=30000,
     )
     small, large = recorded.answer_requests()
@@ -316,13 +321,13 @@ def test_a_model_that_fails_to_answer_is_a_500_naming_the_decision(tmp_path: Pat
         with pytest.raises(openai.InternalServerError, match="the model is down"):
             client.with_options(max_retries=0).chat.completions.create(
                 model="thinkpath",
-                messages=QUESTION,
+                messages=WRITTEN,
             )
         with pytest.raises(openai.APIError, match="the model is down"):
             list(
                 client.chat.completions.create(
                     model="thinkpath",
-                    messages=QUESTION,
+                    messages=WRITTEN,
                     stream=True,
                 )
             )
@@ -335,7 +340,7 @@ def test_an_answer_the_budget_cannot_pay_for_is_a_429(tmp_path: Path) -> None:
         with pytest.raises(openai.RateLimitError, match="produced no answer"):
             client.with_options(max_retries=0).chat.completions.create(
                 model="thinkpath",
-                messages=QUESTION,
+                messages=WRITTEN,
             )
 
 
