@@ -15,6 +15,7 @@ __all__ = [
     "agreement_reliability",
     "auc",
     "choices_table",
+    "family_table",
     "lift_table",
     "referee_reliability",
     "summarise",
@@ -213,6 +214,39 @@ def agreement_reliability(steps: Mapping[str, Sequence[Sequence[Step]]]) -> str:
             )
     if len(lines) == 2:
         return "No self-consistency answers: the agreement signal was not measured.\n"
+    return "\n".join(lines) + "\n"
+
+
+def wilson(right: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share of right answers (it stays inside [0, 1] and is
+    not empty at 0 or n right, unlike the normal approximation).
+
+    >>> [round(x, 3) for x in wilson(0, 10)]
+    [0.0, 0.278]
+    """
+    low, high = stats.binomtest(right, n).proportion_ci(method="wilson")
+    return float(low), float(high)
+
+
+def family_table(steps: Mapping[str, Sequence[Sequence[Step]]], labels: Sequence[str]) -> str:
+    """Per family (and all), each contender's accuracy over all its decisions with a 95% Wilson
+    interval. With one order the decisions are the tasks; with several, a task repeats once per
+    order, so the interval is narrower than the tasks alone support (the orders' t intervals are
+    in the summary)."""
+    every = {label: [s for order in steps[label] for s in order] for label in labels}
+    families = sorted({s.task.family for rows in every.values() for s in rows})
+    lines = [
+        "| family | decisions | " + " | ".join(f"{label}, 95% CI" for label in labels) + " |",
+        "|---|---|" + "---|" * len(labels),
+    ]
+    for family in [*families, "all"]:
+        cells = []
+        for label in labels:
+            rewards = [s.reward >= 0.5 for s in every[label] if family in ("all", s.task.family)]
+            low, high = wilson(sum(rewards), len(rewards))
+            cells.append(f"{100 * np.mean(rewards):.0f}% [{100 * low:.0f}, {100 * high:.0f}]")
+        count = sum(family in ("all", s.task.family) for s in every[labels[0]])
+        lines.append(f"| {family} | {count} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
