@@ -73,8 +73,9 @@ def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -
     return Summary(
         label=label,
         final_mean=mean,
-        final_low=max(0.0, mean - half),
-        final_high=min(1.0, mean + half),
+        # One order has no interval: NaN, never the [0, 1] that max/min would make of it.
+        final_low=max(0.0, mean - half) if np.isfinite(half) else float("nan"),
+        final_high=min(1.0, mean + half) if np.isfinite(half) else float("nan"),
         overall=float(np.mean([step.reward for step in every])),
         decisions=len(every),
         calls=float(np.mean([step.calls for step in every])),
@@ -87,6 +88,13 @@ def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -
     )
 
 
+def _interval(low: float, high: float, sign: str = "") -> str:
+    """A 95% interval in points, or what stands for none (a single order has no spread)."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "[no interval: 1 order]"
+    return f"[{low:{sign}.1f}, {high:{sign}.1f}]"
+
+
 def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
     """A Markdown table, one row per contender."""
     lines = [
@@ -97,8 +105,9 @@ def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
     ]
     for s in summaries:
         lines.append(
-            f"| {s.label} | {100 * s.final_mean:.1f}% [{100 * s.final_low:.1f}, "
-            f"{100 * s.final_high:.1f}] | {100 * s.overall:.1f}% | {s.decisions} | {s.calls:.2f} | "
+            f"| {s.label} | {100 * s.final_mean:.1f}% "
+            f"{_interval(100 * s.final_low, 100 * s.final_high)} | {100 * s.overall:.1f}% | "
+            f"{s.decisions} | {s.calls:.2f} | "
             f"{s.median_tokens:.0f} | {s.median_seconds:.2f} | {100 * s.seeded:.0f}% | "
             f"{s.warm}, {s.warm_calls:.2f}, {s.warm_median_seconds:.2f} |"
         )
@@ -131,8 +140,8 @@ def lift_table(
             mean, half = t_interval(lifts)
             shown = ", ".join(f"{lift:+.1f}" for lift in lifts)
             lines.append(
-                f"| {engine} | {reference} | {mean:+.1f} [{mean - half:+.1f}, {mean + half:+.1f}] "
-                f"| {shown} |"
+                f"| {engine} | {reference} | {mean:+.1f} "
+                f"{_interval(mean - half, mean + half, '+')} | {shown} |"
             )
     return "\n".join(lines) + "\n"
 
