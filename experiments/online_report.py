@@ -283,7 +283,8 @@ def choices_table(runs: Sequence[Sequence[Step]], final_window: float) -> str:
         late = [s.reward for s in finals if s.task.family == family]
         lines.append(
             f"| {family} | {len(rows)} | {100 * np.mean([s.reward for s in rows]):.0f}% | "
-            f"{100 * np.mean(late) if late else float('nan'):.0f}% | "
+            # A family can miss the final window altogether (few tasks, one order): no figure.
+            f"{f'{100 * np.mean(late):.0f}%' if late else '-'} | "
             + " | ".join(cells)
             + f" | {top} ({100 * paths.count(top) / len(rows):.0f}%) |"
         )
