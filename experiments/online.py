@@ -11,7 +11,8 @@ Contenders, all on the same model through one caching wrapper (`CachingLLM`):
   hindsight (both read from the forced answers: the same request would get the same answer);
 - `engine:<variant>`: an engine from `build_engine` with everything on, learning as it goes from
   the exact checker (`checker`), from its referee only (`referee`), or with the seed off
-  (`seed_off`, an empty searcher) or the tools off (`tools_off`).
+  (`seed_off`, an empty searcher), the tools off (`tools_off`) or the sandboxed program tool as
+  its only tool (`program_only`: what the model's own programs give without the exact tools).
 
 Order-free contenders (bare, fixed) are computed once per task and replayed in each order; the
 engine variants run once per order, because what they learn depends on the order.
@@ -38,7 +39,7 @@ from experiments.tasks import Task
 
 __all__ = ["ENGINE_VARIANTS", "OnlineRuns", "Step", "run_contenders"]
 
-ENGINE_VARIANTS = ("checker", "referee", "seed_off", "tools_off")
+ENGINE_VARIANTS = ("checker", "referee", "seed_off", "tools_off", "program_only")
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,8 @@ def engine_steps(
         raise ValueError(f"unknown engine variant {variant!r}; known: {ENGINE_VARIANTS}")
     if variant == "tools_off":
         settings = settings.model_copy(update={"tools": ["none"]})
+    if variant == "program_only":
+        settings = settings.model_copy(update={"tools": ["program"]})
     engine = build_engine(
         settings,
         llm=llm,

@@ -41,6 +41,7 @@ from experiments.online_report import (
     Summary,
     agreement_reliability,
     choices_table,
+    family_table,
     lift_table,
     referee_reliability,
     summarise,
@@ -142,6 +143,7 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
         "tables/referee.md": referee_reliability(runs.steps.get("engine:referee", [])),
         # The exact checker labels every step, so the agreement signal is measured here.
         "tables/agreement.md": agreement_reliability(runs.steps),
+        "tables/families.md": family_table(runs.steps, ["bare", best_fixed, "oracle", *shown[4:]]),
     }
     for label in shown[4:]:
         tables[f"tables/choices-{label.split(':')[1]}.md"] = choices_table(

@@ -15,6 +15,7 @@ __all__ = [
     "agreement_reliability",
     "auc",
     "choices_table",
+    "family_table",
     "lift_table",
     "referee_reliability",
     "summarise",
@@ -72,8 +73,9 @@ def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -
     return Summary(
         label=label,
         final_mean=mean,
-        final_low=max(0.0, mean - half),
-        final_high=min(1.0, mean + half),
+        # One order has no interval: NaN, never the [0, 1] that max/min would make of it.
+        final_low=max(0.0, mean - half) if np.isfinite(half) else float("nan"),
+        final_high=min(1.0, mean + half) if np.isfinite(half) else float("nan"),
         overall=float(np.mean([step.reward for step in every])),
         decisions=len(every),
         calls=float(np.mean([step.calls for step in every])),
@@ -86,6 +88,13 @@ def summarise(label: str, runs: Sequence[Sequence[Step]], final_window: float) -
     )
 
 
+def _interval(low: float, high: float, sign: str = "") -> str:
+    """A 95% interval in points, or what stands for none (a single order has no spread)."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "[no interval: 1 order]"
+    return f"[{low:{sign}.1f}, {high:{sign}.1f}]"
+
+
 def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
     """A Markdown table, one row per contender."""
     lines = [
@@ -96,8 +105,9 @@ def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
     ]
     for s in summaries:
         lines.append(
-            f"| {s.label} | {100 * s.final_mean:.1f}% [{100 * s.final_low:.1f}, "
-            f"{100 * s.final_high:.1f}] | {100 * s.overall:.1f}% | {s.decisions} | {s.calls:.2f} | "
+            f"| {s.label} | {100 * s.final_mean:.1f}% "
+            f"{_interval(100 * s.final_low, 100 * s.final_high)} | {100 * s.overall:.1f}% | "
+            f"{s.decisions} | {s.calls:.2f} | "
             f"{s.median_tokens:.0f} | {s.median_seconds:.2f} | {100 * s.seeded:.0f}% | "
             f"{s.warm}, {s.warm_calls:.2f}, {s.warm_median_seconds:.2f} |"
         )
@@ -130,8 +140,8 @@ def lift_table(
             mean, half = t_interval(lifts)
             shown = ", ".join(f"{lift:+.1f}" for lift in lifts)
             lines.append(
-                f"| {engine} | {reference} | {mean:+.1f} [{mean - half:+.1f}, {mean + half:+.1f}] "
-                f"| {shown} |"
+                f"| {engine} | {reference} | {mean:+.1f} "
+                f"{_interval(mean - half, mean + half, '+')} | {shown} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -216,6 +226,39 @@ def agreement_reliability(steps: Mapping[str, Sequence[Sequence[Step]]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def wilson(right: int, n: int) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share of right answers (it stays inside [0, 1] and is
+    not empty at 0 or n right, unlike the normal approximation).
+
+    >>> [round(x, 3) for x in wilson(0, 10)]
+    [0.0, 0.278]
+    """
+    low, high = stats.binomtest(right, n).proportion_ci(method="wilson")
+    return float(low), float(high)
+
+
+def family_table(steps: Mapping[str, Sequence[Sequence[Step]]], labels: Sequence[str]) -> str:
+    """Per family (and all), each contender's accuracy over all its decisions with a 95% Wilson
+    interval. With one order the decisions are the tasks; with several, a task repeats once per
+    order, so the interval is narrower than the tasks alone support (the orders' t intervals are
+    in the summary)."""
+    every = {label: [s for order in steps[label] for s in order] for label in labels}
+    families = sorted({s.task.family for rows in every.values() for s in rows})
+    lines = [
+        "| family | decisions | " + " | ".join(f"{label}, 95% CI" for label in labels) + " |",
+        "|---|---|" + "---|" * len(labels),
+    ]
+    for family in [*families, "all"]:
+        cells = []
+        for label in labels:
+            rewards = [s.reward >= 0.5 for s in every[label] if family in ("all", s.task.family)]
+            low, high = wilson(sum(rewards), len(rewards))
+            cells.append(f"{100 * np.mean(rewards):.0f}% [{100 * low:.0f}, {100 * high:.0f}]")
+        count = sum(family in ("all", s.task.family) for s in every[labels[0]])
+        lines.append(f"| {family} | {count} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def choices_table(runs: Sequence[Sequence[Step]], final_window: float) -> str:
     """Per family: accuracy overall and in each order's final window, each tool's share (and its
     accuracy), the most chosen path."""
@@ -240,7 +283,8 @@ def choices_table(runs: Sequence[Sequence[Step]], final_window: float) -> str:
         late = [s.reward for s in finals if s.task.family == family]
         lines.append(
             f"| {family} | {len(rows)} | {100 * np.mean([s.reward for s in rows]):.0f}% | "
-            f"{100 * np.mean(late) if late else float('nan'):.0f}% | "
+            # A family can miss the final window altogether (few tasks, one order): no figure.
+            f"{f'{100 * np.mean(late):.0f}%' if late else '-'} | "
             + " | ".join(cells)
             + f" | {top} ({100 * paths.count(top) / len(rows):.0f}%) |"
         )

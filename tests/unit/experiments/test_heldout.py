@@ -6,7 +6,7 @@ from engine.domain.checkers import check_answer
 from engine.errors import ConfigError
 from experiments.heldout import HELDOUT_FAMILIES, heldout_suite
 from experiments.online import Step
-from experiments.online_report import summarise
+from experiments.online_report import choices_table, summarise, summary_table
 from experiments.tasks import generate_suite
 
 
@@ -44,3 +44,23 @@ def test_the_final_window_interval_is_a_t_interval_over_orders() -> None:
     assert summary.final_high == 1.0
     assert summary.decisions == 12
     assert summary.median_tokens == 10
+
+
+def test_one_order_has_no_interval_rather_than_all_of_zero_to_one() -> None:
+    task = heldout_suite(seed=0, per_family=1).tasks[0]
+    summary = summarise("x", [[Step(task, 1.0, 1, 10, 0.5), Step(task, 0.0, 1, 10, 0.5)]], 0.5)
+    assert summary.final_mean == 0.0
+    assert summary.final_low != summary.final_low  # NaN: one order has no spread to measure
+    assert "| x | 0.0% [no interval: 1 order] | 50.0% |" in summary_table([summary], 0.5)
+
+
+def test_a_family_outside_the_final_window_shows_no_figure_there() -> None:
+    first, other = heldout_suite(
+        seed=0, per_family=1, families=["word_length", "largest_number"]
+    ).tasks
+    steps = [Step(first, 1.0, 1, 10, 0.5, arm="a", tool="none")] * 2 + [
+        Step(other, 0.0, 1, 10, 0.5, arm="a", tool="none")
+    ]
+    table = choices_table([steps], 1 / 3)  # the final window is the last step: `other` only
+    assert f"| {first.family} | 2 | 100% | - |" in table
+    assert f"| {other.family} | 1 | 0% | 0% |" in table

@@ -6,16 +6,20 @@ from typing import Any
 
 import pytest
 
+from engine.adapters.llm.caching import CachingLLM
 from engine.adapters.llm.scripted import ScriptedLLM, schema_example
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
+from engine.settings import load_settings
 from engine.stages.procedures import SAMPLE_SEED_BASE
 from experiments.experiment import ExperimentContext
 from experiments.heldout import heldout_suite
+from experiments.online import engine_steps
 from experiments.online_experiment import OnlineParams, online_experiment, run_online
 from experiments.online_report import auc
 from experiments.registry import get_experiment, resolve_params
+from experiments.replay import chosen_templates
 
 SUITE = heldout_suite(seed=0, per_family=3, families=["arithmetic_phrased", "word_length"])
 EXPECTED = {task.query: task.expected for task in SUITE.tasks}
@@ -162,3 +166,41 @@ def test_without_self_consistency_the_agreement_table_says_so(
 ) -> None:
     result, _ = result_and_llm
     assert result.tables["tables/agreement.md"].startswith("No self-consistency answers")
+
+
+@pytest.mark.parametrize(
+    ("variant", "allowed"), [("tools_off", {"none"}), ("program_only", {"none", "program"})]
+)
+def test_a_tool_variant_decides_with_its_tools_only(
+    tmp_path: Path, variant: str, allowed: set[str]
+) -> None:
+    params = PARAMS.model_copy(update={"orders": 1, "variants": (variant,)})
+    llm = CachingLLM(ScriptedLLM(script), tmp_path / "cache", model="scripted/test")
+    settings = load_settings(home=tmp_path, model="scripted/test", store_url="memory")
+    steps = engine_steps(
+        variant,
+        range(len(SUITE.tasks)),
+        SUITE.tasks,
+        llm=llm,
+        settings=settings,
+        searcher=InMemorySearcher(),
+        templates=chosen_templates(params.templates),
+        advance=lambda _: None,
+    )
+    # A tool arm is the tool's name, or "<tool>+direct" when its result is the answer.
+    assert {step.tool.split("+")[0] for step in steps} <= allowed
+    assert len(steps) == len(SUITE.tasks)
+
+
+def test_each_family_gets_each_contenders_accuracy_with_an_interval(
+    result_and_llm: tuple[Any, Any],
+) -> None:
+    result, _ = result_and_llm
+    families = result.tables["tables/families.md"]
+    # 3 tasks x 2 orders per family; the bare model is always wrong, the oracle always right.
+    assert "| bare, 95% CI | fixed:" in families
+    bare_cell, oracle_cell = "0% [0, 39]", "100% [61, 100]"
+    assert f"| arithmetic_phrased | 6 | {bare_cell} |" in families
+    assert "| all | 12 | 0% [0, 24] |" in families
+    row = next(line for line in families.splitlines() if line.startswith("| word_length |"))
+    assert oracle_cell in row
