@@ -2,9 +2,11 @@
 
 Both libraries take seconds to load (about 4-5 s of CPU together, 3.5 s of it scikit-learn,
 which quantulum3 imports when it is installed), so nothing here loads them on import: the first
-conversion in a process pays for it, within the tool deadline (`THINKPATH_TOOL_TIMEOUT_S`, 10 s).
-The units tool and the word-problem reader (rates over time units) share them through this
-module.
+conversion in a process pays for it. The units tool loads them in its `prepare()`, which the
+tool registry runs before the first deadline starts (the load took 17 s of wall time on a busy
+machine, past the 10 s `THINKPATH_TOOL_TIMEOUT_S`). The word-problem reader (rates over time
+units) shares them through this module; its first rate question in a process may still meet the
+deadline while they load.
 """
 
 import re

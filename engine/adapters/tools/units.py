@@ -263,5 +263,9 @@ class UnitConverter:
         "'100 °F in °C'. Give it the question; it refuses what it cannot read in full."
     )
 
+    def prepare(self) -> None:
+        """Load pint and quantulum3 (seconds, once per process) before the first deadline runs."""
+        libraries()
+
     def run(self, argument: str) -> ToolAnswer:
         return convert(argument)

@@ -157,3 +157,33 @@ def test_a_bad_registry_is_refused_at_construction(
 ) -> None:
     with pytest.raises(ToolError, match=message):
         ToolRegistry(tools, allowed=allowed)
+
+
+@dataclass
+class Preparing(Scripted):
+    """A tool with a one-time set-up, recording the thread it ran on."""
+
+    prepared_on: list[threading.Thread] = field(default_factory=list)
+    prepare_error: BaseException | None = None
+
+    def prepare(self) -> None:
+        self.prepared_on.append(threading.current_thread())
+        if self.prepare_error is not None:
+            raise self.prepare_error
+
+
+def test_a_tools_set_up_runs_once_in_the_callers_thread_before_the_deadline_starts() -> None:
+    tool = Preparing("units")
+    registry = ToolRegistry([tool])
+    assert registry.run("units", "1 km in m", timeout_s=5).ok
+    assert registry.run("units", "2 km in m", timeout_s=5).ok
+    # the caller's thread, not the worker the deadline is measured on: loading libraries is
+    # not work on the question
+    assert tool.prepared_on == [threading.current_thread()]
+    assert tool.arguments == ["1 km in m", "2 km in m"]
+
+
+def test_a_set_up_that_fails_leaves_the_run_to_report_the_failure() -> None:
+    tool = Preparing("units", error=RuntimeError("no pint"), prepare_error=ImportError("pint"))
+    result = ToolRegistry([tool]).run("units", "1 km in m", timeout_s=5)
+    assert (result.ok, result.error) == (False, "RuntimeError: no pint")
