@@ -133,7 +133,9 @@ class Tool(Protocol):
     (text plus the value, its provenance and whether the whole question was parsed). It raises
     on failure (any exception); the registry turns that into a failed `ToolResult`. A tool must
     bound its own work (input size, backend timeouts), because a thread that overruns its
-    deadline cannot be killed: see `engine.adapters.tools.registry`.
+    deadline cannot be killed: see `engine.adapters.tools.registry`. A tool may also define
+    `prepare()`, a one-time set-up (loading its libraries) that the registry runs before the first
+    deadline starts.
     """
 
     @property
