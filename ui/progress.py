@@ -43,6 +43,8 @@ STAGE_TITLES = {
     "selection": "Chose the reasoning path",
     "tool_selection": "Chose the tool",
     "tool": "Ran the tool",
+    "tool_fallback": "Fell back to another tool",
+    "answer_direct": "Answered with the tool's result",
     "answer": "Wrote the answer",
     "checker": "Checked the answer against the expected one",
     "referee": "Judged the answer (referee)",
@@ -70,6 +72,9 @@ def describe_reason(reason: str) -> str:
 def describe_stage(step: TraceStep) -> str:
     """One line saying what a finished stage did and why, for a progress display."""
     title = STAGE_TITLES.get(step.stage, step.stage.replace("_", " ").capitalize())
+    if step.stage == "tool" and step.reason == "fault":  # a refusal moves on to the next tool
+        name = step.inputs.get("tool", "?")
+        return f"{title} `{name}`: refused or failed ({step.error or 'no detail'})"
     if step.reason in ("fault", "budget_stop"):
         return f"{title}: {describe_reason(step.reason)} ({step.error or 'no detail'})"
     detail = _DETAILS.get(step.stage, _generic)(step.outputs, step)
@@ -160,6 +165,19 @@ def _tool(outputs: dict[str, Any], step: TraceStep) -> str:
     return f" `{name}`: gave {result[:80]!r}" + "".join(f"; {fact}" for fact in _parsed(outputs))
 
 
+def _fallback(outputs: dict[str, Any], step: TraceStep) -> str:
+    refused = step.inputs.get("refused", "?")
+    share = float(outputs.get("propensity", 0.0))
+    return (
+        f" `{outputs.get('arm', '?')}`, after `{refused}` refused (drawn by what the tool choice"
+        f" has learned: {share:.0%} of the chance left to the tools not yet tried)"
+    )
+
+
+def _answer_direct(outputs: dict[str, Any], _step: TraceStep) -> str:
+    return f": not this time ({outputs.get('why', 'the result was not read whole')})"
+
+
 def _parsed(outputs: dict[str, Any]) -> list[str]:
     parsed = outputs.get("fully_parsed")
     if parsed is None:
@@ -198,7 +216,10 @@ def answer_notes(outputs: dict[str, Any]) -> list[str]:
     return notes
 
 
-def _answer(outputs: dict[str, Any], _step: TraceStep) -> str:
+def _answer(outputs: dict[str, Any], step: TraceStep) -> str:
+    if step.inputs.get("direct"):
+        how = outputs.get("provenance") or "read from the whole question"
+        return f": the tool's result itself, with no model call (it {how})"
     text = str(outputs.get("answer", ""))
     return f": {len(text)} characters" + "".join(f"; {note}" for note in answer_notes(outputs))
 
@@ -233,6 +254,8 @@ _DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
     "selection": _choice,
     "tool_selection": _choice,
     "tool": _tool,
+    "tool_fallback": _fallback,
+    "answer_direct": _answer_direct,
     "answer": _answer,
     "checker": _checker,
     "referee": _referee,

@@ -199,6 +199,11 @@ def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
         return f"**Score:** {outcome.reward:.2f}, by you"
     if outcome.source.startswith("user:"):
         return f"**Score:** {outcome.reward:.2f}, by {outcome.source.removeprefix('user:')}"
+    if outcome.source == "tool":  # the picked tool refused or failed: a fact about the tool
+        return (
+            f"**Tool outcome:** {outcome.reward:.2f} for {code_span(decision.tool.arm_id)}, which "
+            "refused or failed: it teaches the tool choice, not the answer's score"
+        )
     return f"**Score:** {outcome.reward:.2f}, by {outcome.source}"
 
 

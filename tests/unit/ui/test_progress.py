@@ -65,3 +65,36 @@ def test_the_queue_hands_over_an_error_instead_of_losing_it() -> None:
     ((kind, error),) = list(ProgressQueue().run(work))
     assert kind == "error"
     assert isinstance(error, ValueError)
+
+
+def test_a_refusal_the_fallback_and_a_direct_answer_are_said_in_words() -> None:
+    refused = TraceStep(
+        stage="tool",
+        reason="fault",
+        inputs={"tool": "calculator", "argument": "q"},
+        error="ToolRefusalError: cannot read '12 are empty'",
+    )
+    assert describe_stage(refused) == (
+        "Ran the tool `calculator`: refused or failed"
+        " (ToolRefusalError: cannot read '12 are empty')"
+    )
+    fallback = TraceStep(
+        stage="tool_fallback",
+        reason="chose_by_posterior",
+        inputs={"refused": "calculator", "why": "..."},
+        outputs={"arm": "text", "propensity": 0.25},
+    )
+    assert describe_stage(fallback) == (
+        "Fell back to another tool `text`, after `calculator` refused (drawn by what the tool"
+        " choice has learned: 25% of the chance left to the tools not yet tried)"
+    )
+    direct = TraceStep(
+        stage="answer",
+        reason="done",
+        inputs={"tool": "calculator", "direct": True},
+        outputs={"answer": "Answer: 18", "provenance": "parsed the whole question"},
+    )
+    assert describe_stage(direct) == (
+        "Wrote the answer: the tool's result itself, with no model call (it parsed the whole"
+        " question)"
+    )
