@@ -240,7 +240,10 @@ def card_markdown(decision: Decision, kind_note: str = "") -> str:
     lines += [*_seed_lines(decision), ""]
     standing = standing_scores(decision.outcomes)
     scores = [_score_line(decision, outcome) for outcome in standing]
-    lines += scores or ["**Score:** not scored yet - use the buttons below."]
+    # One paragraph each: consecutive lines would run together into one in Markdown.
+    lines += [line for score in scores for line in (score, "")][:-1] or [
+        "**Score:** not scored yet - use the buttons below."
+    ]
     lines += _disagreement(standing)
     if kind_note:
         lines += ["", kind_note]
