@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from engine.adapters.llm.local_model import LocalModels
+from engine.adapters.llm.local_model import Generation, LocalModels
 from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.domain.records import LLMRequest, LLMResponse
 from engine.errors import LLMError
@@ -78,15 +78,7 @@ class LocalChat:
             seed=request.seed,
             json_schema=request.json_schema,
         )
-        return LLMResponse(
-            text=generation.text,
-            model=self.model,
-            prompt_tokens=generation.prompt_tokens,
-            completion_tokens=generation.completion_tokens,
-            seconds=time.perf_counter() - started,
-            cost_usd=0.0,  # in-process generation costs no money
-            finish_reason=generation.finish_reason,
-        )
+        return self._response(generation, started)
 
     def stream(self, request: LLMRequest, on_text: Callable[[str], None]) -> LLMResponse:
         """`complete`, handing each piece of text to `on_text` as the model writes it."""
@@ -106,18 +98,21 @@ class LocalChat:
                 if isinstance(piece, str):
                     on_text(piece)
                     continue
-                return LLMResponse(
-                    text=piece.text,
-                    model=self.model,
-                    prompt_tokens=piece.prompt_tokens,
-                    completion_tokens=piece.completion_tokens,
-                    seconds=time.perf_counter() - started,
-                    cost_usd=0.0,
-                    finish_reason=piece.finish_reason,
-                )
+                return self._response(piece, started)
         finally:  # a stream left midway (on_text raised) frees the model now, not at GC
             pieces.close()
         raise LLMError(f"{self.model} ended its stream without a result")
+
+    def _response(self, generation: Generation, started: float) -> LLMResponse:
+        return LLMResponse(
+            text=generation.text,
+            model=self.model,
+            prompt_tokens=generation.prompt_tokens,
+            completion_tokens=generation.completion_tokens,
+            seconds=time.perf_counter() - started,
+            cost_usd=0.0,  # in-process generation costs no money
+            finish_reason=generation.finish_reason,
+        )
 
 
 def _plain(request: LLMRequest) -> list[dict[str, str]]:
