@@ -35,7 +35,8 @@ __all__ = [
 
 ANSWER_KINDS = ("numeric", "exact", "choice", "date")
 
-_BOLD = re.compile(r"\*\*|__")
+# Bold markers; "__" only at a word's edge, so "snake__case" or "0__0" keeps its own underscores.
+_BOLD = re.compile(r"\*\*|(?<!\w)__|__(?!\w)")
 _MARKER = re.compile(
     r"(?:final\s+answer|answer)\s*(?:is\s*[:=]?|[:=])\s*(?P<value>[^\n]*)", re.IGNORECASE
 )

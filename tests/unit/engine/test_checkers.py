@@ -293,3 +293,10 @@ def test_an_answer_line_that_is_a_sum_still_to_work_out_has_no_number() -> None:
     assert check_answer("Answer: 17 * 23 = 391", 391, "numeric") == 1.0
     assert check_answer("Answer: 22 (5 + 17)", 22, "numeric") == 1.0
     assert check_answer("Answer: 3/4", 0.75, "numeric") == 1.0
+
+
+def test_underscores_inside_an_answer_are_not_bold_markers() -> None:
+    # found by hypothesis: "0__0" lost its underscores as if they were bold, and failed to match
+    assert check_answer("Some working.\nAnswer: 0__0", "0__0", "exact") == 1.0
+    assert check_answer("Answer: snake__case", "snake__case", "exact") == 1.0
+    assert check_answer("__Answer:__ 42", 42, "numeric") == 1.0  # bold still unwrapped
