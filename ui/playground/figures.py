@@ -180,7 +180,10 @@ def _running_means(
     decision only the outcome in force (`engine.domain.evidence`): the table's rule, so the
     line ends where the table's mean is."""
     standing: dict[str, dict[str, Evidence]] = {}  # decision -> source -> its latest score
-    counted: dict[str, dict[str, tuple[float, float]]] = {}  # arm -> decision -> reward, weight
+    counted: dict[str, tuple[float, float]] = {}  # decision -> its reward and weight in force
+    # arm -> [weighted reward sum, weight sum], kept as outcomes replace each other, so each
+    # point costs the same however many decisions the arm has (the figure is redrawn per score)
+    sums: dict[str, list[float]] = {}
     lines: dict[str, list[tuple[int, float]]] = {}
     for outcome in sorted(outcomes, key=lambda o: o.seq):
         arm = outcome.choices.get(role)
@@ -193,11 +196,13 @@ def _running_means(
         force = in_force(scores, role)
         if force is None:
             continue
-        arm_scores = counted.setdefault(arm, {})
-        arm_scores[outcome.decision_id] = (force.reward, force.weight)
-        total = sum(weight for _, weight in arm_scores.values())
-        mean = sum(reward * weight for reward, weight in arm_scores.values()) / total
-        lines.setdefault(arm, []).append((outcome.seq, mean))
+        weighted, total = sums.setdefault(arm, [0.0, 0.0])
+        old_reward, old_weight = counted.get(outcome.decision_id, (0.0, 0.0))
+        weighted += force.reward * force.weight - old_reward * old_weight
+        total += force.weight - old_weight
+        sums[arm] = [weighted, total]
+        counted[outcome.decision_id] = (force.reward, force.weight)
+        lines.setdefault(arm, []).append((outcome.seq, weighted / total))
     return lines
 
 
