@@ -203,11 +203,11 @@ def build_engine(
     replaces the loaded ones (an evaluation that studies a chosen set of paths).
     """
     settings = settings or load_settings()
-    searcher = searcher or build_searcher(settings)
+    searcher = searcher if searcher is not None else build_searcher(settings)
     return Engine(
-        llm=llm or build_llm(settings),
+        llm=llm if llm is not None else build_llm(settings),
         searcher=searcher,
-        store=store or build_store(settings),
+        store=store if store is not None else build_store(settings),
         templates=list(templates)
         if templates is not None
         else load_templates(settings.templates_dirs),

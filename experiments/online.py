@@ -12,7 +12,10 @@ Contenders, all on the same model through one caching wrapper (`CachingLLM`):
 - `engine:<variant>`: an engine from `build_engine` with everything on, learning as it goes from
   the exact checker (`checker`), from its referee only (`referee`), or with the seed off
   (`seed_off`, an empty searcher), the tools off (`tools_off`) or the sandboxed program tool as
-  its only tool (`program_only`: what the model's own programs give without the exact tools).
+  its only tool (`program_only`: what the model's own programs give without the exact tools);
+  with the path and tool policies pooled across families (`pooled`: `pooled_thompson`) or each
+  family from zero (`from_zero`: keyed `thompson`); or with a price on each LLM call (`priced`:
+  `PRICED_PER_CALL` taken off every reward, `engine.domain.pricing`).
 
 Order-free contenders (bare, fixed) are computed once per task and replayed in each order; the
 engine variants run once per order, because what they learn depends on the order.
@@ -39,7 +42,28 @@ from experiments.tasks import Task
 
 __all__ = ["ENGINE_VARIANTS", "OnlineRuns", "Step", "run_contenders"]
 
-ENGINE_VARIANTS = ("checker", "referee", "seed_off", "tools_off", "program_only")
+ENGINE_VARIANTS = (
+    "checker",
+    "referee",
+    "seed_off",
+    "tools_off",
+    "program_only",
+    "pooled",
+    "from_zero",
+    "priced",
+)
+# The `priced` variant's price per LLM call, in reward units: a right answer from a
+# three-call self-consistency then earns 0.7, from one call 0.9, from a direct tool arm 1.
+PRICED_PER_CALL = 0.1
+
+# What each variant changes in the settings (the others change the searcher or the checker).
+_VARIANT_SETTINGS: dict[str, dict[str, object]] = {
+    "tools_off": {"tools": ["none"]},
+    "program_only": {"tools": ["program"]},
+    "pooled": {"path_policy": "pooled_thompson", "tool_policy": "pooled_thompson"},
+    "from_zero": {"path_policy": "thompson", "tool_policy": "thompson"},
+    "priced": {"cost_per_call": PRICED_PER_CALL},
+}
 
 
 @dataclass(frozen=True)
@@ -196,10 +220,7 @@ def engine_steps(
     """A fresh engine of `variant` decides the tasks in `order`, learning as it goes."""
     if variant not in ENGINE_VARIANTS:
         raise ValueError(f"unknown engine variant {variant!r}; known: {ENGINE_VARIANTS}")
-    if variant == "tools_off":
-        settings = settings.model_copy(update={"tools": ["none"]})
-    if variant == "program_only":
-        settings = settings.model_copy(update={"tools": ["program"]})
+    settings = settings.model_copy(update=_VARIANT_SETTINGS.get(variant, {}))
     engine = build_engine(
         settings,
         llm=llm,

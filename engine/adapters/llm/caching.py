@@ -11,7 +11,8 @@ The key is a hash of everything that can change the model's output: the model's 
 messages, `max_tokens`, temperature, seed and JSON schema (never the timeout or the purpose, so a
 forced template's answer and the engine's identical answer share one entry). Entries are appended
 to one JSON-lines file per model under the cache directory; a torn last line (a killed run) is
-skipped on load. A hit reports the seconds and tokens of the original generation, so cost figures
+skipped on load. Several processes may share one cache (a long evaluation split across cores,
+`experiments.online_warm`): before asking the model, a miss reads what the others appended since. A hit reports the seconds and tokens of the original generation, so cost figures
 stay those of the model, not of the disk.
 
 >>> import tempfile, pathlib
@@ -73,20 +74,26 @@ class CachingLLM:
         name = hashlib.sha256(model.encode()).hexdigest()[:16]
         self.path = cache_dir / f"llm-{name}.jsonl"
         self._lock = threading.Lock()
-        self._entries: dict[str, dict[str, object]] = self._load()
+        self._entries: dict[str, dict[str, object]] = {}
+        self._read_to = 0  # bytes of the file read so far
+        self._read_new()
 
-    def _load(self) -> dict[str, dict[str, object]]:
-        entries: dict[str, dict[str, object]] = {}
+    def _read_new(self) -> None:
+        """Take in the complete lines appended since the last read (by us or another process)."""
         if not self.path.exists():
-            return entries
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+            return
+        with self.path.open("rb") as file:
+            file.seek(self._read_to)
+            chunk = file.read()
+        end = chunk.rfind(b"\n") + 1  # a line still being written is read next time
+        self._read_to += end
+        for line in chunk[:end].decode("utf-8", errors="replace").splitlines():
             try:
                 entry = json.loads(line)
             except json.JSONDecodeError:
                 continue  # a line torn by a killed run: that request is simply asked again
             if isinstance(entry, dict) and isinstance(entry.get("key"), str):
-                entries[entry["key"]] = entry
-        return entries
+                self._entries[entry["key"]] = entry
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -100,6 +107,9 @@ class CachingLLM:
         key = request_key(self.model, request)
         with self._lock:
             entry = self._entries.get(key)
+            if entry is None:
+                self._read_new()  # another process sharing the cache may have asked it
+                entry = self._entries.get(key)
         if entry is not None:
             response = LLMResponse(
                 text=str(entry["text"]),
@@ -129,8 +139,10 @@ class CachingLLM:
         with self._lock:
             self._entries[key] = entry
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as file:
-                file.write(json.dumps(entry) + "\n")
+            with self.path.open("ab") as file:
+                # One write per line in append mode: lines from processes sharing the file
+                # never interleave.
+                file.write((json.dumps(entry) + "\n").encode("utf-8"))
         self._note(request, response, hit=False)
 
     def stream(self, request: LLMRequest, on_text: Callable[[str], None]) -> LLMResponse:

@@ -1,0 +1,105 @@
+"""Split a long online evaluation across cores: warm its request cache with the engine variants.
+
+The online evaluation (`thinkpath experiments run online`) runs the bare model and the forced
+arms first, then each engine variant, all in one process on one core. On a 2-core machine a
+second process can run the engine variants at the same time, in the reverse order, into the same
+request cache (`CachingLLM` shares one file between processes: a miss first reads what the other
+process appended). When both are done, the evaluation's own run finds every request it needs
+cached, and it alone reports (tables, plots, MLflow).
+
+    thinkpath experiments run online --home H --set suite=bigbench ... --set variants=a,b,c &
+    python -m experiments.online_warm --home H --set suite=bigbench ... --set variants=a,b,c
+
+Give both the same `--home` and `--set` values; the warmer takes the variants last-first, so the
+two processes meet in the middle.
+"""
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from engine.adapters.llm.caching import CachingLLM
+from engine.errors import ThinkPathError
+from experiments.experiment import ExperimentContext
+from experiments.online import engine_steps
+from experiments.online_experiment import OnlineParams, _settings, _templates, task_suite
+from experiments.registry import get_experiment, resolve_params
+
+__all__ = ["main"]
+
+
+def warm(params: OnlineParams, context: ExperimentContext) -> tuple[int, int]:
+    """Run the engine variants of `params`, last first, through the evaluation's cache; the
+    cache's (hits, misses)."""
+    from engine import compose  # noqa: PLC0415 - the model and the index load only now
+
+    settings = _settings(params, context)
+    llm = CachingLLM(
+        compose.build_llm(settings, stop_early=params.stop_early),
+        context.data_dir / "online" / "cache",
+        model=f"{params.model}|stop_early={params.stop_early}",
+    )
+    searcher = compose.build_searcher(settings)
+    tasks = task_suite(params).tasks
+    # The same permutations and per-order policy seeds as `run_contenders`.
+    orders = [
+        [int(i) for i in np.random.default_rng(k).permutation(len(tasks))]
+        for k in range(params.orders)
+    ]
+    for variant in reversed(params.variants):
+        advance = context.progress(len(tasks) * len(orders), f"engine ({variant}), warming")
+        for k, order in enumerate(orders):
+            engine_steps(
+                variant,
+                order,
+                tasks,
+                llm=llm,
+                settings=settings.model_copy(update={"policy_seed": k}),
+                searcher=searcher,
+                templates=_templates(params),
+                advance=advance,
+            )
+    return llm.hits, llm.misses
+
+
+def _printed_progress(total: int, label: str) -> Callable[[int], None]:
+    """A progress line every 10% (the warmer runs in the background, into a log)."""
+    done = [0]
+
+    def advance(steps: int) -> None:
+        before, done[0] = done[0], done[0] + steps
+        if done[0] * 10 // total > before * 10 // total or done[0] == total:
+            print(f"{label}: {done[0]}/{total}", flush=True)
+
+    return advance
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m experiments.online_warm",
+        description="Warm the online evaluation's request cache with its engine variants, in a "
+        "second process beside `thinkpath experiments run online` (same --home, same --set).",
+    )
+    parser.add_argument("--home", required=True, help="the evaluation's THINKPATH home")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(argv)
+    from pathlib import Path  # noqa: PLC0415
+
+    from ui.experiment_commands import _overrides  # noqa: PLC0415
+
+    try:
+        params = resolve_params(get_experiment("online"), _overrides(args.set), quick=False)
+        assert isinstance(params, OnlineParams)
+        context = ExperimentContext(data_dir=Path(args.home), progress=_printed_progress)
+        hits, misses = warm(params, context)
+    except ThinkPathError as error:
+        print(f"online_warm: error: {error}", file=sys.stderr)
+        return 2
+    print(f"warmed: {misses} requests asked, {hits} answered from the cache")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
