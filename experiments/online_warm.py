@@ -10,8 +10,8 @@ cached, and it alone reports (tables, plots, MLflow).
     thinkpath experiments run online --home H --set suite=bigbench ... --set variants=a,b,c &
     python -m experiments.online_warm --home H --set suite=bigbench ... --set variants=a,b,c
 
-Give both the same `--home` and `--set` values; the warmer takes the variants last-first, so the
-two processes meet in the middle.
+Give both the same `--home` and `--set` values; the warmer takes the variants (and the orders)
+last-first, so the two processes meet in the middle.
 """
 
 import argparse
@@ -50,7 +50,8 @@ def warm(params: OnlineParams, context: ExperimentContext) -> tuple[int, int]:
     ]
     for variant in reversed(params.variants):
         advance = context.progress(len(tasks) * len(orders), f"engine ({variant}), warming")
-        for k, order in enumerate(orders):
+        # orders last-first too: the main process, on the same variant, starts at order 0
+        for k, order in reversed(list(enumerate(orders))):
             engine_steps(
                 variant,
                 order,
