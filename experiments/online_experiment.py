@@ -41,6 +41,7 @@ from experiments.online_report import (
     Summary,
     agreement_reliability,
     choices_table,
+    family_lift_table,
     family_table,
     lift_table,
     referee_reliability,
@@ -150,9 +151,23 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
             runs.steps[label], params.final_window
         )
     if shown[4:]:
+        # Against each other too where a variant is the per-family-from-zero policy (regret of
+        # the pooled prior against it: the same oracle, so the lift is the regret saved).
+        references = ["bare", best_fixed, "random"]
+        references += [label for label in ("engine:from_zero",) if label in runs.steps]
         tables["tables/lift.md"] = lift_table(
-            runs.steps, shown[4:], ["bare", best_fixed, "random"], params.final_window
+            runs.steps, shown[4:], references, params.final_window
         )
+    if shown[4:]:
+        # Per family: no family below the bare model beyond noise (issue 20), the seed on
+        # against off, the pooled prior against each family from zero.
+        pairs = [(label, "bare") for label in shown[4:]]
+        pairs += [
+            ("engine:checker", other)
+            for other in ("engine:seed_off", "engine:from_zero")
+            if "engine:checker" in runs.steps and other in runs.steps
+        ]
+        tables["tables/family-lift.md"] = family_lift_table(runs.steps, pairs)
     engine = summaries.get("engine:checker")
     tags = {"best_fixed": best_fixed}
     if engine is not None:

@@ -114,21 +114,40 @@ def summary_table(summaries: Sequence[Summary], final_window: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+def task_lifts(runs: Sequence[Sequence[Step]], reference: Sequence[Sequence[Step]]) -> list[float]:
+    """Per task, the mean over orders of (contender's reward - reference's), in points.
+
+    Every order holds every task once, so a task's difference is paired: the same question,
+    asked of both. Tasks are the sampling unit of the whole-stream interval (with 3 orders, an
+    interval over orders has 2 degrees of freedom and says little)."""
+    by_task: dict[str, list[float]] = {}
+    for steps, reference_steps in zip(runs, reference, strict=True):
+        rewards = {step.task.task_id: step.reward for step in reference_steps}
+        for step in steps:
+            by_task.setdefault(step.task.task_id, []).append(
+                100 * (step.reward - rewards[step.task.task_id])
+            )
+    return [float(np.mean(values)) for values in by_task.values()]
+
+
 def lift_table(
     steps: Mapping[str, Sequence[Sequence[Step]]],
     engines: Sequence[str],
     references: Sequence[str],
     final_window: float,
 ) -> str:
-    """Each engine's lift over each reference, paired by order: the same tasks in the same final
-    window, so the orders' difference in difficulty cancels; a 95% t interval over orders."""
+    """Each engine's lift over each reference: in the final window paired by order (the same
+    tasks in the same window, so the orders' difference in difficulty cancels; a 95% t interval
+    over orders), and over the whole stream paired by task (a 95% t interval over tasks)."""
     lines = [
         f"| engine | over | lift in the final window (last {final_window:.0%}), points, 95% CI "
-        "| per order |",
-        "|---|---|---|---|",
+        "| per order | lift over the whole stream, points, 95% CI over tasks |",
+        "|---|---|---|---|---|",
     ]
     for engine in engines:
         for reference in references:
+            if reference == engine:
+                continue
             lifts = [
                 100 * (a - b)
                 for a, b in zip(
@@ -139,9 +158,11 @@ def lift_table(
             ]
             mean, half = t_interval(lifts)
             shown = ", ".join(f"{lift:+.1f}" for lift in lifts)
+            whole, whole_half = t_interval(task_lifts(steps[engine], steps[reference]))
             lines.append(
                 f"| {engine} | {reference} | {mean:+.1f} "
-                f"{_interval(mean - half, mean + half, '+')} | {shown} |"
+                f"{_interval(mean - half, mean + half, '+')} | {shown} | {whole:+.1f} "
+                f"{_interval(whole - whole_half, whole + whole_half, '+')} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -256,6 +277,35 @@ def family_table(steps: Mapping[str, Sequence[Sequence[Step]]], labels: Sequence
             cells.append(f"{100 * np.mean(rewards):.0f}% [{100 * low:.0f}, {100 * high:.0f}]")
         count = sum(family in ("all", s.task.family) for s in every[labels[0]])
         lines.append(f"| {family} | {count} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _of_family(runs: Sequence[Sequence[Step]], family: str) -> list[list[Step]]:
+    """Each order's steps on `family`'s tasks ("all": every step)."""
+    return [[s for s in order if family in ("all", s.task.family)] for order in runs]
+
+
+def family_lift_table(
+    steps: Mapping[str, Sequence[Sequence[Step]]], pairs: Sequence[tuple[str, str]]
+) -> str:
+    """Per family, each (contender, reference) pair's lift over the whole stream, paired by task
+    (`task_lifts`), with a 95% t interval over the family's tasks; "below" marks a family where
+    the contender is below the reference beyond noise (the interval's top under 0)."""
+    families = sorted({s.task.family for order in steps[pairs[0][0]] for s in order})
+    lines = [
+        "| family | " + " | ".join(f"{a} over {b}, points, 95% CI" for a, b in pairs) + " |",
+        "|---|" + "---|" * len(pairs),
+    ]
+    for family in [*families, "all"]:
+        cells = []
+        for contender, reference in pairs:
+            lifts = task_lifts(
+                _of_family(steps[contender], family), _of_family(steps[reference], family)
+            )
+            mean, half = t_interval(lifts)
+            below = " below" if np.isfinite(half) and mean + half < 0 else ""
+            cells.append(f"{mean:+.1f} {_interval(mean - half, mean + half, '+')}{below}")
+        lines.append(f"| {family} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
