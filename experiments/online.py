@@ -34,13 +34,23 @@ from engine.domain.models import Decision
 from engine.domain.ports import Searcher
 from engine.domain.records import ChatMessage, LLMRequest, PathDefinition, TemplateLike
 from engine.errors import BudgetExceededError, LLMError, LLMUnavailableError
+from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from engine.stages.answer import answer_messages
 from engine.stages.procedures import AnswerSettings, run_procedure
 from experiments.replay import PROGRAM_TOOLBOX, check_task
 from experiments.tasks import Task
 
-__all__ = ["ENGINE_VARIANTS", "OnlineRuns", "Step", "run_contenders"]
+__all__ = [
+    "ENGINE_VARIANTS",
+    "PRICED_PER_CALL",
+    "OnlineRuns",
+    "Step",
+    "engine_steps",
+    "run_contenders",
+    "stream_orders",
+    "variant_engine",
+]
 
 ENGINE_VARIANTS = (
     "checker",
@@ -206,6 +216,26 @@ def _engine_step(decision: Decision, task: Task, records: Sequence[CallRecord]) 
     )
 
 
+def variant_engine(
+    variant: str,
+    *,
+    llm: CachingLLM,
+    settings: Settings,
+    searcher: Searcher,
+    templates: Sequence[TemplateLike] | None,
+) -> Engine:
+    """A fresh engine of `variant`, with an empty in-memory store."""
+    if variant not in ENGINE_VARIANTS:
+        raise ValueError(f"unknown engine variant {variant!r}; known: {ENGINE_VARIANTS}")
+    return build_engine(
+        settings.model_copy(update=_VARIANT_SETTINGS.get(variant, {})),
+        llm=llm,
+        store=InMemoryStore(),
+        searcher=InMemorySearcher() if variant == "seed_off" else searcher,
+        templates=templates,
+    )
+
+
 def engine_steps(
     variant: str,
     order: Sequence[int],
@@ -218,15 +248,8 @@ def engine_steps(
     advance: Callable[[int], None],
 ) -> list[Step]:
     """A fresh engine of `variant` decides the tasks in `order`, learning as it goes."""
-    if variant not in ENGINE_VARIANTS:
-        raise ValueError(f"unknown engine variant {variant!r}; known: {ENGINE_VARIANTS}")
-    settings = settings.model_copy(update=_VARIANT_SETTINGS.get(variant, {}))
-    engine = build_engine(
-        settings,
-        llm=llm,
-        store=InMemoryStore(),
-        searcher=InMemorySearcher() if variant == "seed_off" else searcher,
-        templates=templates,
+    engine = variant_engine(
+        variant, llm=llm, settings=settings, searcher=searcher, templates=templates
     )
     steps = []
     for index in order:
@@ -261,6 +284,12 @@ def baseline_steps(
     return {"random": random_steps, "oracle": oracle}
 
 
+def stream_orders(count: int, orders: int) -> list[list[int]]:
+    """The stream orders of `count` tasks: order k is a permutation seeded k (its engines' policy
+    seed is k too), so another process (`experiments.online_warm`) meets the same ones."""
+    return [[int(i) for i in np.random.default_rng(k).permutation(count)] for k in range(orders)]
+
+
 def run_contenders(
     tasks: Sequence[Task],
     *,
@@ -273,10 +302,8 @@ def run_contenders(
     max_tokens: int,
     progress: Callable[[int, str], Callable[[int], None]],
 ) -> OnlineRuns:
-    """Run every contender on `orders` shuffles of `tasks` (order k is a permutation seeded k)."""
-    permutations = [
-        [int(i) for i in np.random.default_rng(k).permutation(len(tasks))] for k in range(orders)
-    ]
+    """Run every contender on `orders` shuffles of `tasks` (`stream_orders`)."""
+    permutations = stream_orders(len(tasks), orders)
     static = static_steps(
         llm,
         tasks,

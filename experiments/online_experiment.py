@@ -52,7 +52,13 @@ from experiments.plots import ValueRange
 from experiments.replay import chosen_templates
 from experiments.tasks import TaskSuite
 
-__all__ = ["OnlineParams", "online_experiment", "run_online", "task_suite"]
+__all__ = [
+    "OnlineParams",
+    "cached_collaborators",
+    "online_experiment",
+    "run_online",
+    "task_suite",
+]
 
 
 class OnlineParams(BaseModel):
@@ -194,15 +200,16 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
     )
 
 
-def run_online(
+def cached_collaborators(
     params: OnlineParams,
     context: ExperimentContext,
+    settings: Settings,
     *,
     llm: LLM | None = None,
     searcher: Searcher | None = None,
-) -> ExperimentResult:
-    """Run every contender and report; `llm` and `searcher` default to the configured ones."""
-    settings = _settings(params, context)
+) -> tuple[CachingLLM, Searcher]:
+    """The model behind the evaluation's request cache (`<home>/online/cache`), and the searcher;
+    `llm` and `searcher` default to the configured ones. `experiments.online_warm` shares both."""
     if llm is None or searcher is None:
         from engine import compose  # noqa: PLC0415 - the model and the index load only now
 
@@ -215,6 +222,19 @@ def run_online(
         context.data_dir / "online" / "cache",
         model=f"{params.model}|stop_early={params.stop_early}",
     )
+    return cached, searcher
+
+
+def run_online(
+    params: OnlineParams,
+    context: ExperimentContext,
+    *,
+    llm: LLM | None = None,
+    searcher: Searcher | None = None,
+) -> ExperimentResult:
+    """Run every contender and report; `llm` and `searcher` default to the configured ones."""
+    settings = _settings(params, context)
+    cached, searcher = cached_collaborators(params, context, settings, llm=llm, searcher=searcher)
     suite = task_suite(params)
     runs = run_contenders(
         suite.tasks,

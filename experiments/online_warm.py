@@ -17,37 +17,38 @@ last-first, so the two processes meet in the middle.
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
-import numpy as np
-
-from engine.adapters.llm.caching import CachingLLM
+from engine.domain.ports import LLM, Searcher
 from engine.errors import ThinkPathError
 from experiments.experiment import ExperimentContext
-from experiments.online import engine_steps
-from experiments.online_experiment import OnlineParams, _settings, _templates, task_suite
-from experiments.registry import get_experiment, resolve_params
+from experiments.online import engine_steps, stream_orders
+from experiments.online_experiment import (
+    OnlineParams,
+    _settings,
+    _templates,
+    cached_collaborators,
+    task_suite,
+)
+from experiments.registry import get_experiment, parse_overrides, resolve_params
 
-__all__ = ["main"]
+__all__ = ["main", "warm"]
 
 
-def warm(params: OnlineParams, context: ExperimentContext) -> tuple[int, int]:
+def warm(
+    params: OnlineParams,
+    context: ExperimentContext,
+    *,
+    llm: LLM | None = None,
+    searcher: Searcher | None = None,
+) -> tuple[int, int]:
     """Run the engine variants of `params`, last first, through the evaluation's cache; the
-    cache's (hits, misses)."""
-    from engine import compose  # noqa: PLC0415 - the model and the index load only now
-
+    cache's (hits, misses). `llm` and `searcher` default to the configured ones, as in
+    `run_online`."""
     settings = _settings(params, context)
-    llm = CachingLLM(
-        compose.build_llm(settings, stop_early=params.stop_early),
-        context.data_dir / "online" / "cache",
-        model=f"{params.model}|stop_early={params.stop_early}",
-    )
-    searcher = compose.build_searcher(settings)
+    cached, searcher = cached_collaborators(params, context, settings, llm=llm, searcher=searcher)
     tasks = task_suite(params).tasks
-    # The same permutations and per-order policy seeds as `run_contenders`.
-    orders = [
-        [int(i) for i in np.random.default_rng(k).permutation(len(tasks))]
-        for k in range(params.orders)
-    ]
+    orders = stream_orders(len(tasks), params.orders)  # the evaluation's, seeds included
     for variant in reversed(params.variants):
         advance = context.progress(len(tasks) * len(orders), f"engine ({variant}), warming")
         # orders last-first too: the main process, on the same variant, starts at order 0
@@ -56,13 +57,13 @@ def warm(params: OnlineParams, context: ExperimentContext) -> tuple[int, int]:
                 variant,
                 order,
                 tasks,
-                llm=llm,
+                llm=cached,
                 settings=settings.model_copy(update={"policy_seed": k}),
                 searcher=searcher,
                 templates=_templates(params),
                 advance=advance,
             )
-    return llm.hits, llm.misses
+    return cached.hits, cached.misses
 
 
 def _printed_progress(total: int, label: str) -> Callable[[int], None]:
@@ -86,12 +87,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--home", required=True, help="the evaluation's THINKPATH home")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
-    from pathlib import Path  # noqa: PLC0415
-
-    from ui.experiment_commands import _overrides  # noqa: PLC0415
-
     try:
-        params = resolve_params(get_experiment("online"), _overrides(args.set), quick=False)
+        params = resolve_params(get_experiment("online"), parse_overrides(args.set), quick=False)
         assert isinstance(params, OnlineParams)
         context = ExperimentContext(data_dir=Path(args.home), progress=_printed_progress)
         hits, misses = warm(params, context)

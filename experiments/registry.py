@@ -10,7 +10,7 @@ from engine.errors import ConfigError, ThinkPathError
 from experiments.bandit_experiments import bandit_experiments
 from experiments.experiment import Experiment
 
-__all__ = ["available_experiments", "get_experiment", "resolve_params"]
+__all__ = ["available_experiments", "get_experiment", "parse_overrides", "resolve_params"]
 
 
 def available_experiments() -> dict[str, Experiment]:
@@ -39,6 +39,17 @@ def _coerce(model: type[BaseModel], key: str, value: Any) -> Any:
     if isinstance(value, str) and typing.get_origin(annotation) is tuple:
         return tuple(part.strip() for part in value.split(",") if part.strip())
     return value
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, Any]:
+    """`--set KEY=VALUE` pairs as overrides for `resolve_params` (values still strings)."""
+    overrides: dict[str, Any] = {}
+    for pair in pairs:
+        key, separator, value = pair.partition("=")
+        if not separator or not key.strip():
+            raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
+        overrides[key.strip()] = value.strip()
+    return overrides
 
 
 def resolve_params(

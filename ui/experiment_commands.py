@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.domain.ports import LLM
-from engine.errors import ConfigError, ThinkPathError
+from engine.errors import ThinkPathError
 
 if TYPE_CHECKING:
     from engine.settings import Settings
@@ -82,16 +82,6 @@ def _llm_factory(settings: "Settings") -> Callable[[str], LLM]:
     return build
 
 
-def _overrides(pairs: list[str]) -> dict[str, Any]:
-    overrides: dict[str, Any] = {}
-    for pair in pairs:
-        key, separator, value = pair.partition("=")
-        if not separator or not key.strip():
-            raise ConfigError(f"--set takes KEY=VALUE, got {pair!r}")
-        overrides[key.strip()] = value.strip()
-    return overrides
-
-
 def _list(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command takes its args
     from experiments.registry import available_experiments  # noqa: PLC0415
 
@@ -105,12 +95,12 @@ def _list(args: argparse.Namespace) -> int:  # noqa: ARG001 - every command take
 def _run(args: argparse.Namespace) -> int:
     from engine.compose import build_tracking_store  # noqa: PLC0415
     from experiments.experiment import ExperimentContext  # noqa: PLC0415
-    from experiments.registry import get_experiment, resolve_params  # noqa: PLC0415
+    from experiments.registry import get_experiment, parse_overrides, resolve_params  # noqa: PLC0415
     from experiments.runner import run_experiment  # noqa: PLC0415
 
     try:
         experiment = get_experiment(args.name)
-        params = resolve_params(experiment, _overrides(args.set), quick=args.quick)
+        params = resolve_params(experiment, parse_overrides(args.set), quick=args.quick)
         settings, uri = _tracking(args)
         store = build_tracking_store(settings, uri=uri)
     except ThinkPathError as error:

@@ -11,9 +11,10 @@ The key is a hash of everything that can change the model's output: the model's 
 messages, `max_tokens`, temperature, seed and JSON schema (never the timeout or the purpose, so a
 forced template's answer and the engine's identical answer share one entry). Entries are appended
 to one JSON-lines file per model under the cache directory; a torn last line (a killed run) is
-skipped on load. Several processes may share one cache (a long evaluation split across cores,
-`experiments.online_warm`): before asking the model, a miss reads what the others appended since. A hit reports the seconds and tokens of the original generation, so cost figures
-stay those of the model, not of the disk.
+skipped on load, and the next entry starts on a line of its own. Several processes may share one
+cache (a long evaluation split across cores, `experiments.online_warm`): before asking the model,
+a miss reads the complete lines the others appended since. A hit reports the seconds and tokens
+of the original generation, so cost figures stay those of the model, not of the disk.
 
 >>> import tempfile, pathlib
 >>> from engine.adapters.llm.scripted import ScriptedLLM
@@ -27,6 +28,7 @@ stay those of the model, not of the disk.
 
 import hashlib
 import json
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -98,18 +100,27 @@ class CachingLLM:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def __bool__(self) -> bool:
+        # Without this an empty cache is falsy through `__len__`, and `llm or build_llm(...)`
+        # would silently swap it for an uncached model.
+        return True
+
+    def _cached(self, key: str) -> dict[str, object] | None:
+        """The entry for `key`, reading what other processes appended first if we lack it."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                self._read_new()  # another process sharing the cache may have asked it
+                entry = self._entries.get(key)
+            return entry
+
     def complete(self, request: LLMRequest) -> LLMResponse:
         """The cached response to this exact request, or the inner model's (then cached)."""
         if request.temperature > 0 and request.seed is None:
             response = self.inner.complete(request)  # not reproducible: never cached
             self._note(request, response, hit=False)
             return response
-        key = request_key(self.model, request)
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                self._read_new()  # another process sharing the cache may have asked it
-                entry = self._entries.get(key)
+        entry = self._cached(request_key(self.model, request))
         if entry is not None:
             response = LLMResponse(
                 text=str(entry["text"]),
@@ -139,10 +150,18 @@ class CachingLLM:
         with self._lock:
             self._entries[key] = entry
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("ab") as file:
+            line = (json.dumps(entry) + "\n").encode("utf-8")
+            with self.path.open("a+b") as file:
+                if file.seek(0, os.SEEK_END) > 0:
+                    file.seek(-1, os.SEEK_END)
+                    if file.read(1) != b"\n":
+                        # A line torn by a killed run: end it, or this entry would be glued to
+                        # it and lost. (Seen mid-write by another process instead, this only
+                        # leaves an empty line, which loading skips.)
+                        line = b"\n" + line
                 # One write per line in append mode: lines from processes sharing the file
                 # never interleave.
-                file.write((json.dumps(entry) + "\n").encode("utf-8"))
+                file.write(line)
         self._note(request, response, hit=False)
 
     def stream(self, request: LLMRequest, on_text: Callable[[str], None]) -> LLMResponse:
@@ -152,9 +171,7 @@ class CachingLLM:
             response = self.inner.stream(request, on_text)
             self._note(request, response, hit=False)
             return response
-        with self._lock:
-            cached = request_key(self.model, request) in self._entries
-        if cached:
+        if self._cached(request_key(self.model, request)) is not None:
             response = self.complete(request)
             on_text(response.text)
             return response

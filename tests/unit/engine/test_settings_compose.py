@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from engine import compose
+from engine.adapters.llm.caching import CachingLLM
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
@@ -115,6 +117,48 @@ def test_build_engine_wires_templates_features_tools_and_policies(policy: str) -
     assert decision.tool_run.output == "17 * 3 = 51"
     assert decision.answer == "Answer: 51"  # read from the whole question: no answer call
     assert [(o.source, o.reward) for o in decision.outcomes] == [("referee", 1.0)]
+
+
+class _FalsyLLM(ScriptedLLM):
+    """A model that is falsy, as an empty sized collaborator is."""
+
+    def __bool__(self) -> bool:
+        return False
+
+
+def _no_model_is_built(settings: object, **_: object) -> None:
+    raise AssertionError("build_engine built a model although one was passed in")
+
+
+def test_an_empty_cache_passed_in_is_the_one_that_decides(monkeypatch, tmp_path: Path) -> None:
+    """Regression: `llm or build_llm(...)` swapped an empty CachingLLM (falsy through its
+    length) for a fresh model, and the engine bypassed the cache."""
+    monkeypatch.setattr(compose, "build_llm", _no_model_is_built)
+    inner = ScriptedLLM(script)
+    cached = CachingLLM(inner, tmp_path, model="scripted/test")
+    assert len(cached) == 0
+    engine = build_engine(
+        load_settings(store_url="memory"),
+        llm=cached,
+        store=InMemoryStore(),
+        searcher=InMemorySearcher(),
+    )
+    engine.decide("What is 17 * 3?")
+    assert cached.misses > 0
+    assert len(cached.calls) == len(inner.requests) > 0
+
+
+def test_a_falsy_collaborator_passed_in_is_used_as_is(monkeypatch) -> None:
+    monkeypatch.setattr(compose, "build_llm", _no_model_is_built)
+    falsy = _FalsyLLM(script)
+    engine = build_engine(
+        load_settings(store_url="memory"),
+        llm=falsy,
+        store=InMemoryStore(),
+        searcher=InMemorySearcher(),
+    )
+    engine.decide("What is 17 * 3?")
+    assert falsy.requests
 
 
 def test_each_default_is_read_from_its_one_source(monkeypatch) -> None:

@@ -15,7 +15,7 @@ from engine.settings import load_settings
 from engine.stages.procedures import SAMPLE_SEED_BASE
 from experiments.experiment import ExperimentContext
 from experiments.heldout import heldout_suite
-from experiments.online import engine_steps
+from experiments.online import PRICED_PER_CALL, engine_steps, variant_engine
 from experiments.online_experiment import OnlineParams, online_experiment, run_online
 from experiments.online_report import auc
 from experiments.registry import get_experiment, resolve_params
@@ -204,3 +204,35 @@ def test_each_family_gets_each_contenders_accuracy_with_an_interval(
     assert "| all | 12 | 0% [0, 24] |" in families
     row = next(line for line in families.splitlines() if line.startswith("| word_length |"))
     assert oracle_cell in row
+
+
+@pytest.mark.parametrize(
+    ("variant", "policy", "per_call"),
+    [
+        ("checker", "glr_thompson", 0.0),  # the settings as given
+        ("pooled", "pooled_thompson", 0.0),
+        ("from_zero", "thompson", 0.0),
+        ("priced", "glr_thompson", PRICED_PER_CALL),
+    ],
+)
+def test_a_variant_changes_the_settings_it_names(
+    tmp_path: Path, variant: str, policy: str, per_call: float
+) -> None:
+    settings = load_settings(
+        home=tmp_path,
+        model="scripted/test",
+        store_url="memory",
+        path_policy="glr_thompson",
+        tool_policy="glr_thompson",
+        cost_per_call=0.0,
+    )
+    engine = variant_engine(
+        variant,
+        llm=CachingLLM(ScriptedLLM(script), tmp_path / "cache", model="scripted/test"),
+        settings=settings,
+        searcher=InMemorySearcher(),
+        templates=chosen_templates(PARAMS.templates),
+    )
+    roles = engine.snapshot()["roles"]
+    assert (roles["path"]["policy"], roles["tool"]["policy"]) == (policy, policy)
+    assert engine.config.cost_price.per_call == per_call

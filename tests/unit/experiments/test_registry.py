@@ -4,7 +4,12 @@ import pytest
 
 from engine.errors import ConfigError
 from experiments.bandit_experiments import BanditParams
-from experiments.registry import available_experiments, get_experiment, resolve_params
+from experiments.registry import (
+    available_experiments,
+    get_experiment,
+    parse_overrides,
+    resolve_params,
+)
 
 
 def test_the_issue_experiments_are_all_registered() -> None:
@@ -52,3 +57,10 @@ def test_defaults_quick_scale_and_overrides_apply_in_that_order() -> None:
 def test_bad_parameters_are_named(name: str, overrides: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         resolve_params(get_experiment(name), overrides)
+
+
+def test_set_pairs_become_overrides_or_a_clear_error() -> None:
+    assert parse_overrides([" seeds = 7", "policies=a,b"]) == {"seeds": "7", "policies": "a,b"}
+    for bad in ("seeds", "=7"):
+        with pytest.raises(ConfigError, match="KEY=VALUE"):
+            parse_overrides([bad])
