@@ -25,7 +25,6 @@ from engine.orchestration.learner import POLICY_ROLES
 from learning import PolicyLike, make_policy
 from learning.streams import stream_seed
 
-
 # A user's opt-in weight for the referee where audits never measured it (THINKPATH_REFEREE_WEIGHT;
 # the shipped prior is 0), for tests of the referee's own path.
 REFEREE_OPT_IN = 0.5

@@ -8,7 +8,8 @@ QUERY = "What is the sum 3 + 4?"
 
 def test_a_one_call_budget_keeps_the_answer_and_stops_the_rest(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm, always_seed=True).decide(QUERY, budget=Budget(max_calls=1))
+    engine = world.engine(llm, always_seed=True, referee_weight=REFEREE_OPT_IN)
+    decision = engine.decide(QUERY, budget=Budget(max_calls=1))
     assert [request.purpose for request in llm.requests] == ["answer"]
     assert decision.answer is not None
     assert decision.cost.calls == 1

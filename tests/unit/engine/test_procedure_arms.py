@@ -103,6 +103,18 @@ def test_a_procedure_leaves_the_referee_its_call_within_a_tight_budget(world: Wo
     assert decision.step("answer").outputs["samples"] == 1
 
 
+def test_a_referee_that_will_not_judge_holds_no_call_back(world: World) -> None:
+    llm = world.llm()
+    config = EngineConfig(seed=5, budget=Budget(max_calls=3))  # the shipped prior: 0
+    engine = build(world, llm, templates=[ONCE, VOTE], config=config)
+    decision = engine.decide(QUERY, force_path="digits_vote")
+    purposes = [request.purpose for request in llm.requests]
+    # never measured, so never asked: the samples get the call a referee would have kept
+    assert purposes[1:] == ["answer", "answer"]
+    assert decision.step("referee").reason == "skipped"
+    assert decision.step("answer").outputs["samples"] == 2
+
+
 def test_with_a_price_the_cheaper_of_two_equally_right_arms_wins(world: World) -> None:
     """Both arms always answer right; the vote costs two more calls. Priced, the learner's
     statistics are net of cost and the policy comes to prefer the single call; the stored

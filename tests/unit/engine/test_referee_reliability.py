@@ -2,6 +2,7 @@
 
 import json
 from collections import Counter
+
 import pytest
 
 from engine.domain.config import DetourRules, EngineConfig
