@@ -80,7 +80,7 @@ class Scorer:
                 yield report("referee", "skipped", start(), outputs={"why": why})
             return checked
         if reliability.weight <= 0.0:  # never measured here, and the prior is 0: not worth a call
-            why = "the referee was never measured for this kind of query (prior weight 0)"
+            why = "never measured on this kind of query, and THINKPATH_REFEREE_WEIGHT is 0"
             outputs = {"why": why, "reliability": reliability.as_trace()}
             yield report("referee", "skipped", started, outputs=outputs)
             return []
