@@ -92,8 +92,9 @@ class Settings(BaseSettings):
     )
     tool_timeout_s: float = Field(default=_ENGINE.tool_timeout_s, gt=0, le=600)
     # outcomes and detours
-    # The referee's weight before it is measured (the prior; 0: the referee judges only kinds of
-    # query where audits measured it), and the share of checked decisions whose answer it also
+    # The referee's weight before it is measured (the prior; by default 0, so the referee judges
+    # only kinds of query where audits measured it: `engine.domain.config.PRODUCT_REFEREE_PRIOR`
+    # says why; above 0, a user opts in), and the share of checked decisions whose answer it also
     # judges, to measure it against the checker.
     referee_weight: float = Field(default=_ENGINE.weight_for("referee"), ge=0, le=1)
     referee_audit: float = Field(default=PRODUCT_REFEREE_AUDIT, ge=0, le=1)

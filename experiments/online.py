@@ -10,9 +10,10 @@ Contenders, all on the same model through one caching wrapper (`CachingLLM`):
 - `random`: a template drawn uniformly per task, `oracle`: the best template per family in
   hindsight (both read from the forced answers: the same request would get the same answer);
 - `engine:<variant>`: an engine from `build_engine` with everything on, learning as it goes from
-  the exact checker (`checker`), from its referee only (`referee`), or with the seed off
-  (`seed_off`, an empty searcher), the tools off (`tools_off`) or the sandboxed program tool as
-  its only tool (`program_only`: what the model's own programs give without the exact tools);
+  the exact checker (`checker`), from its referee only (`referee`, opted in: `REFEREE_OPT_IN`),
+  or with the seed off (`seed_off`, an empty searcher), the tools off (`tools_off`) or the
+  sandboxed program tool as its only tool (`program_only`: what the model's own programs give
+  without the exact tools);
   with the path and tool policies pooled across families (`pooled`: `pooled_thompson`) or each
   family from zero (`from_zero`: keyed `thompson`); or with a price on each LLM call (`priced`:
   `PRICED_PER_CALL` taken off every reward, `engine.domain.pricing`).
@@ -66,8 +67,15 @@ ENGINE_VARIANTS = (
 # three-call self-consistency then earns 0.7, from one call 0.9, from a direct tool arm 1.
 PRICED_PER_CALL = 0.1
 
-# What each variant changes in the settings (the others change the searcher or the checker).
+# The `referee` variant's referee weight: without a checker its audits never measure it, and the
+# shipped prior is 0 (`engine.domain.config.PRODUCT_REFEREE_PRIOR`), so it opts in as a user
+# would (`THINKPATH_REFEREE_WEIGHT`), at the former prior, to measure learning from the referee.
+REFEREE_OPT_IN = 0.5
+
+# What each variant changes in the settings (`referee` and `seed_off` also change the checker
+# and the searcher).
 _VARIANT_SETTINGS: dict[str, dict[str, object]] = {
+    "referee": {"referee_weight": REFEREE_OPT_IN},
     "tools_off": {"tools": ["none"]},
     "program_only": {"tools": ["program"]},
     "pooled": {"path_policy": "pooled_thompson", "tool_policy": "pooled_thompson"},

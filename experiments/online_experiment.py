@@ -1,6 +1,6 @@
 """`thinkpath experiments run online`: the engine as shipped against the bare model, online.
 
-The engine built by `build_engine` (seed, rating, tools, detours, referee all on) decides a
+The engine built by `build_engine` (seed, rating, tools, detours, referee audits all on) decides a
 labelled stream one task after another, learning as it goes: the generated held-out families
 (`suite=heldout`, `experiments.heldout`) or the pinned sample of public BIG-bench development
 families (`suite=bigbench`, `experiments.bigbench`), in either case

@@ -21,6 +21,13 @@ BUDGET_CALLS, BUDGET_TOKENS, BUDGET_SECONDS = WORST_CASE_CALLS, 8192, 120.0
 # What `thinkpath` runs with: the defaults of `EngineConfig` and of the settings alike, so that
 # tests and experiments run the configuration the product ships.
 PRODUCT_REFEREE_AUDIT, PRODUCT_SEED_GATE = 0.1, True
+# The referee's weight where audits never measured it (the prior of
+# `engine.stages.referee.reliability`): 0, so the referee judges only kinds of query where audits
+# beside a checker measured it, or where a user opts in (`THINKPATH_REFEREE_WEIGHT` > 0).
+# Why: unmeasured, it taught the policies noise. On the embedded model its mean reward was 0.25
+# for right answers and 0.35 for wrong ones; in the playground, at the former prior 0.5, a right
+# answer got 0.25 and a wrong one 0.75.
+PRODUCT_REFEREE_PRIOR = 0.0
 
 
 @dataclass(frozen=True)
@@ -58,9 +65,15 @@ class EngineConfig:
     min_rating_to_explore: int = 2  # cold arms rated below this are not explored on the LLM's word
     detour: DetourRules = field(default_factory=DetourRules)
     # Read-only, and a copy of what was passed: the config is shared by the facade, the arm
-    # book and the pipeline, so no holder (nor the caller) can change another's weights.
+    # book and the pipeline, so no holder (nor the caller) can change another's weights. The
+    # referee's is only its prior, for families its audits never measured.
     source_weights: Mapping[str, float] = field(
-        default_factory=lambda: {"checker": 1.0, "user": 1.0, "referee": 0.5, "tool": 1.0}
+        default_factory=lambda: {
+            "checker": 1.0,
+            "user": 1.0,
+            "referee": PRODUCT_REFEREE_PRIOR,
+            "tool": 1.0,
+        }
     )
     seed: int | None = None  # for the engine's own tie-breaking randomness
     # Save the learner's state every this many outcomes (0: never), so that a start replays at

@@ -3,15 +3,16 @@
 query -> features -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
       -> path and tool selection -> tool run (the program tool: 1 call) -> answer (the path's
-      procedure: 1 to 3 calls) -> checker, or referee (1 call)
+      procedure: 1 to 3 calls) -> checker, or referee (1 call, where its weight is above 0)
 
 Economy: a warm decision with a single-call path spends at most 3 calls (seed, answer, referee)
 because structured calls retry only in a decision that is already off the warm path, and then
 only while the decision stays within its worst case (see `engine.orchestration.run_state`). A
 path's procedure may spend more answer calls (self-consistency 3, plan-and-solve 2, a program up
-to 3: `engine.domain.procedures`), within what the budget leaves after the referee's call; the
-program tool adds one call before the answer. Optional stages are skipped with a
-"budget_stop" when the call budget could no longer pay for the answer. Every LLM or retrieval
+to 3: `engine.domain.procedures`), within what the budget leaves after the referee's call (when
+it will judge: `Scorer.referee_calls`); the program tool adds one call before the answer.
+Optional stages are skipped with a "budget_stop" when the call budget could no longer pay for
+the answer. Every LLM or retrieval
 fault is caught at its stage, reported, and the decision goes on degraded.
 
 Each stage yields a report of each step as it finishes (`engine.domain.trace`); `Pipeline.run`
@@ -115,7 +116,7 @@ class Pipeline:
         assembly = Assembly(first, listener)
         family = self._family_of(query) if self._family_of else "all"
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, family))
-        referee_calls = 1 if checker is None else 0
+        referee_calls = self._scorer.referee_calls(first.context, checker)
         shared_family = family if self._family_of else None  # no family function: no shared prior
         choices = assembly.take(
             lambda run: self._chooser.choose(

@@ -7,7 +7,7 @@ role), and the checker's, more trusted, is the one that teaches the policies
 (`engine.domain.evidence`). The scorer returns what it found; the facade records it.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -43,16 +43,28 @@ class Scorer:
         self._book = book
         self._audit_rng = np.random.default_rng(stream_seed(config.seed, AUDIT_STREAM))
 
+    def referee_calls(self, context: Sequence[float], checker: Checker | None) -> int:
+        """The calls to leave the referee: 1 where it will judge the answer (no checker, and a
+        weight above 0 here: measured, or a prior a user opted in to), else 0, so that a
+        referee that will not be asked holds no call back from the stages before it. An audit
+        beside a checker is never reserved: it runs only when a call is left."""
+        if checker is not None:
+            return 0
+        return 1 if self._reliability(context).weight > 0.0 else 0
+
+    def _reliability(self, context: Sequence[float]) -> referee.Reliability:
+        return self._book.referee_reliability(
+            context,
+            prior=self._config.weight_for("referee"),
+            prior_pairs=self._config.referee_prior_pairs,
+        )
+
     def score(
         self, run: RunState, text: str, checker: Checker | None, *, warm: bool
     ) -> Steps[list[Score]]:
         """The checker's reward when there is a checker, else the referee's (one call)."""
         started = start()
-        reliability = self._book.referee_reliability(
-            run.context,
-            prior=self._config.weight_for("referee"),
-            prior_pairs=self._config.referee_prior_pairs,
-        )
+        reliability = self._reliability(run.context)
         if checker is not None:
             checked = yield from _check(text, checker, started)
             audit = bool(checked) and self._audit_rng.random() < self._config.referee_audit
@@ -67,13 +79,13 @@ class Scorer:
                 why = "a checker scored the answer"
                 yield report("referee", "skipped", start(), outputs={"why": why})
             return checked
-        if run.calls_left < 1:
-            yield budget_stop("referee", started, "no call left for the referee")
-            return []
         if reliability.weight <= 0.0:  # never measured here, and the prior is 0: not worth a call
-            why = "the referee was never measured for this kind of query (prior weight 0)"
+            why = "never measured on this kind of query, and THINKPATH_REFEREE_WEIGHT is 0"
             outputs = {"why": why, "reliability": reliability.as_trace()}
             yield report("referee", "skipped", started, outputs=outputs)
+            return []
+        if run.calls_left < 1:
+            yield budget_stop("referee", started, "no call left for the referee")
             return []
         reward = yield from self._judge(
             run, text, started, warm=warm, reliability=reliability.as_trace()

@@ -74,7 +74,8 @@ def reward_of(verdict: Verdict) -> float:
 #
 #     weight = (n * informativeness + prior_pairs * prior) / (n + prior_pairs)
 #
-# With no audit ever (no checker), the weight is the prior (`THINKPATH_REFEREE_WEIGHT`, 0.5). A
+# With no audit ever (no checker), the weight is the prior (`THINKPATH_REFEREE_WEIGHT`, by default
+# 0: `engine.domain.config.PRODUCT_REFEREE_PRIOR`), and at 0 the scorer does not call it. A
 # family with too few pairs of both kinds borrows the pooled estimate over all families. An
 # outcome's weight must be positive, so the floor is MIN_WEIGHT: near zero, never zero.
 MIN_WEIGHT = 0.01

@@ -67,7 +67,10 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     query = gr.Textbox(label="Query", placeholder="What is 17 * 23?", elem_id="query")
     with gr.Row():
         expected = gr.Textbox(
-            label="Expected answer (optional): checked exactly instead of by the referee",
+            label=(
+                "Expected answer (optional): checked exactly; without it you score the answer "
+                "(or the referee, on kinds of question where it was measured)"
+            ),
             elem_id="expected",
         )
         kind = gr.Dropdown(

@@ -240,10 +240,12 @@ def card_markdown(decision: Decision, kind_note: str = "") -> str:
     lines += [*_seed_lines(decision), ""]
     standing = standing_scores(decision.outcomes)
     scores = [_score_line(decision, outcome) for outcome in standing]
+    # A tool's own outcome scores the tool, not the answer; with no checker, and a referee not
+    # asked where it was never measured, the answer waits for the user.
+    if all(outcome.source == "tool" for outcome in standing):
+        scores.append("**Score:** not scored yet - use the buttons below.")
     # One paragraph each: consecutive lines would run together into one in Markdown.
-    lines += [line for score in scores for line in (score, "")][:-1] or [
-        "**Score:** not scored yet - use the buttons below."
-    ]
+    lines += [line for score in scores for line in (score, "")][:-1]
     lines += _disagreement(standing)
     if kind_note:
         lines += ["", kind_note]

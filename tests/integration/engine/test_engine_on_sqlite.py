@@ -25,11 +25,16 @@ def script(request: LLMRequest) -> str:
 
 def test_engines_sharing_a_sqlite_store_learn_together(tmp_path: Path) -> None:
     settings = load_settings(
-        home=tmp_path, store_url="", policy_seed=1, tools=["calculator"], seed_gate=False
+        home=tmp_path,
+        store_url="",
+        policy_seed=1,
+        tools=["calculator"],
+        seed_gate=False,
+        referee_weight=0.5,  # opted in: by default an unmeasured referee is not asked
     )
     first = build_engine(settings, llm=ScriptedLLM(script))
     second = build_engine(settings, llm=ScriptedLLM(script))
-    decision = first.decide(QUERY)  # the referee scores it: 1.0 at its weight, 0.5
+    decision = first.decide(QUERY)  # the referee scores it: 1.0 at the opt-in weight, 0.5
     assert decision.seed.sources, "the embedded corpus should have something on leap years"
     assert not decision.seed.weak
     second.record_outcome(decision.id, "user", 0.5)

@@ -53,7 +53,7 @@ def test_the_bus_card_a_corrected_score_and_the_arms_tab(
     page = browser.new_page(viewport={"width": WIDTH, "height": 1600})
     page.set_default_timeout(120_000)
     page.goto(slow_service_url)
-    ask(page, BUS)  # no expected answer: the referee scores it, and a user's score outranks it
+    ask(page, BUS)  # no expected answer, and the referee was never measured here: not asked
     expect(page.locator("#progress")).to_contain_text("Done.")
     card = page.locator("#card")
     expect(card).to_contain_text("input: " + BUS)
@@ -61,7 +61,7 @@ def test_the_bus_card_a_corrected_score_and_the_arms_tab(
     expect(card).to_contain_text("read the whole question")  # said, or said to be unknown
     expect(card).not_to_contain_text("worked this out exactly")  # no prompt scaffolding
     expect(card).not_to_contain_text("ran fine")
-    expect(card).to_contain_text("by the referee")
+    expect(card).to_contain_text("not scored yet")
     shown_decision(page)
     arm = re.search(r"Reasoning path: (\S+)", card.inner_text())
     assert arm is not None

@@ -32,12 +32,13 @@ def test_replicas_learn_from_each_other_and_survive_a_kill() -> None:
         httpx.Client(timeout=60.0) as http,
     ):
         question = {"query": "What is 2 + 3?", "expected_answer": "5", "answer_kind": "numeric"}
-        # No checker: the referee scores it, at its weight; a user's score will replace that.
+        # No checker, and the referee was never measured on such questions: nothing scores it
+        # until a user does.
         decided = http.post(f"{first.url}/api/v1/decisions", json={"query": "What is 2 + 3?"})
         assert decided.status_code == 201
         decision: dict[str, Any] = decided.json()
         arm = decision["path"]["arm_id"]
-        assert [o["source"] for o in decision["outcomes"]] == ["referee"]
+        assert decision["outcomes"] == []
         # a user reward posted to the second replica...
         posted = http.post(
             f"{second.url}/api/v1/decisions/{decision['id']}/outcomes",
@@ -45,7 +46,7 @@ def test_replicas_learn_from_each_other_and_survive_a_kill() -> None:
         )
         assert posted.status_code == 201
         # ...is learned by the third at its next refresh (posting it again changes nothing and
-        # makes the replica refresh): the user's score replaced the referee's.
+        # makes the replica refresh).
         again = http.post(
             f"{third.url}/api/v1/decisions/{decision['id']}/outcomes",
             json={"source": "user", "reward": 1.0},

@@ -25,6 +25,10 @@ from engine.orchestration.learner import POLICY_ROLES
 from learning import PolicyLike, make_policy
 from learning.streams import stream_seed
 
+# A user's opt-in weight for the referee where audits never measured it (THINKPATH_REFEREE_WEIGHT;
+# the shipped prior is 0), for tests of the referee's own path.
+REFEREE_OPT_IN = 0.5
+
 
 @dataclass(frozen=True)
 class FakeTemplate:
@@ -168,13 +172,19 @@ class World:
         policy_factory: Callable[[str, list[str], int], Any] | None = None,
         store: Any | None = None,
         always_seed: bool = False,
+        referee_weight: float | None = None,
     ) -> Engine:
         """An engine configured as the product ships (`EngineConfig`'s defaults: the seed role
-        and the referee's audits on), with a scripted model. `always_seed` builds the seed for
-        every decision (`THINKPATH_SEED_GATE=false`), for tests of the seed stage itself."""
+        and the referee's audits on, the referee's prior weight 0), with a scripted model.
+        `always_seed` builds the seed for every decision (`THINKPATH_SEED_GATE=false`), for tests
+        of the seed stage itself; `referee_weight` opts in to the referee where audits never
+        measured it (`THINKPATH_REFEREE_WEIGHT`), for tests of the referee's path itself."""
         config = config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0))
         if always_seed:
             config = replace(config, seed_gate=False)
+        if referee_weight is not None:
+            weights = {**config.source_weights, "referee": referee_weight}
+            config = replace(config, source_weights=weights)
         return Engine(
             llm=llm or self.llm(),
             searcher=self.searcher,

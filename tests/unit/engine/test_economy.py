@@ -1,4 +1,8 @@
-"""Call counts: a warm decision makes at most 3 LLM calls, the worst case at most 6."""
+"""Call counts: a warm decision makes at most 3 LLM calls, the worst case at most 6.
+
+The referee's call is counted where a user opted in to it (`REFEREE_OPT_IN`): by default it is
+not made where audits never measured it, and the ceilings hold all the more.
+"""
 
 import json
 
@@ -7,7 +11,7 @@ import pytest
 from engine.domain.config import SINGLE_PATH_WORST_CALLS, DetourRules, EngineConfig
 from engine.domain.procedures import MAX_PROCEDURE_CALLS
 from engine.domain.records import LLMRequest
-from tests.unit.engine.conftest import seed_calls
+from tests.unit.engine.conftest import REFEREE_OPT_IN, seed_calls
 
 ARITHMETIC = "What is the sum 3 + 4?"
 
@@ -24,7 +28,7 @@ def warm_up(world, engine, query: str, most: int = 40) -> None:
 def test_a_cold_decision_rates_once_and_the_llm_pick_leads(world) -> None:
     world.rating_favourite = "letters"
     llm = world.llm()
-    engine = world.engine(llm)
+    engine = world.engine(llm, referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == [*seed_calls(decision), "rate", "answer", "referee"]
@@ -38,7 +42,8 @@ def test_a_warm_decision_makes_at_most_three_calls(world) -> None:
     engine = world.engine()
     warm_up(world, engine, ARITHMETIC)
     llm = world.llm()
-    warm = world.engine(llm)  # a second engine on the same store: it learns by replay
+    # a second engine on the same store: it learns by replay
+    warm = world.engine(llm, referee_weight=REFEREE_OPT_IN)
     decision = warm.decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == [*seed_calls(decision), "answer", "referee"]
@@ -64,7 +69,7 @@ def test_a_malformed_referee_in_a_warm_decision_degrades_instead_of_retrying(wor
     warm_up(world, engine, ARITHMETIC)
     world.overrides["referee"] = lambda request: "not json"
     llm = world.llm()
-    decision = world.engine(llm).decide(ARITHMETIC)
+    decision = world.engine(llm, referee_weight=REFEREE_OPT_IN).decide(ARITHMETIC)
     assert decision.cost.calls == len([*seed_calls(decision), "answer", "referee"])
     assert decision.degraded
     assert decision.step("referee").reason == "fault"
@@ -88,7 +93,11 @@ def test_the_worst_case_cold_arms_plus_a_detour_stays_within_six_calls(world) ->
     world.overrides["referee"] = lambda request: json.dumps({"score": 9})
     llm = world.llm()
     decision = world.engine(
-        llm, config=EngineConfig(seed=1, detour=rules), cold_pulls=50, always_seed=True
+        llm,
+        config=EngineConfig(seed=1, detour=rules),
+        cold_pulls=50,
+        always_seed=True,
+        referee_weight=REFEREE_OPT_IN,
     ).decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == ["seed", "rate", "rate", "detour", "answer", "referee"]
@@ -131,7 +140,7 @@ def test_the_llm_is_asked_only_when_the_policy_chooses_to_explore(world) -> None
 
 def test_each_stage_counts_its_own_calls(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm).decide(ARITHMETIC)
+    decision = world.engine(llm, referee_weight=REFEREE_OPT_IN).decide(ARITHMETIC)
     stage_of = {"seed": "seed", "rate": "rating", "answer": "answer", "referee": "referee"}
     expected: dict[str, int] = {}
     for request in llm.requests:

@@ -5,6 +5,7 @@ import pytest
 from engine.domain.records import LLMRequest
 from engine.domain.structured import StructuredOutputError
 from engine.errors import LLMOutputError, LLMTimeoutError, LLMUnavailableError
+from tests.unit.engine.conftest import REFEREE_OPT_IN
 
 QUERY = "What is the sum 3 + 4?"
 
@@ -27,7 +28,8 @@ def raiser(error: Exception):
 )
 def test_a_fault_degrades_the_decision_and_is_traced(world, stage, purpose, error, kind) -> None:
     world.overrides[purpose] = raiser(error)
-    decision = world.engine(always_seed=stage == "seed").decide(QUERY)
+    opted_in = REFEREE_OPT_IN if stage == "referee" else None  # never measured, else not asked
+    decision = world.engine(always_seed=stage == "seed", referee_weight=opted_in).decide(QUERY)
     step = decision.step(stage)
     assert decision.degraded
     assert step.reason == "fault"
@@ -64,7 +66,7 @@ def test_a_broken_checker_is_a_fault_not_a_crash(world) -> None:
 
 def test_structured_output_error_names_the_raw_text(world) -> None:
     world.overrides["referee"] = lambda request: "ten out of ten"
-    decision = world.engine().decide(QUERY)
+    decision = world.engine(referee_weight=REFEREE_OPT_IN).decide(QUERY)
     step = decision.step("referee")
     assert issubclass(StructuredOutputError, LLMOutputError)
     assert (step.error or "").startswith(StructuredOutputError.__name__)

@@ -5,6 +5,7 @@ import math
 import pytest
 
 from engine.errors import InvalidRewardError, OutcomeConflictError, UnknownDecisionError
+from tests.unit.engine.conftest import REFEREE_OPT_IN
 
 ARITHMETIC = "What is the sum 3 + 4?"
 SPELLING = "What is the first letter of apple?"
@@ -39,7 +40,7 @@ class CountingPolicy:
         self.inner.retract(arm, reward, context=context, weight=weight)
 
 
-def counting_engine(world):
+def counting_engine(world, referee_weight=None):
     counters = {}
     base = world.policy_factory()
 
@@ -47,7 +48,7 @@ def counting_engine(world):
         counters[role] = CountingPolicy(base(role, arms, dim))
         return counters[role]
 
-    return world.engine(policy_factory=factory), counters
+    return world.engine(policy_factory=factory, referee_weight=referee_weight), counters
 
 
 def test_ratings_never_update_a_policy(world) -> None:
@@ -70,7 +71,7 @@ def test_each_outcome_updates_each_role_once(world) -> None:
 
 
 def test_the_same_outcome_twice_is_applied_once(world) -> None:
-    engine, counters = counting_engine(world)
+    engine, counters = counting_engine(world, referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(ARITHMETIC)  # the referee scores it (1.0 at weight 0.5)
     first = engine.record_outcome(decision.id, "user", 0.0)
     again = engine.record_outcome(decision.id, "user", 0.0)
@@ -93,8 +94,8 @@ def test_an_exact_checker_outranks_a_user(world) -> None:
 
 
 def test_each_source_is_recorded_and_a_users_score_replaces_the_referees(world) -> None:
-    engine = world.engine()
-    decision = engine.decide(ARITHMETIC)  # referee only: no checker
+    engine = world.engine(referee_weight=REFEREE_OPT_IN)
+    decision = engine.decide(ARITHMETIC)  # referee only: no checker, and opted in
     assert [(o.source, o.weight) for o in decision.outcomes] == [("referee", 0.5)]
     late = engine.record_outcome(decision.id, "user", 0.25, weight=0.8)
     assert (late.source, late.reward, late.weight, late.roles) == (
@@ -128,8 +129,8 @@ def test_an_unknown_decision_is_a_clear_error(world) -> None:
 
 
 def test_a_reward_hours_later_from_another_process_is_learned_by_all(world) -> None:
-    first = world.engine()
-    second = world.engine()
+    first = world.engine(referee_weight=REFEREE_OPT_IN)
+    second = world.engine(referee_weight=REFEREE_OPT_IN)
     decision = first.decide(ARITHMETIC)  # the referee scores it 1.0 at weight 0.5
     second.record_outcome(decision.id, "user", 0.0)  # the "later" reward, posted elsewhere
     first.refresh()

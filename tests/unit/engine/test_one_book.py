@@ -16,7 +16,7 @@ from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.evidence import client_source, in_force
 from engine.errors import InvalidRewardError, OutcomeConflictError
 from engine.orchestration.facade import Engine
-from tests.unit.engine.conftest import World
+from tests.unit.engine.conftest import REFEREE_OPT_IN, World
 
 ARITHMETIC = "What is the sum 3 + 4?"
 SPELLING = "What is the first letter of apple?"
@@ -61,8 +61,8 @@ def busy_history(world: World, engine: Engine, other: Engine | None = None) -> N
 def test_thirty_outcomes_on_one_decision_move_an_arm_by_at_most_one_decisions_weight(
     world: World,
 ) -> None:
-    engine = world.engine(config=config())
-    decision = engine.decide(ARITHMETIC)  # the referee scores it: 1.0 at weight 0.5
+    engine = world.engine(config=config(), referee_weight=REFEREE_OPT_IN)
+    decision = engine.decide(ARITHMETIC)  # the referee scores it: 1.0 at the opt-in weight
     sources = ["User", " user ", *(f"user:Reader{n}" for n in range(28))]
     results = [engine.record_outcome(decision.id, source, 1.0) for source in sources]
     assert [r.source for r in results[:3]] == ["user", "user", "user:reader0"]
@@ -77,7 +77,7 @@ def test_thirty_outcomes_on_one_decision_move_an_arm_by_at_most_one_decisions_we
 def test_the_engines_own_sources_are_reserved_and_client_sources_normalised(
     world: World,
 ) -> None:
-    engine = world.engine(config=config())
+    engine = world.engine(config=config(), referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(ARITHMETIC)
     for source in ("checker", "Tool", " referee "):
         with pytest.raises(InvalidRewardError, match="is reserved"):
@@ -90,7 +90,7 @@ def test_the_engines_own_sources_are_reserved_and_client_sources_normalised(
 
 
 def test_a_users_correction_replaces_their_score_also_after_a_restart(world: World) -> None:
-    engine = world.engine(config=config())
+    engine = world.engine(config=config(), referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(ARITHMETIC)
     first = engine.record_outcome(decision.id, "user", 0.0)
     with pytest.raises(OutcomeConflictError, match="replace=True"):
@@ -105,7 +105,7 @@ def test_a_users_correction_replaces_their_score_also_after_a_restart(world: Wor
     assert stored == [("referee", 1.0), ("user", 0.0), ("user#1", 1.0)]  # append-only
     shown = engine.get_decision(decision.id).outcomes
     assert [(o.source, o.revision) for o in shown] == [("referee", 0), ("user", 0), ("user", 1)]
-    restarted = world.engine(config=config())
+    restarted = world.engine(config=config(), referee_weight=REFEREE_OPT_IN)
     assert learned_state(restarted) == learned_state(engine)
 
 
@@ -135,7 +135,7 @@ def test_after_a_restart_every_roles_state_is_identical(
 
 
 def test_the_seed_role_learns_from_a_later_users_score(world: World) -> None:
-    engine = world.engine(config=config())
+    engine = world.engine(config=config(), referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(SPELLING)  # the referee scores it 1.0
     arm = "seed" if decision.seed.brief is not None else "no_seed"
     before = next(r for r in engine.arms() if (r.role, r.arm_id) == ("seed", arm))
@@ -196,7 +196,7 @@ def test_policies_that_cannot_retract_keep_the_first_evidence(world: World) -> N
     def factory(role: str, arms: list[str], dim: int) -> Any:
         return make_policy("discounted_thompson", arms, seed=3, context_dim=dim)
 
-    engine = world.engine(config=config(), policy_factory=factory)
+    engine = world.engine(config=config(), policy_factory=factory, referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(ARITHMETIC)
     engine.record_outcome(decision.id, "user", 0.0)
     row = next(r for r in engine.arms() if (r.role, r.arm_id) == ("path", decision.path.arm_id))
@@ -207,7 +207,7 @@ def test_policies_that_cannot_retract_keep_the_first_evidence(world: World) -> N
 
 @pytest.mark.parametrize("reward", [True, "1.0", float("nan"), 1.5])
 def test_a_bad_correction_is_refused_and_the_score_stands(world: World, reward: Any) -> None:
-    engine = world.engine(config=config())
+    engine = world.engine(config=config(), referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(ARITHMETIC)
     engine.record_outcome(decision.id, "user", 1.0)
     with pytest.raises(InvalidRewardError):

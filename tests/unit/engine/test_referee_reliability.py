@@ -2,13 +2,13 @@
 
 import json
 from collections import Counter
-from dataclasses import replace
 
 import pytest
 
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest
 from engine.stages.referee import Reliability, audit_key, reliability
+from tests.unit.engine.conftest import REFEREE_OPT_IN
 
 ARITHMETIC = "What is 3 + 4?"
 
@@ -19,11 +19,30 @@ def _config(audit: float) -> EngineConfig:
     )
 
 
-def test_without_a_checker_the_documented_prior_applies(world) -> None:
-    decision = world.engine(config=_config(0.0)).decide(ARITHMETIC)
+def test_by_default_the_referee_never_judges_a_kind_of_query_it_was_never_measured_on(
+    world,
+) -> None:
+    llm = world.llm()
+    decision = world.engine(llm).decide(ARITHMETIC)  # the shipped config, no checker
     referee = decision.step("referee")
+    assert referee.reason == "skipped"
     assert referee.outputs["reliability"]["basis"] == "prior"
-    assert [(o.source, o.weight) for o in decision.outcomes] == [("referee", 0.5)]
+    assert referee.outputs["reliability"]["weight"] == 0.0
+    assert "referee" not in [request.purpose for request in llm.requests]
+    assert decision.outcomes == []
+    assert world.store.outcomes_since("default", 0) == []
+
+
+def test_a_user_who_opts_in_gets_the_referee_at_their_weight(world) -> None:
+    llm = world.llm()
+    decision = world.engine(llm, config=_config(0.0), referee_weight=REFEREE_OPT_IN).decide(
+        ARITHMETIC
+    )
+    referee = decision.step("referee")
+    assert referee.reason == "done"
+    assert referee.outputs["reliability"]["basis"] == "prior"
+    assert [request.purpose for request in llm.requests].count("referee") == 1
+    assert [(o.source, o.weight) for o in decision.outcomes] == [("referee", REFEREE_OPT_IN)]
 
 
 def test_an_uninformative_referee_is_weighted_near_zero(world) -> None:
@@ -85,9 +104,9 @@ def test_with_a_zero_prior_the_referee_judges_only_where_it_was_measured(world) 
         return json.dumps({"score": 4 if right else 0, "reason": "checked"})
 
     world.overrides["referee"] = honest
-    zero = replace(_config(1.0), source_weights={**EngineConfig().source_weights, "referee": 0.0})
+    assert EngineConfig().weight_for("referee") == 0.0  # the shipped prior
     llm = world.llm()
-    engine = world.engine(llm, config=zero)
+    engine = world.engine(llm, config=_config(1.0))
     unmeasured = engine.decide(ARITHMETIC)
     assert unmeasured.step("referee").reason == "skipped"
     assert unmeasured.outcomes == []
@@ -96,5 +115,17 @@ def test_with_a_zero_prior_the_referee_judges_only_where_it_was_measured(world) 
         engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
     measured = engine.decide(ARITHMETIC)
     assert measured.step("referee").reason == "done"
+    assert measured.step("referee").outputs["reliability"]["basis"] == "family"
     assert [o.source for o in measured.outcomes] == ["referee"]
     assert measured.outcomes[0].weight > 0.5
+    restarted = world.engine(config=_config(1.0))  # measured from the log: it persists
+    assert restarted.decide(ARITHMETIC).outcomes[0].weight == measured.outcomes[0].weight
+
+
+def test_with_a_zero_prior_audits_give_a_family_its_measured_weight() -> None:
+    honest = Counter({audit_key(1.0, 1.0): 6, audit_key(0.0, 0.0): 6})
+    unmeasured = reliability({}, {}, prior=0.0, prior_pairs=10)
+    measured = reliability(honest, honest, prior=0.0, prior_pairs=10)
+    assert (unmeasured.weight, unmeasured.basis) == (0.0, "prior")
+    assert measured.basis == "family"
+    assert measured.weight == pytest.approx(12 / 22)  # 12 pairs, informativeness 1, shrunk to 0

@@ -116,7 +116,29 @@ def test_build_engine_wires_templates_features_tools_and_policies(policy: str) -
     assert decision.tool_run is not None
     assert decision.tool_run.output == "17 * 3 = 51"
     assert decision.answer == "Answer: 51"  # read from the whole question: no answer call
-    assert [(o.source, o.reward) for o in decision.outcomes] == [("referee", 1.0)]
+    # no checker, and the referee was never measured here: its prior weight 0 asks it nothing
+    assert decision.step("referee").reason == "skipped"
+    assert decision.outcomes == []
+
+
+@pytest.mark.parametrize(("opt_in", "judged"), [({}, False), ({"referee_weight": 0.5}, True)])
+def test_the_referee_judges_an_unmeasured_kind_of_query_only_where_a_user_opted_in(
+    monkeypatch, opt_in: dict[str, float], judged: bool
+) -> None:
+    monkeypatch.delenv("THINKPATH_REFEREE_WEIGHT", raising=False)
+    settings = load_settings(store_url="memory", policy_seed=3, **opt_in)
+    llm = ScriptedLLM(script)
+    decision = build_engine(settings, llm=llm).decide("What is 17 * 3?")
+    assert ("referee" in [request.purpose for request in llm.requests]) is judged
+    expected = [("referee", 1.0, 0.5)] if judged else []
+    assert [(o.source, o.reward, o.weight) for o in decision.outcomes] == expected
+
+
+def test_a_user_opts_in_to_the_referee_through_the_environment(monkeypatch) -> None:
+    monkeypatch.delenv("THINKPATH_REFEREE_WEIGHT", raising=False)
+    assert load_settings().engine_config().weight_for("referee") == 0.0  # the shipped prior
+    monkeypatch.setenv("THINKPATH_REFEREE_WEIGHT", "0.4")
+    assert load_settings().engine_config().weight_for("referee") == 0.4
 
 
 class _FalsyLLM(ScriptedLLM):

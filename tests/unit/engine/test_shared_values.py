@@ -3,7 +3,7 @@ which only the learner itself changes."""
 
 import pytest
 
-from engine.domain.config import EngineConfig
+from engine.domain.config import PRODUCT_REFEREE_PRIOR, EngineConfig
 from engine.domain.records import LearnedOutcome
 from engine.orchestration.learner import Learner
 from learning import make_policy
@@ -16,7 +16,7 @@ def test_the_config_keeps_its_own_read_only_copy_of_the_source_weights() -> None
     assert config.weight_for("referee") == 0.3
     with pytest.raises(TypeError):
         config.source_weights["referee"] = 0.9  # type: ignore[index]
-    assert EngineConfig().weight_for("referee") == 0.5
+    assert EngineConfig().weight_for("referee") == PRODUCT_REFEREE_PRIOR == 0.0
 
 
 def test_the_learner_hands_out_views_no_reader_can_write() -> None:

@@ -12,6 +12,7 @@ from engine.domain.records import ChatMessage, Cost, LLMRequest
 from engine.domain.trace import Report, Steps, Trace, budget_stop, fault, report, start
 from engine.errors import BudgetExceededError, LLMUnavailableError
 from engine.orchestration.run_state import Attempt, RunState, run_stage
+from tests.unit.engine.conftest import REFEREE_OPT_IN
 
 QUERY = "What is the sum 3 + 4?"
 
@@ -36,7 +37,7 @@ def test_the_listener_hears_every_step_of_the_trace_in_order(world) -> None:
 
 def test_the_decision_cost_is_the_sum_of_its_steps_calls(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm).decide(QUERY)
+    decision = world.engine(llm, referee_weight=REFEREE_OPT_IN).decide(QUERY)
     assert decision.cost.calls == len(llm.requests) == sum(s.calls for s in decision.trace)
     assert decision.cost.calls >= 3  # seed, answer, referee at least: the sum is not vacuous
 

@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -17,8 +18,11 @@ from ui.service.api import create_api
 PASSAGES = [Passage("Multiplication is repeated addition.", "notes/multiplication.md", "Times")]
 
 
-def scripted_engine(home: Path) -> Engine:
-    settings = Settings(home=home, store_url="memory", policy_seed=3)
+def scripted_engine(home: Path, *, referee_weight: float | None = None) -> Engine:
+    """The shipped settings; `referee_weight` opts in to the referee where it was never
+    measured (`THINKPATH_REFEREE_WEIGHT`), for tests that show its score."""
+    opt_in: dict[str, Any] = {} if referee_weight is None else {"referee_weight": referee_weight}
+    settings = Settings(home=home, store_url="memory", policy_seed=3, **opt_in)
     return build_engine(
         settings, llm=ScriptedLLM(canned_script), searcher=InMemorySearcher(PASSAGES)
     )

@@ -124,16 +124,15 @@ def decide(client: TestClient, query: str = "What is 6 * 7?") -> str:
 
 def test_a_decision_read_back_shows_outcomes_recorded_later(client: TestClient) -> None:
     created = client.post("/api/v1/decisions", json={"query": "What is 6 * 7?"}).json()
-    at_creation = [(o["source"], o["reward"]) for o in created["outcomes"]]  # the referee's
-    assert [source for source, _ in at_creation] == ["referee"]
-    posted = client.post(
-        f"/api/v1/decisions/{created['id']}/outcomes", json={"source": "user", "reward": 1}
-    )
-    assert posted.status_code == 201
+    # no checker, and the referee was never measured on such questions: nothing scored it yet
+    assert created["outcomes"] == []
+    url = f"/api/v1/decisions/{created['id']}/outcomes"
+    for source, reward in (("user", 1), ("user:ann", 0.5)):
+        assert client.post(url, json={"source": source, "reward": reward}).status_code == 201
     outcomes = client.get(f"/api/v1/decisions/{created['id']}").json()["outcomes"]
-    assert [(o["source"], o["reward"]) for o in outcomes] == [*at_creation, ("user", 1.0)]
+    assert [(o["source"], o["reward"]) for o in outcomes] == [("user", 1.0), ("user:ann", 0.5)]
     assert outcomes[0]["seq"] < outcomes[1]["seq"]
-    assert outcomes[0]["weight"] == 0.5  # the referee's default weight, as stored
+    assert outcomes[0]["weight"] == 1.0  # a user's default weight, as stored
 
 
 def path_arm(client: TestClient, arm_id: str) -> dict[str, object]:
@@ -156,7 +155,7 @@ def test_a_retired_template_is_no_longer_chosen_and_keeps_its_record(
     assert retired.json()["retired"] is True
     assert retired.json()["retired_reason"] == "too wordy"
     after = path_arm(client, chosen)
-    assert after["outcomes"] == before["outcomes"] == 1  # the user's replaced the referee's
+    assert after["outcomes"] == before["outcomes"] == 1  # the user's
     assert after["pulls"] == before["pulls"]
     for n in range(6):
         later = client.get(f"/api/v1/decisions/{decide(client, f'What is {n} + 4?')}").json()
@@ -164,7 +163,7 @@ def test_a_retired_template_is_no_longer_chosen_and_keeps_its_record(
         assert chosen not in {c["arm_id"] for c in later["candidates"]}
     # the old decision and its outcome still read back
     old = client.get(f"/api/v1/decisions/{decision_id}").json()["outcomes"]
-    assert [o["source"] for o in old] == ["referee", "user"]
+    assert [o["source"] for o in old] == ["user"]
     again = client.post(f"/api/v1/templates/{chosen}/retire", json={"reason": "again"})
     assert again.status_code == 200
     assert again.json()["retired_reason"] == "too wordy"  # retiring twice changes nothing
@@ -226,7 +225,7 @@ def test_the_engines_own_sources_are_refused_with_422(client: TestClient, source
     assert bogus.status_code == 422
     assert "user:<name>" in bogus.json()["detail"]
     outcomes = client.get(f"/api/v1/decisions/{decision['id']}").json()["outcomes"]
-    assert [o["source"] for o in outcomes] == ["referee"]
+    assert outcomes == []  # nothing recorded: the referee was not asked, the posts refused
 
 
 def test_a_user_corrects_their_score_with_replace(client: TestClient) -> None:

@@ -15,6 +15,7 @@ from engine.errors import UnknownArmError
 from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from templates import parse_template
+from tests.unit.ui.conftest import scripted_engine
 from ui.playground import ARM_COLUMNS, Actions
 from ui.playground.actions import expected_checker
 from ui.playground.figures import fits_workload
@@ -80,12 +81,19 @@ def test_infer_answer_kind(expected: str, kind: str) -> None:
     assert infer_answer_kind(expected) == kind
 
 
-def test_the_card_labels_path_tool_seed_and_the_referee(engine: Engine) -> None:
-    card = Actions(engine).ask("What is the capital of Australia?", "", "").card
+def test_the_card_labels_path_tool_seed_and_the_referee(tmp_path: Path) -> None:
+    opted_in = scripted_engine(tmp_path, referee_weight=0.5)  # else unmeasured: not asked
+    card = Actions(opted_in).ask("What is the capital of Australia?", "", "").card
     for label in ("#### Answer", "**Reasoning path:**", "**Tool:**", "**Thinking seed:**"):
         assert label in card
-    assert "by the referee" in card
+    assert "by the referee (the model judging the answer, counted at weight 0.5)" in card
     assert "no usable reason" in card  # the scripted referee's reason is "x"
+
+
+def test_by_default_an_unchecked_answer_waits_for_the_users_score(engine: Engine) -> None:
+    card = Actions(engine).ask("What is the capital of Australia?", "", "").card
+    assert "by the referee" not in card  # never measured on such questions: not asked
+    assert "**Score:** not scored yet - use the buttons below." in card
 
 
 def test_a_looping_answer_is_folded() -> None:

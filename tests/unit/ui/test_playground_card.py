@@ -129,6 +129,17 @@ def test_the_bus_question_card_with_the_scripted_model(engine: Engine) -> None:
     assert "= 42" not in view.card  # (the decision id is hex: a bare "42" may be in it)
 
 
+def test_a_refused_tool_is_no_score_for_the_answer(engine: Engine) -> None:
+    """No expected answer, and the referee was never measured on such questions: the tool's
+    own outcome is on the card, and the answer still waits for the user's score."""
+    view = Actions(engine).ask(BUS, "", "")
+    assert view.decision_id is not None
+    sources = [o.source for o in engine.get_decision(view.decision_id).outcomes]
+    assert sources == ["tool"]
+    assert "**Tool outcome:** 0.00 for" in view.card
+    assert view.card.endswith("**Score:** not scored yet - use the buttons below.")
+
+
 def test_the_command_lines_summary_says_the_same(engine: Engine) -> None:
     decision = _with_tool(
         engine.decide("What is 1 + 1?"), {"ok": True, "output": "18", "fully_parsed": False}

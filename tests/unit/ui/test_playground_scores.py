@@ -8,7 +8,7 @@ def test_wrong_then_correct_replaces_the_score_and_redraws_the_card(engine: Engi
     actions = Actions(engine)
     view = actions.ask("What is the capital of Australia?", "", "")
     assert view.decision_id is not None
-    assert "not scored yet" not in view.card  # the referee scored it
+    assert "not scored yet" in view.card  # no checker, and the referee was never measured
     wrong = actions.score(view.decision_id, 0.0)
     assert wrong.status.startswith("Recorded your score 0.00")
     assert wrong.card is not None
