@@ -44,9 +44,9 @@ class PooledThompsonSampling(ContextualPolicy):
     `experiments/pooling.py` measures regret against m on 20 families x 10 queries
     (`docs/benchmarks.md`); m = 4 cut regret by 21-24 (of 52-57 from zero) where families
     resemble each other and cost 1.7 [-0.7, 4.2], not distinguishable from zero, where they share
-    nothing (m = 8 or 16 gains a little more and costs 4 to 8 there). Pooling across tasks in bandits: Kveton et al. (2021),
-    "Meta-Thompson sampling"; Hong et al. (2022), "Hierarchical Bayesian bandits". The engine
-    learns its path and tool choices with this policy by default.
+    nothing (m = 8 or 16 gains a little more and costs 4 to 8 there). Pooling across tasks in
+    bandits: Kveton et al. (2021), "Meta-Thompson sampling"; Hong et al. (2022), "Hierarchical
+    Bayesian bandits". The engine learns its path and tool choices with this policy by default.
 
     A pseudo-pull counts as evidence for `is_cold`: an arm that the pool already knows is not
     cold in a new family. At most `max_contexts` contexts are kept (as in `contextual_thompson`).
