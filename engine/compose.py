@@ -173,7 +173,8 @@ def build_toolbox(settings: Settings, searcher: Searcher) -> ToolBox:
 
 def build_policy_factory(settings: Settings) -> PolicyFactory:
     """Policies by name, each given the query features' size: a non-contextual policy then
-    learns per query family (`learning.KeyedPolicy`), a contextual one from the features."""
+    learns per query family (`learning.KeyedPolicy`), a contextual one from the features (the
+    default, `pooled_thompson`, per family too, each family's prior pooled from the others)."""
     params = {"cold_pulls": settings.cold_pulls, "cold_width": settings.cold_width}
 
     def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:

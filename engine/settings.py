@@ -34,9 +34,20 @@ from engine.errors import ConfigError
 from learning import available_policies
 from learning.base import COLD_PULLS, COLD_WIDTH
 
-__all__ = ["DEFAULT_HOME", "Settings", "load_settings"]
+__all__ = ["DEFAULT_HOME", "DEFAULT_POLICY", "Settings", "load_settings"]
 
 DEFAULT_HOME = Path("~/.thinkpath")  # the data directory when THINKPATH_HOME is not set
+
+# The path and tool policies' default: Thompson sampling per query family, each family's Beta
+# prior centred on what the other families taught, worth at most m = 4 pulls
+# (`learning/pooled_thompson.py`), rather than keyed `thompson` (every family from zero). Why:
+# `python -m experiments.pooling --seeds 30` (docs/benchmarks.md, "Many families, few queries
+# each"; 20 families x 10 queries) cut regret by 21-24 (of 52-57 from zero) where families
+# resemble each other, and cost 1.7 [-0.7, 4.2], not distinguishable from zero, where they share
+# nothing; and on public BIG-bench streams a per-family policy from zero spread every family's
+# decisions over 6 to 10 of the 10 tool arms ("Online on public BIG-bench tasks: a first look").
+# Its choices stay posterior draws, so the logged propensities still serve off-policy evaluation.
+DEFAULT_POLICY = "pooled_thompson"
 
 PathList = Annotated[list[Path], NoDecode]
 NameList = Annotated[list[str], NoDecode]
@@ -66,8 +77,8 @@ class Settings(BaseSettings):
     # store: a SQLAlchemy URL, "memory", or empty for the SQLite file under `home`
     store_url: str = ""
     # learning
-    path_policy: str = "thompson"
-    tool_policy: str = "thompson"
+    path_policy: str = DEFAULT_POLICY
+    tool_policy: str = DEFAULT_POLICY
     policy_seed: int | None = None
     # When an arm is cold: the policies' own defaults (`learning.base.COLD_PARAMS` says why).
     cold_pulls: float = Field(default=COLD_PULLS, ge=0)

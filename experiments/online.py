@@ -13,9 +13,9 @@ Contenders, all on the same model through one caching wrapper (`CachingLLM`):
   the exact checker (`checker`), from its referee only (`referee`, opted in: `REFEREE_OPT_IN`),
   or with the seed off (`seed_off`, an empty searcher), the tools off (`tools_off`) or the
   sandboxed program tool as its only tool (`program_only`: what the model's own programs give
-  without the exact tools);
-  with the path and tool policies pooled across families (`pooled`: `pooled_thompson`) or each
-  family from zero (`from_zero`: keyed `thompson`); or with a price on each LLM call (`priced`:
+  without the exact tools); with the path and tool policies pooled across families (`pooled`:
+  `pooled_thompson`, the shipped default) or each family from zero (`from_zero`: keyed
+  `thompson`, the default before); or with a price on each LLM call (`priced`:
   `PRICED_PER_CALL` taken off every reward, `engine.domain.pricing`).
 
 Order-free contenders (bare, fixed) are computed once per task and replayed in each order; the

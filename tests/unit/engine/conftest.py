@@ -17,13 +17,13 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
+from engine.compose import build_policy_factory
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest, Passage, ToolResult
 from engine.errors import ToolError
 from engine.orchestration.facade import Engine
-from engine.orchestration.learner import POLICY_ROLES
-from learning import PolicyLike, make_policy
-from learning.streams import stream_seed
+from engine.settings import Settings
+from learning import PolicyLike
 
 # A user's opt-in weight for the referee where audits never measured it (THINKPATH_REFEREE_WEIGHT;
 # the shipped prior is 0), for tests of the referee's own path.
@@ -148,15 +148,15 @@ class World:
         return ScriptedLLM(self.script)
 
     def policy_factory(self, cold_pulls: float = 2.0) -> Callable[[str, list[str], int], Any]:
+        """The shipped policy factory (`build_policy_factory`: the default policy of each role,
+        a random stream per role), seeded, with the shipped settings read from nowhere else:
+        `model_construct` takes the fields' defaults and skips the environment."""
+        shipped = build_policy_factory(
+            Settings.model_construct(policy_seed=11, cold_pulls=cold_pulls, cold_width=1.0)
+        )
+
         def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
-            policy = make_policy(
-                "thompson",
-                arms,
-                seed=stream_seed(11, POLICY_ROLES.index(role)),  # a stream per role, as shipped
-                context_dim=context_dim,
-                cold_pulls=cold_pulls,
-                cold_width=1.0,
-            )
+            policy = shipped(role, arms, context_dim)
             self.policies.append(policy)
             return policy
 

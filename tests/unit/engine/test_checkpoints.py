@@ -75,9 +75,15 @@ def linear_factory(role: str, arms: list[str], context_dim: int) -> Any:
     return make_policy("lints", arms, seed=3, context_dim=context_dim)
 
 
-@pytest.mark.parametrize("kind", ["keyed", "contextual"])
+def keyed_factory(role: str, arms: list[str], context_dim: int) -> Any:
+    return make_policy("thompson", arms, seed=3, context_dim=context_dim)  # a KeyedPolicy
+
+
+# "shipped": the world's factory, the default policies (`pooled_thompson` for path and tool,
+# keyed `thompson` for the seed role); then one keyed and one linear policy in every role.
+@pytest.mark.parametrize("kind", ["shipped", "keyed", "contextual"])
 def test_a_checkpoint_plus_the_tail_equals_a_full_replay_arm_for_arm(world: Any, kind: str) -> None:
-    factory = {"keyed": None, "contextual": linear_factory}[kind]
+    factory = {"shipped": None, "keyed": keyed_factory, "contextual": linear_factory}[kind]
     learn(world, engine_on(world, world.store, policy_factory=factory), 20)
     # One more decision from an engine that saves no checkpoint: there is always a tail.
     tail = world.engine(config=config(every=0), tools=True, policy_factory=factory)

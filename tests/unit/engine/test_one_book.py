@@ -36,8 +36,9 @@ def learned_state(engine: Engine) -> dict[str, Any]:
     state = engine._book._learner.state()  # the one place that holds it all
     for policy in state["policies"].values():
         policy.pop("rng")
-        for context in policy.get("stats", {}).get("contexts", []):
-            context["state"].pop("rng")
+        if policy.get("keyed_by_context"):  # a keyed policy: a generator per context too
+            for context in policy["stats"]["contexts"]:
+                context["state"].pop("rng")
     return state
 
 

@@ -18,12 +18,14 @@ from engine.compose import (
     build_store,
     build_toolbox,
 )
+from engine.domain import features
 from engine.domain.config import EngineConfig
 from engine.domain.records import ChatMessage, LLMRequest, Passage
 from engine.errors import ConfigError, StoreError
-from engine.settings import DEFAULT_HOME, load_settings
+from engine.settings import DEFAULT_HOME, DEFAULT_POLICY, load_settings
 from learning import KeyedPolicy
 from learning.base import COLD_PARAMS
+from learning.pooled_thompson import PooledThompsonSampling
 
 
 def test_settings_read_the_environment(monkeypatch, tmp_path: Path) -> None:
@@ -90,6 +92,34 @@ def test_policies_are_contextual_either_way() -> None:
     assert not isinstance(linear, KeyedPolicy)
 
 
+def test_the_default_path_and_tool_policies_pool_what_the_families_taught(monkeypatch) -> None:
+    """The shipped default (`engine.settings.DEFAULT_POLICY`, the reason beside it): the path and
+    tool roles are one `pooled_thompson` over the query features, each family a context whose
+    prior comes from the other families; the seed role stays keyed Thompson."""
+    for name in ("THINKPATH_PATH_POLICY", "THINKPATH_TOOL_POLICY"):
+        monkeypatch.delenv(name, raising=False)
+    settings = load_settings(policy_seed=3)
+    assert (settings.path_policy, settings.tool_policy) == (DEFAULT_POLICY, DEFAULT_POLICY)
+    assert DEFAULT_POLICY == "pooled_thompson"
+    factory = build_policy_factory(settings)
+    dim = len(features.feature_names())
+    seed_role = factory("seed", ["seed", "no_seed"], dim)
+    assert isinstance(seed_role, KeyedPolicy)
+    assert seed_role.name == "thompson"
+    for role in ("path", "tool"):
+        policy = factory(role, ["a", "b"], dim)
+        assert isinstance(policy, PooledThompsonSampling)  # built as is, not keyed
+        assert policy.params["cold_pulls"] == settings.cold_pulls
+        taught = ("What is 3 + 4?", "What is the first letter of apple?")
+        for query in taught:  # in both families seen so far, "b" is the better arm
+            for _ in range(5):
+                policy.update("a", 0.0, context=features.query_features(query))
+                policy.update("b", 1.0, context=features.query_features(query))
+        new = features.query_features("Convert 3 km to miles")  # a family never seen
+        assert policy.prob_best(context=new)["b"] > 0.8
+        assert not policy.is_cold("b", context=new)
+
+
 def test_the_memory_store_is_a_setting() -> None:
     assert isinstance(build_store(load_settings(store_url="memory")), InMemoryStore)
 
@@ -104,7 +134,7 @@ def script(request: LLMRequest) -> str:
     return "Seventeen times three is 51.\nAnswer: 51"
 
 
-@pytest.mark.parametrize("policy", ["thompson", "lints", "glr_thompson"])
+@pytest.mark.parametrize("policy", ["pooled_thompson", "thompson", "lints", "glr_thompson"])
 def test_build_engine_wires_templates_features_tools_and_policies(policy: str) -> None:
     settings = load_settings(store_url="memory", path_policy=policy, policy_seed=3)
     searcher = InMemorySearcher([Passage("Multiplication repeats addition.", "m.md")])

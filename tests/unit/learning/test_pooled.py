@@ -120,3 +120,23 @@ def test_contexts_are_bounded_and_arms_can_change() -> None:
     assert policy.posterior(FAMILIES[2])[:, 3].tolist() == [1.0, 1.0]  # type: ignore[attr-defined]
     policy.remove_arm("a")
     assert policy.posterior(FAMILIES[2]).shape == (2, 3)  # type: ignore[attr-defined]
+
+
+def test_a_retraction_takes_the_update_out_of_every_familys_prior() -> None:
+    """The engine's evidence rule retracts an outcome that a correction replaced; with the pool
+    the retracted share must leave the other families' priors too, and a state whose counts end
+    a rounding error below zero (added then retracted) must still load (a checkpoint)."""
+    policy = make_policy("pooled_thompson", ARMS, seed=0, context_dim=4)
+    policy.update("b", 0.0, context=FAMILIES[1])
+    before = policy.posterior(FAMILIES[2])  # type: ignore[attr-defined]
+    rewards = [(0.1, 0.3), (0.7, 0.9), (0.2, 0.6)]
+    for reward, weight in rewards:
+        policy.update("a", reward, context=FAMILIES[0], weight=weight)
+    assert policy.posterior(FAMILIES[2])[0, 0] > before[0, 0]  # type: ignore[attr-defined]
+    for reward, weight in rewards:
+        policy.retract("a", reward, context=FAMILIES[0], weight=weight)
+    after = policy.posterior(FAMILIES[2])  # type: ignore[attr-defined]
+    np.testing.assert_allclose(after, before, atol=1e-12)
+    state = json.loads(json.dumps(policy.to_dict()))
+    state["stats"]["failures"][0][0] = -1e-15  # what float sums can leave behind
+    assert load_policy(state).arms == ARMS
