@@ -173,7 +173,12 @@ class Settings(BaseSettings):
             checkpoint_every=self.checkpoint_every,
             referee_audit=self.referee_audit,
             seed_gate=self.seed_gate,
-            cost_price=CostPrice(self.cost_per_call, self.cost_per_second),
+            cost_price=CostPrice(
+                self.cost_per_call,
+                self.cost_per_second,
+                max_calls=self.budget_calls,
+                max_seconds=self.budget_seconds,
+            ),
         )
 
 

@@ -1,24 +1,36 @@
 """Cost in the reward: a user-set price that makes what the policies learn net of cost.
 
-With a price, the reward a policy learns from is
+With a price, the reward a policy learns from is the reward net of the decision's cost, mapped
+back onto [0, 1] by one affine map that is the same for every decision:
 
-    learned = clip(reward - per_call * calls - per_second * seconds, 0, 1)
+    charge  = min(worst, per_call * calls + per_second * seconds)
+    learned = (reward - charge + worst) / (1 + worst)
 
 where `calls` and `seconds` are the decision's LLM calls and seconds (`Decision.cost`: every
-call of a multi-call procedure counted, failed ones too). Where two arms are equally accurate,
-the cheaper one then earns more and the bandit comes to prefer it. The stored outcome keeps the
-raw reward: the price applies only on its way into the policies, so changing the price and
-replaying the log re-learns everything under the new price (the checkpoint's fingerprint names
-the price, `engine.orchestration.checkpoints`).
+call of a multi-call procedure counted, failed ones too) and `worst` is the most a decision can
+be charged (the budget's calls and seconds at that price). The map keeps the order of
+`reward - charge`, so the arm with the higher expected net reward learns the higher mean: where
+two arms are equally accurate the cheaper one wins, right or wrong.
+
+Why not `clip(reward - charge, 0, 1)` (the first version): a wrong answer scored 0 whatever it
+cost, so with a small model (right on about 1 question in 7 of the public suite) the price
+reached the policies only through the rare right answers, and in the measurement of issue 20
+the priced engine spent more calls per decision than the unpriced one, not fewer.
+
+The stored outcome keeps the raw reward: the price applies only on its way into the policies,
+so changing the price and replaying the log re-learns everything under the new price (the
+checkpoint's fingerprint names the price, `engine.orchestration.checkpoints`).
 
 The price is off (both 0) by default: `THINKPATH_COST_PER_CALL` and `THINKPATH_COST_PER_SECOND`
-set it (`engine.settings`).
+set it (`engine.settings`); off, the learned reward is the raw reward.
 
->>> price = CostPrice(per_call=0.1, per_second=0.01)
->>> price.net(1.0, calls=3, seconds=5.0)
-0.65
->>> price.net(0.2, calls=3, seconds=5.0)  # never below 0
-0.0
+>>> price = CostPrice(per_call=0.1, per_second=0.01, max_calls=8, max_seconds=20.0)
+>>> price.worst
+1.0
+>>> price.net(1.0, calls=3, seconds=5.0), price.net(1.0, calls=1, seconds=1.0)
+(0.825, 0.945)
+>>> price.net(0.0, calls=3, seconds=5.0), price.net(0.0, calls=1, seconds=1.0)
+(0.325, 0.445)
 >>> CostPrice().net(0.7, calls=9, seconds=99.0)  # off: the raw reward
 0.7
 """
@@ -37,6 +49,9 @@ class CostPrice:
 
     per_call: float = 0.0
     per_second: float = 0.0
+    # The most a decision can spend (the engine's budget), which bounds what it can be charged.
+    max_calls: int = 8
+    max_seconds: float = 120.0
 
     def __post_init__(self) -> None:
         for name in ("per_call", "per_second"):
@@ -45,15 +60,28 @@ class CostPrice:
                 raise ConfigError(f"cost price {name} must be a number, got {value!r}")
             if not (math.isfinite(value) and 0.0 <= value <= 1.0):
                 raise ConfigError(f"cost price {name} must be in [0, 1], got {value!r}")
+        if isinstance(self.max_calls, bool) or not isinstance(self.max_calls, int):
+            raise ConfigError(f"cost price max_calls must be an integer, got {self.max_calls!r}")
+        if self.max_calls < 1:
+            raise ConfigError(f"cost price max_calls must be at least 1, got {self.max_calls!r}")
+        if not (isinstance(self.max_seconds, int | float) and self.max_seconds > 0):
+            raise ConfigError(f"cost price max_seconds must be positive, got {self.max_seconds!r}")
 
     @property
     def active(self) -> bool:
         """Does the price change any reward?"""
         return self.per_call > 0 or self.per_second > 0
 
+    @property
+    def worst(self) -> float:
+        """The most one decision can be charged: the budget's calls and seconds at this price."""
+        return self.per_call * self.max_calls + self.per_second * self.max_seconds
+
     def net(self, reward: float, *, calls: int, seconds: float) -> float:
-        """The reward net of the decision's cost, clipped to [0, 1]."""
+        """The reward net of the decision's cost, mapped onto [0, 1] (see the module docstring)."""
         if not self.active:
             return reward
-        charged = reward - self.per_call * calls - self.per_second * max(seconds, 0.0)
-        return round(min(1.0, max(0.0, charged)), 12)  # rounded: replays agree to the last bit
+        worst = self.worst
+        charge = min(worst, self.per_call * calls + self.per_second * max(seconds, 0.0))
+        learned = (reward - charge + worst) / (1.0 + worst)
+        return round(min(1.0, max(0.0, learned)), 12)  # rounded: replays agree to the last bit

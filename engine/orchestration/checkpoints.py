@@ -64,7 +64,7 @@ def fingerprint(
         "arms": {role: sorted(arms) for role, arms in configured_arms.items()},
     }
     if price is not None and price.active:
-        described["price"] = [price.per_call, price.per_second]
+        described["price"] = [price.per_call, price.per_second, price.max_calls, price.max_seconds]
     text = json.dumps(described, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 

@@ -1,4 +1,4 @@
-"""The cost price: validated, clipped to [0, 1], charged only where a decision's cost is known."""
+"""The cost price: validated, mapped onto [0, 1], charged only where a decision's cost is known."""
 
 import math
 
@@ -17,11 +17,27 @@ def test_a_bad_price_is_refused(value: object) -> None:
         CostPrice(per_call=value)  # type: ignore[arg-type]
 
 
-def test_the_net_reward_is_clipped_and_counts_calls_and_seconds() -> None:
-    price = CostPrice(per_call=0.05, per_second=0.02)
-    assert price.net(1.0, calls=2, seconds=10.0) == pytest.approx(0.7)
-    assert price.net(0.1, calls=4, seconds=0.0) == 0.0
+def test_the_net_reward_counts_calls_and_seconds_within_the_worst_charge() -> None:
+    price = CostPrice(per_call=0.05, per_second=0.02, max_calls=8, max_seconds=10.0)
+    assert price.worst == pytest.approx(0.6)
+    assert price.net(1.0, calls=2, seconds=10.0) == pytest.approx((1.0 - 0.3 + 0.6) / 1.6)
+    assert price.net(0.0, calls=99, seconds=99.0) == 0.0  # charged at most the worst
     assert price.net(1.0, calls=0, seconds=-3.0) == 1.0  # a negative duration charges nothing
+
+
+def test_a_cheaper_wrong_answer_learns_more_than_a_costlier_one() -> None:
+    """The clipped net of the first version scored every wrong answer 0, whatever it cost."""
+    price = CostPrice(per_call=0.1)
+    assert price.net(0.0, calls=1, seconds=0.0) > price.net(0.0, calls=3, seconds=0.0) > 0.0
+    assert price.net(1.0, calls=3, seconds=0.0) > price.net(0.0, calls=0, seconds=0.0)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("max_calls", 0), ("max_calls", 2.5), ("max_seconds", 0)]
+)
+def test_a_bad_ceiling_is_refused(field: str, value: object) -> None:
+    with pytest.raises(ConfigError, match=field):
+        CostPrice(per_call=0.1, **{field: value})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -132,13 +132,14 @@ def test_with_a_price_the_cheaper_of_two_equally_right_arms_wins(world: World) -
     def path_means(engine: Engine) -> dict[str, float]:
         return {arm.arm_id: arm.mean_reward or 0.0 for arm in engine.arms() if arm.role == "path"}
 
-    engine, chosen = run(CostPrice(per_call=0.1))
+    price = CostPrice(per_call=0.1)
+    engine, chosen = run(price)
     outcomes = [o for o in engine.outcome_log() if o.source == "checker"]
     assert {o.reward for o in outcomes} == {1.0}  # the log keeps what the checker said
     learned: dict[str, list[float]] = {"digits_once": [], "digits_vote": []}
-    for outcome in outcomes:  # what each arm learned: 1 less 0.1 per call its decision made
+    for outcome in outcomes:  # what each arm learned: 1 net of 0.1 per call its decision made
         calls = engine.get_decision(outcome.decision_id).cost.calls
-        learned[outcome.choices["path"]].append(1.0 - 0.1 * calls)
+        learned[outcome.choices["path"]].append(price.net(1.0, calls=calls, seconds=0.0))
     means = path_means(engine)
     for arm, rewards in learned.items():
         assert means[arm] == pytest.approx(sum(rewards) / len(rewards))
