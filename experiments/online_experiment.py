@@ -166,12 +166,16 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
         )
     if shown[4:]:
         # Per family: no family below the bare model beyond noise (issue 20), the seed on
-        # against off, the pooled prior against each family from zero.
+        # against off, the pooled prior against each family from zero, a price against none.
         pairs = [(label, "bare") for label in shown[4:]]
         pairs += [
-            ("engine:checker", other)
-            for other in ("engine:seed_off", "engine:from_zero")
-            if "engine:checker" in runs.steps and other in runs.steps
+            (a, b)
+            for a, b in (
+                ("engine:checker", "engine:seed_off"),
+                ("engine:checker", "engine:from_zero"),
+                ("engine:priced", "engine:checker"),
+            )
+            if a in runs.steps and b in runs.steps
         ]
         tables["tables/family-lift.md"] = family_lift_table(runs.steps, pairs)
     engine = summaries.get("engine:checker")
