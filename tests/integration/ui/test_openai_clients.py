@@ -41,7 +41,12 @@ def test_the_openai_client_decides_and_feedback_is_one_call(service_url: str) ->
     decision = stored(service_url, reply.id)
     assert reply.choices[0].message.content == decision["answer"]
     assert reply.usage is not None
-    assert reply.usage.total_tokens > 0
+    # The usage is the decision's own cost (a fully parsed sum may be answered with no call:
+    # then 0 tokens, and the referee, never measured here, is not asked either).
+    cost = decision["cost"]
+    assert reply.usage.prompt_tokens == cost["prompt_tokens"]
+    assert reply.usage.completion_tokens == cost["completion_tokens"]
+    assert reply.usage.total_tokens == cost["prompt_tokens"] + cost["completion_tokens"]
     feedback = httpx.post(
         f"{service_url}/api/v1/decisions/{reply.id}/outcomes",
         json={"source": "user", "reward": 1.0},
