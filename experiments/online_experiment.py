@@ -142,7 +142,7 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
     for label, summary in summaries.items():
         metrics[metric_key("final_window_accuracy", label)] = summary.final_mean
         metrics[metric_key("llm_calls", label)] = summary.calls
-    order = ["bare", "random", "oracle", *sorted(fixed), *shown[4:]]
+    order = ["bare", "random", "oracle", "oracle_cv", *sorted(fixed), *shown[4:]]
     tables = {
         "tables/summary.md": summary_table(
             [summaries[label] for label in order], params.final_window
@@ -150,7 +150,9 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
         "tables/referee.md": referee_reliability(runs.steps.get("engine:referee", [])),
         # The exact checker labels every step, so the agreement signal is measured here.
         "tables/agreement.md": agreement_reliability(runs.steps),
-        "tables/families.md": family_table(runs.steps, ["bare", best_fixed, "oracle", *shown[4:]]),
+        "tables/families.md": family_table(
+            runs.steps, ["bare", best_fixed, "oracle", "oracle_cv", *shown[4:]]
+        ),
     }
     for label in shown[4:]:
         tables[f"tables/choices-{label.split(':')[1]}.md"] = choices_table(

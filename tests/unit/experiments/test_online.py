@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from engine.adapters.llm.caching import CachingLLM
@@ -15,11 +16,18 @@ from engine.settings import load_settings
 from engine.stages.procedures import SAMPLE_SEED_BASE
 from experiments.experiment import ExperimentContext
 from experiments.heldout import heldout_suite
-from experiments.online import PRICED_PER_CALL, engine_steps, variant_engine
+from experiments.online import (
+    PRICED_PER_CALL,
+    Step,
+    baseline_steps,
+    engine_steps,
+    variant_engine,
+)
 from experiments.online_experiment import OnlineParams, online_experiment, run_online
 from experiments.online_report import auc
 from experiments.registry import get_experiment, resolve_params
 from experiments.replay import chosen_templates
+from experiments.tasks import Task
 
 SUITE = heldout_suite(seed=0, per_family=3, families=["arithmetic_phrased", "word_length"])
 EXPECTED = {task.query: task.expected for task in SUITE.tasks}
@@ -236,3 +244,31 @@ def test_a_variant_changes_the_settings_it_names(
     roles = engine.snapshot()["roles"]
     assert (roles["path"]["policy"], roles["tool"]["policy"]) == (policy, policy)
     assert engine.config.cost_price.per_call == per_call
+
+
+def test_the_cross_validated_oracle_never_lets_a_task_choose_its_own_arm() -> None:
+    """Two arms, four tasks of one family: arm `a` is right on tasks 0 and 1, arm `b` on task 2
+    only. In hindsight `a` wins every task (2 of 4 right). Cross-validated in two folds (tasks
+    0, 2 and 1, 3), task 0 is answered by the best arm on tasks 1, 3 (`a`), task 2 likewise,
+    task 1 by the best on tasks 0, 2 (a tie of 1 each: the first arm, `a`)."""
+    tasks = [Task(f"t{i}", "f", f"q{i}", "x", "exact") for i in range(4)]
+    right = {"fixed:a": {0, 1}, "fixed:b": {2}}
+    fixed = {
+        label: [Step(t, float(i in hits), 1, 0, 0.0, arm=label) for i, t in enumerate(tasks)]
+        for label, hits in right.items()
+    }
+    steps = baseline_steps(fixed, [0, 1, 2, 3], np.random.default_rng(0))
+    assert [s.arm for s in steps["oracle"]] == ["fixed:a"] * 4
+    assert [s.arm for s in steps["oracle_cv"]] == ["fixed:a"] * 4
+    # make `b` the hindsight winner through task 2's own answer: the held-out rule must not see it
+    right = {"fixed:a": {1}, "fixed:b": {2, 3}}
+    fixed = {
+        label: [Step(t, float(i in hits), 1, 0, 0.0, arm=label) for i, t in enumerate(tasks)]
+        for label, hits in right.items()
+    }
+    steps = baseline_steps(fixed, [0, 1, 2, 3], np.random.default_rng(0))
+    assert [s.arm for s in steps["oracle"]] == ["fixed:b"] * 4
+    # fold 0 (tasks 0, 2) is answered by the best on tasks 1, 3: a tie (1 each) -> `a`;
+    # fold 1 (tasks 1, 3) by the best on tasks 0, 2: `b` (task 2)
+    assert [s.arm for s in steps["oracle_cv"]] == ["fixed:a", "fixed:b", "fixed:a", "fixed:b"]
+    assert [s.reward for s in steps["oracle_cv"]] == [0.0, 0.0, 0.0, 1.0]  # in hindsight: 2 of 4
