@@ -293,21 +293,21 @@ def baseline_steps(
         fold.append(seen.get(step.task.family, 0) % 2)
         seen[step.task.family] = seen.get(step.task.family, 0) + 1
 
-    def best_on(family: str, tasks: Callable[[int], bool]) -> str:
+    def best_on(family: str, left_out: int | None) -> str:
+        """The family's best arm on its tasks outside fold `left_out` (None: on all of them)."""
+
         def mean(label: str) -> float:
             rewards = [
-                s.reward for i, s in enumerate(fixed[label]) if s.task.family == family and tasks(i)
+                s.reward
+                for i, s in enumerate(fixed[label])
+                if s.task.family == family and fold[i] != left_out
             ]
             return float(np.mean(rewards)) if rewards else 0.0
 
         return max(labels, key=mean)
 
-    best = {family: best_on(family, lambda _: True) for family in sorted(seen)}
-    best_cv = {
-        (family, f): best_on(family, lambda i, f=f: fold[i] != f)
-        for family in sorted(seen)
-        for f in (0, 1)
-    }
+    best = {family: best_on(family, None) for family in sorted(seen)}
+    best_cv = {(family, f): best_on(family, f) for family in sorted(seen) for f in (0, 1)}
     oracle = [fixed[best[first[i].task.family]][i] for i in order]
     oracle_cv = [fixed[best_cv[first[i].task.family, fold[i]]][i] for i in order]
     return {"random": random_steps, "oracle": oracle, "oracle_cv": oracle_cv}
