@@ -47,6 +47,7 @@ __all__ = [
     "PRICED_PER_CALL",
     "OnlineRuns",
     "Step",
+    "engine_runs",
     "engine_steps",
     "run_contenders",
     "stream_orders",
@@ -348,17 +349,42 @@ def run_contenders(
             steps.setdefault(label, []).append(row)
     for variant in variants:
         advance = progress(len(tasks) * orders, f"engine ({variant})")
-        steps[f"engine:{variant}"] = [
-            engine_steps(
-                variant,
-                order,
-                tasks,
-                llm=llm,
-                settings=settings.model_copy(update={"policy_seed": k}),
-                searcher=searcher,
-                templates=templates,
-                advance=advance,
-            )
-            for k, order in enumerate(permutations)
-        ]
+        steps[f"engine:{variant}"] = engine_runs(
+            variant,
+            list(enumerate(permutations)),
+            tasks,
+            llm=llm,
+            settings=settings,
+            searcher=searcher,
+            templates=templates,
+            advance=advance,
+        )
     return OnlineRuns(permutations, steps, llm.hits, llm.misses)
+
+
+def engine_runs(
+    variant: str,
+    orders: Sequence[tuple[int, Sequence[int]]],
+    tasks: Sequence[Task],
+    *,
+    llm: CachingLLM,
+    settings: Settings,
+    searcher: Searcher,
+    templates: Sequence[TemplateLike] | None,
+    advance: Callable[[int], None],
+) -> list[list[Step]]:
+    """`engine_steps` for each (k, order) in `orders`, in that sequence, the engine of order k
+    seeded k (`stream_orders`), so the evaluation and its warmer decide the same streams."""
+    return [
+        engine_steps(
+            variant,
+            order,
+            tasks,
+            llm=llm,
+            settings=settings.model_copy(update={"policy_seed": k}),
+            searcher=searcher,
+            templates=templates,
+            advance=advance,
+        )
+        for k, order in orders
+    ]

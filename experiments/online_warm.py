@@ -22,7 +22,7 @@ from pathlib import Path
 from engine.domain.ports import LLM, Searcher
 from engine.errors import ThinkPathError
 from experiments.experiment import ExperimentContext
-from experiments.online import engine_steps, stream_orders
+from experiments.online import engine_runs, stream_orders
 from experiments.online_experiment import (
     OnlineParams,
     _settings,
@@ -52,17 +52,16 @@ def warm(
     for variant in reversed(params.variants):
         advance = context.progress(len(tasks) * len(orders), f"engine ({variant}), warming")
         # orders last-first too: the main process, on the same variant, starts at order 0
-        for k, order in reversed(list(enumerate(orders))):
-            engine_steps(
-                variant,
-                order,
-                tasks,
-                llm=cached,
-                settings=settings.model_copy(update={"policy_seed": k}),
-                searcher=searcher,
-                templates=_templates(params),
-                advance=advance,
-            )
+        engine_runs(
+            variant,
+            list(reversed(list(enumerate(orders)))),
+            tasks,
+            llm=cached,
+            settings=settings,
+            searcher=searcher,
+            templates=_templates(params),
+            advance=advance,
+        )
     return cached.hits, cached.misses
 
 
