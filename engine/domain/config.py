@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.domain.budget import Budget
+from engine.domain.kinds import DEFAULT_KIND_THRESHOLD, DEFAULT_MAX_KINDS
 from engine.domain.pricing import CostPrice
 from engine.domain.procedures import MAX_PROCEDURE_CALLS
 
@@ -28,6 +29,11 @@ PRODUCT_REFEREE_AUDIT, PRODUCT_SEED_GATE = 0.1, True
 # for right answers and 0.35 for wrong ones; in the playground, at the former prior 0.5, a right
 # answer got 0.25 and a wrong one 0.75.
 PRODUCT_REFEREE_PRIOR = 0.0
+# The model's rating of cold paths, off: on the development families its scores did not predict
+# which path answered right (docs/benchmarks.md, "Does the model's rating predict outcomes?"),
+# and it cost the first decision of every kind one long call. A kind now starts from the prior
+# its nearest kinds give (`pooled_thompson`) instead.
+PRODUCT_RATE_COLD_PATHS = False
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,11 @@ class EngineConfig:
     # `stages.rating.RatingCache`); the rating is a prior, so one per family and candidate set.
     rating_cache_size: int = 256
     min_rating_to_explore: int = 2  # cold arms rated below this are not explored on the LLM's word
+    rate_cold_paths: bool = PRODUCT_RATE_COLD_PATHS  # ask the model to rate cold paths first
+    # Kinds of query (`engine.domain.kinds`): the cosine at which a query joins a known kind,
+    # and the most kinds a namespace discovers (then a query joins its nearest kind).
+    kind_threshold: float = DEFAULT_KIND_THRESHOLD
+    max_kinds: int = DEFAULT_MAX_KINDS
     detour: DetourRules = field(default_factory=DetourRules)
     # Read-only, and a copy of what was passed: the config is shared by the facade, the arm
     # book and the pipeline, so no holder (nor the caller) can change another's weights. The
@@ -84,7 +95,7 @@ class EngineConfig:
     # shrinks to the prior with this many pseudo-pairs.
     referee_audit: float = PRODUCT_REFEREE_AUDIT
     referee_prior_pairs: float = 10.0
-    # Learn per query family whether to build the seed (the arm book's seed role); False
+    # Learn per kind of query whether to build the seed (the arm book's seed role); False
     # builds it for every decision.
     seed_gate: bool = PRODUCT_SEED_GATE
     # Cost in the reward (`engine.domain.pricing`); off by default.

@@ -19,6 +19,7 @@ __all__ = [
     "Cost",
     "Decision",
     "OutcomeResult",
+    "QueryKind",
     "Reason",
     "Seed",
     "SeedSource",
@@ -129,6 +130,19 @@ class OutcomeResult(_Frozen):
     revision: int = 0  # 0: the source's first score; n: its n-th correction (`replace=True`)
 
 
+class QueryKind(_Frozen):
+    """The kind of query a decision was made for, and why it is that kind (the card shows it)."""
+
+    id: str  # "k<seq>" (discovered), "task:<name>" (named), "unsorted"
+    label: str  # its name if it has one, else its id
+    origin: Literal["task", "discovered"]
+    new: bool  # this query created it
+    similarity: float | None = None  # the cosine with the kind's anchor, where one was compared
+    why: str
+    example: str  # the query that created the kind
+    size: int | None = None  # its decisions before this one, where known
+
+
 class Decision(_Frozen):
     """One decision: the path and tools chosen for a query, the answer, and why and at what cost."""
 
@@ -136,8 +150,9 @@ class Decision(_Frozen):
     namespace: str
     created_at: datetime
     query: str
-    family: str | None = None
-    context: list[float] | None = None
+    kind: QueryKind | None = None  # None only for decisions made before kinds existed
+    family: str | None = None  # the regex family of a decision made before kinds (read only)
+    context: list[float] | None = None  # that decision's features (read only)
     seed: Seed
     candidates: list[Candidate]
     path: Choice

@@ -8,8 +8,7 @@ What crosses a port is a frozen record from `engine.domain.records`.
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-import numpy as np
-
+from engine.domain.kinds import KindEvent
 from engine.domain.models import TraceStep
 from engine.domain.records import (
     ArmRecord,
@@ -23,6 +22,7 @@ from engine.domain.records import (
     ToolAnswer,
     ToolResult,
 )
+from retrieval.embedding.minilm import Embedder
 from retrieval.port import Searcher
 
 __all__ = [
@@ -31,7 +31,8 @@ __all__ = [
     "CheckpointLog",
     "DecisionListener",
     "DecisionLog",
-    "Featurizer",
+    "Embedder",
+    "KindLog",
     "OutcomeLog",
     "Searcher",
     "Store",
@@ -116,7 +117,28 @@ class CheckpointLog(Protocol):
         ...
 
 
-class Store(DecisionLog, OutcomeLog, ArmCatalog, CheckpointLog, Protocol):
+class KindLog(Protocol):
+    """The kinds of query of each namespace, as an append-only log of events
+    (`engine.domain.kinds.KindEvent`), in one order that every process reads alike."""
+
+    def append_kind_event(self, event: KindEvent) -> bool:
+        """Append `event` at its seq; False (and nothing written) when that seq is taken.
+
+        A writer appends at the seq after the last event it read, so this refusal is how two
+        writers that meet at once learn that they must read the log again.
+        """
+        ...
+
+    def kind_events_since(self, namespace: str, after_seq: int) -> list[KindEvent]:
+        """The namespace's kind events with seq > `after_seq`, in seq order."""
+        ...
+
+    def kind_sizes(self, namespace: str) -> dict[str, int]:
+        """How many stored decisions each kind of the namespace has."""
+        ...
+
+
+class Store(DecisionLog, OutcomeLog, ArmCatalog, CheckpointLog, KindLog, Protocol):
     """Everything the engine asks of its store (`InMemoryStore`, the SQL store)."""
 
 
@@ -157,10 +179,6 @@ class ToolBox(Protocol):
     def describe(self) -> Mapping[str, str]: ...
 
     def run(self, name: str, argument: str, timeout_s: float) -> ToolResult: ...
-
-
-# Cheap, deterministic query features (`engine.domain.features.query_features`): a 1-D float array.
-Featurizer = Callable[[str], np.ndarray]
 
 
 class DecisionListener(Protocol):

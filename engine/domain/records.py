@@ -158,10 +158,15 @@ class DecisionRecord:
     namespace: str  # one engine's learning state; replicas sharing a namespace learn together
     created_at: datetime
     query: str
-    context: tuple[float, ...] | None  # the query's features, as the contextual policies saw them
+    # The query's context as the policies saw it, when it is not its kind's anchor (decisions
+    # made before kinds, or by an engine given its own features); None for a kind's decision.
+    context: tuple[float, ...] | None
     choices: Mapping[str, str]  # policy role -> chosen arm, e.g. {"path": "first_principles"}
     propensities: Mapping[str, float]  # policy role -> probability that the chosen arm was chosen
     payload: Mapping[str, Any] = field(default_factory=dict)  # candidates, trace, cost, answer
+    # The kind of query it was decided for (`engine.domain.kinds`), stored once, never recomputed:
+    # the policies learn its outcomes under that kind's anchor.
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,7 @@ class LearnedOutcome:
     source: str
     reward: float
     weight: float
+    kind: str | None = None  # the decision's kind: its anchor is the context the policies learn
 
     @classmethod
     def join(cls, seq: int, decision: DecisionRecord, outcome: OutcomeRecord) -> "LearnedOutcome":
@@ -206,6 +212,7 @@ class LearnedOutcome:
             source=outcome.source,
             reward=outcome.reward,
             weight=outcome.weight,
+            kind=decision.kind,
         )
 
 

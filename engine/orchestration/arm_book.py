@@ -10,7 +10,7 @@ model never stalls another decision's bookkeeping.
 """
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -19,9 +19,10 @@ from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
 from engine.domain.ports import Store
 from engine.domain.pricing import CostPrice
-from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, PathDefinition
+from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, LearnedOutcome, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
 from engine.orchestration.checkpoints import Checkpoints, fingerprint
+from engine.orchestration.earned import EarnedArms
 from engine.orchestration.learner import NO_SEED, POLICY_ROLES, SEED, Learner, PolicyFactory
 from engine.orchestration.pricing import CostCharger
 from engine.orchestration.views import PolicyView, SeedChoice, frozen, probability_mass
@@ -50,8 +51,12 @@ class ArmBook:
         detour_rules: DetourRules,
         checkpoint_every: int = 0,
         cost_price: CostPrice | None = None,
+        context_of: Callable[[str], Sequence[float] | None] | None = None,
     ) -> None:
         self._store = store
+        # A decision's kind -> the context its outcomes teach under (the kind's anchor).
+        self._context_of = context_of or (lambda _kind: None)
+        self._earned = EarnedArms()
         # procedures: the policies learn rewards net of cost (`engine.orchestration.pricing`)
         self._charger = CostCharger(store, cost_price or CostPrice())
         self._namespace = namespace
@@ -118,9 +123,12 @@ class ArmBook:
                 tool_probabilities=frozen(tool_explained.probabilities),
             )
 
-    def seed_choice(self, context: Sequence[float]) -> SeedChoice:
+    def seed_choice(self, context: Sequence[float], *, first_of_kind: bool = False) -> SeedChoice:
         """The seed role's draw for this query: build a seed or not (learnt per kind of query
-        from the outcomes of decisions that had, or had not, a brief)."""
+        from the outcomes of decisions that had, or had not, a brief). The first decision of a
+        new kind builds none: it makes no call besides its answer."""
+        if first_of_kind:
+            return SeedChoice(False, 0.0)
         with self._lock:
             policy = self._learner.policies["seed"]
             policy_context = self._learner.policy_context("seed", context)
@@ -219,7 +227,6 @@ class ArmBook:
             return {
                 "namespace": self._namespace,
                 "last_seq": self._learner.last_seq,
-                "kinds": contexts,
                 "roles": roles,
             }
 
@@ -244,10 +251,36 @@ class ArmBook:
                 if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
                     self._checkpoints.save_if_due()
                     return applied
-                report = self._learner.apply(self._charger.charge(batch))
+                report = self._learner.apply(self._charger.charge(self._in_context(batch)))
                 applied += report.applied
                 for role, arm, reason in report.retired:
                     self._save_retirement(role, arm, reason)
+
+    def _in_context(self, batch: list[LearnedOutcome]) -> list[LearnedOutcome]:
+        """Each outcome under its decision's kind's anchor (read here, never recomputed)."""
+        placed = []
+        for outcome in batch:
+            anchor = None if outcome.kind is None else self._context_of(outcome.kind)
+            placed.append(
+                outcome
+                if anchor is None or outcome.context is not None
+                else replace(outcome, context=tuple(anchor))
+            )
+        return placed
+
+    def explorable(self, role: str, context: Sequence[float]) -> frozenset[str]:
+        """The arms of `role` a cold draw may explore for this context: every arm but those
+        dominated on every kind with enough evidence (`EarnedArms`), and any arm this kind
+        has learned itself."""
+        with self._lock:
+            policy = self._learner.policies[role]
+            policy_context = self._learner.policy_context(role, context)
+            dominated = self._earned.dominated(role, self._learner)
+            return frozenset(
+                arm
+                for arm in policy.arms
+                if arm not in dominated or not policy.is_cold(arm, policy_context)
+            )
 
     def add_template(self, path: PathDefinition, *, max_templates: int) -> None:
         """Add a template path as a new arm, saved in the catalogue for every process.
@@ -328,7 +361,7 @@ class ArmBook:
             if ("tool", tool) not in known:
                 self._store.save_arm(ArmRecord(self._namespace, "tool", tool, "tool", {}, now))
         live = []
-        for record in known.values():
+        for record in _in_creation_order(known.values()):
             if record.role == "path" and record.origin == "detour":
                 self._paths[record.arm_id] = stored_path(record)
                 if record.retired_at is None:
@@ -337,7 +370,7 @@ class ArmBook:
 
     def _sync_catalog(self) -> None:
         """Adopt templates added, detour arms created and retirements made by other processes."""
-        for record in self._store.list_arms(self._namespace):
+        for record in _in_creation_order(self._store.list_arms(self._namespace)):
             if record.role != "path" or record.origin not in ("detour", "template"):
                 continue
             if record.arm_id not in self._paths:
@@ -375,6 +408,13 @@ class ArmBook:
         if role in ("tool", "seed"):
             return role
         return "detour" if self._is_detour(arm) else "template"
+
+
+def _in_creation_order(records: Iterable[ArmRecord]) -> list[ArmRecord]:
+    """Arms in the order they were created: the order the process that created them added them
+    to its policies, so a restart or a replica holds the arms in the same order (the catalogue
+    lists them by id)."""
+    return sorted(records, key=lambda record: (record.created_at, record.arm_id))
 
 
 def stored_path(record: ArmRecord) -> PathDefinition:

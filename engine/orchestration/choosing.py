@@ -12,6 +12,7 @@ import numpy as np
 from engine.domain.config import EngineConfig
 from engine.domain.models import Candidate
 from engine.domain.ports import ToolBox
+from engine.domain.procedures import PROCEDURE_CALLS
 from engine.domain.records import NO_TOOL, Cost, PathDefinition
 from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook, PolicyView
@@ -20,6 +21,7 @@ from engine.stages import detour, rating, selection, tools
 from learning.streams import stream_seed
 
 CHOOSER_STREAM = 0  # scoring's audit draws use stream 1
+_FIRST_OF_KIND = "the first decision of a new kind makes no call besides its answer"
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class Choices:
     tool_argument: str | None
     explored: bool  # a rating or detour call was made: the decision is off the warm path
     tool_probabilities: Mapping[str, float]  # the tool policy's, for a fallback
+    cold_tools: tuple[str, ...] = ()  # the tools this kind has not learned yet, for a fallback
 
 
 class Chooser:
@@ -52,44 +55,48 @@ class Chooser:
         *,
         referee_calls: int,
         force_path: str | None = None,
-        family: str | None = None,
+        kind: str | None = None,
+        first_of_kind: bool = False,
     ) -> Steps[Choices]:
-        """Rate if cold, detour if triggered, then pick a path and a tool.
+        """Rate if cold (where the rating is on), detour if triggered, then pick a path and a
+        tool.
 
         A forced path (the caller named it) is taken with propensity 1: no detour is tried, and
-        the rating call runs only when the tool policy explores. With a query `family`, the
-        rating is made once per family and candidate set and reused (`rating.RatingCache`).
+        the rating call runs only when the tool policy explores. The rating is made once per
+        `kind` and candidate set and reused (`rating.RatingCache`). The first decision of a new
+        kind makes no call besides its answer: no rating, no detour, a single-call path.
         """
         view = self._book.view(list(run.context))
         scores: dict[str, int] = {}
         suggestion = None
         explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
+        explores = explores and self._config.rate_cold_paths and not first_of_kind
         rated_now = False
         if explores:
             found, rating_cost, rated_now = yield from self._rate(
-                run, view, family, later_calls=2 + referee_calls
+                run, view, kind, later_calls=2 + referee_calls
             )
             run = run.after(rating_cost)  # the detour's budget counts the rating call
             if found is not None:
                 scores, suggestion = found.scores, found
-        else:
+        elif self._config.rate_cold_paths:
             why = "the policies chose warm arms: nothing to explore"
-            if force_path is not None:
+            if first_of_kind:
+                why = _FIRST_OF_KIND
+            elif force_path is not None:
                 why = "the path is forced and the tool policy chose a warm tool"
             yield report("rating", "skipped", start(), outputs={"why": why})
-        if force_path is None:
-            trigger = yield from self._detour_trigger(view)
-        else:
-            trigger = None
-            why = f"the caller forced the path {force_path!r}"
-            yield report("detour", "skipped", start(), outputs={"why": why})
+        trigger = yield from self._detour_trigger(view, force_path, first_of_kind)
         fresh = []
         if trigger:
             fresh = yield from self._detour(run, view, trigger, later_calls=1 + referee_calls)
         if fresh:
             self._book.add_detours(fresh, trigger or "")
         if force_path is None:
-            path_pick = yield from self._pick_path(view, scores, fresh)
+            allowed = self._book.explorable("path", run.context)
+            if first_of_kind:
+                allowed = frozenset(arm for arm in allowed if self._single_call(view, arm))
+            path_pick = yield from self._pick_path(view, scores, fresh, allowed)
         else:
             path_pick = selection.Pick(force_path, 1.0, "forced")
             yield report(
@@ -99,7 +106,7 @@ class Chooser:
                 inputs={"policy_draw": view.path_draw.arm},
                 outputs={"arm": force_path, "propensity": 1.0},
             )
-        tool_pick = yield from self._pick_tool(run.query, view, suggestion)
+        tool_pick = yield from self._pick_tool(run, view, suggestion)
         min_rating = self._config.min_rating_to_explore
         listed = [
             Candidate(
@@ -121,7 +128,14 @@ class Chooser:
         # Off the warm path only when a rating or detour call was made: a cached prior costs none.
         explored = rated_now or trigger is not None
         return Choices(
-            listed, path_pick, chosen, tool_pick, argument, explored, view.tool_probabilities
+            listed,
+            path_pick,
+            chosen,
+            tool_pick,
+            argument,
+            explored,
+            view.tool_probabilities,
+            view.cold_tools,
         )
 
     def fallback_tool(
@@ -145,11 +159,17 @@ class Chooser:
         index = int(self._rng.choice(len(remaining), p=weights))
         return remaining[index], float(weights[index])
 
-    def _detour_trigger(self, view: PolicyView) -> Steps[str | None]:
+    def _detour_trigger(
+        self, view: PolicyView, force_path: str | None, first_of_kind: bool
+    ) -> Steps[str | None]:
         """The detour's trigger, or None with the reason it did not fire traced."""
         rules = self._config.detour
         started = start()
-        if view.cold_detours:
+        if first_of_kind:
+            why = _FIRST_OF_KIND
+        elif force_path is not None:
+            why = f"the caller forced the path {force_path!r}"
+        elif view.cold_detours:
             why = f"detour arms still on trial: {', '.join(view.cold_detours)}"
         elif len(view.live_detours) >= rules.max_live_detours:
             why = f"already {len(view.live_detours)} live detour arms (the most allowed)"
@@ -164,9 +184,9 @@ class Chooser:
         return None
 
     def _rate(
-        self, run: RunState, view: PolicyView, family: str | None, later_calls: int
+        self, run: RunState, view: PolicyView, kind: str | None, later_calls: int
     ) -> Steps[tuple[rating.Rating | None, Cost, bool]]:
-        """The rating (cached for the family, else one call), its cost, and whether a call was
+        """The rating (cached for the kind, else one call), its cost, and whether a call was
         made."""
         started = start()
         inputs = {"cold_paths": list(view.cold_paths), "cold_tools": list(view.cold_tools)}
@@ -175,9 +195,9 @@ class Chooser:
             tools_described.update(self._toolbox.describe())
         namespace = self._config.namespace
         fingerprint = rating.candidate_fingerprint(list(view.live), tools_described)
-        cached = None if family is None else self._ratings.get(namespace, family, fingerprint)
+        cached = None if kind is None else self._ratings.get(namespace, kind, fingerprint)
         if cached is not None:
-            why = f"rated once for {family!r} queries with these candidates: a prior, not a reward"
+            why = f"rated once for the kind {kind!r} with these candidates: a prior, not a reward"
             outputs = {"scores": cached.scores, "tool": cached.tool, "why": why}
             yield report("rating", "cached", started, inputs=inputs, outputs=outputs)
             return cached, Cost(), False
@@ -199,8 +219,8 @@ class Chooser:
         found = attempt.value
         if found is None:
             return None, attempt.cost, True
-        if family is not None:
-            self._ratings.put(namespace, family, fingerprint, found)
+        if kind is not None:
+            self._ratings.put(namespace, kind, fingerprint, found)
         yield report(
             "rating",
             "done",
@@ -252,6 +272,7 @@ class Chooser:
         view: PolicyView,
         scores: Mapping[str, int],
         fresh: list[PathDefinition],
+        allowed: frozenset[str],
     ) -> Steps[selection.Pick]:
         started = start()
         pick = None
@@ -267,7 +288,7 @@ class Chooser:
                 cold_mass=view.cold_path_mass,
             )
         if pick is None:
-            pick = view.path_draw
+            pick = selection.within(view.path_draw, allowed, view.exact_propensities, self._rng)
         yield report(
             "selection",
             pick.reason,
@@ -282,18 +303,24 @@ class Chooser:
         return pick
 
     def _pick_tool(
-        self, query: str, view: PolicyView, suggestion: rating.Rating | None
+        self, run: RunState, view: PolicyView, suggestion: rating.Rating | None
     ) -> Steps[selection.Pick]:
+        """The tool policy's draw; a cold draw explores, first, an exact tool that reads the
+        whole question on its own (`tools.reading_tool`), then the arms that earned a place."""
         started = start()
         explores = view.tool_draw.arm in view.cold_tools
-        # Exploring: the kind of query names its tool first (`tools.prior_tool`), then the model.
-        prior = tools.prior_tool(query, view.cold_tools) if explores else None
-        if prior is not None:
-            pick = selection.Pick(prior, view.cold_tool_mass, "cold_start")
+        reader = None
+        if explores and self._toolbox is not None:
+            reader = tools.reading_tool(
+                self._toolbox, run.query, view.cold_tools, self._config.tool_timeout_s
+            )
+        if reader is not None:
+            pick = selection.Pick(reader, view.cold_tool_mass, "cold_start")
         elif explores and suggestion is not None and suggestion.tool in view.cold_tools:
             pick = selection.Pick(suggestion.tool, view.cold_tool_mass, "cold_start")
         else:
-            pick = view.tool_draw
+            allowed = self._book.explorable("tool", run.context)
+            pick = selection.within(view.tool_draw, allowed, view.tool_probabilities, self._rng)
         yield report(
             "tool_selection",
             pick.reason,
@@ -302,3 +329,8 @@ class Chooser:
             outputs={"arm": pick.arm, "propensity": pick.propensity},
         )
         return pick
+
+    @staticmethod
+    def _single_call(view: PolicyView, arm: str) -> bool:
+        path = next((p for p in view.live if p.arm_id == arm), None)
+        return path is not None and PROCEDURE_CALLS.get(path.procedure, 1) == 1

@@ -15,13 +15,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from engine.domain import evidence
 from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
+from engine.domain.kinds import FALLBACK_DIMENSION
 from engine.domain.models import ArmStats, Decision, OutcomeResult
-from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, Store, ToolBox, Tracker
+from engine.domain.ports import LLM, DecisionListener, Embedder, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import (
     ArmRecord,
     ChatOptions,
@@ -38,6 +37,7 @@ from engine.errors import (
     UnknownArmError,
 )
 from engine.orchestration.arm_book import ArmBook
+from engine.orchestration.kind_book import KindBook, KindSettings, describe_kinds
 from engine.orchestration.learner import PolicyFactory, roles_taught_by
 from engine.orchestration.pipeline import Checker, Draft, Pipeline
 from engine.stages import tools
@@ -57,30 +57,35 @@ class Engine:
         searcher: Searcher,
         store: Store,
         templates: Sequence[TemplateLike],
-        featurizer: Featurizer,
+        embedder: Embedder | None,
         policy_factory: PolicyFactory,
         toolbox: ToolBox | None = None,
         program_toolbox: ToolBox | None = None,
-        family_of: Callable[[str], str] | None = None,
-        label_context: Callable[[Sequence[float]], str] | None = None,
         config: EngineConfig | None = None,
         tracker: Tracker | None = None,
     ) -> None:
         self.config = config or EngineConfig()
-        self._label_context = label_context or _plain_label
         self._store = store
         self._tracker = tracker
-        self._featurizer = featurizer
+        dimension = embedder.dimension if embedder is not None else FALLBACK_DIMENSION
+        self._kinds = KindBook(
+            log=store,
+            namespace=self.config.namespace,
+            embedder=embedder,
+            dimension=dimension,
+            settings=KindSettings(self.config.kind_threshold, self.config.max_kinds),
+        )
         self._book = ArmBook(
             store=store,
             namespace=self.config.namespace,
             templates=paths_from_templates(templates),
             tools=tools.tool_arms(toolbox.names()) if toolbox else [],
             policy_factory=policy_factory,
-            context_dim=int(np.asarray(featurizer("probe")).shape[0]),
+            context_dim=dimension,
             detour_rules=self.config.detour,
             checkpoint_every=self.config.checkpoint_every,
             cost_price=self.config.cost_price,  # procedures: cost in the reward
+            context_of=self._kinds.context_of,
         )
         self._pipeline = Pipeline(
             llm=llm,
@@ -88,8 +93,7 @@ class Engine:
             toolbox=toolbox,
             # procedures: runs the program arm's programs, whatever the tool allow-list says
             program_toolbox=program_toolbox or toolbox,
-            featurizer=featurizer,
-            family_of=family_of,
+            kinds=self._kinds,
             book=self._book,
             config=self.config,
         )
@@ -107,8 +111,14 @@ class Engine:
         chat: ChatOptions | None = None,
         force_path: str | None = None,
         decision_id: str | None = None,
+        task: str | None = None,
     ) -> Decision:
         """Choose a path and a tool for `query`, answer it, score it, and learn from the score.
+
+        `task` names the kind of query (a slug such as "ticket-triage"; `InvalidKindError`
+        otherwise): a named task is a kind of its own, and the engine learns for it apart.
+        Without one, the query joins the known kind its embedding is nearest to, or starts a
+        new kind (`engine.domain.kinds`); the decision says which, and why.
 
         `checker(answer_text) -> reward in [0, 1]` is an exact checker when the task has one;
         without it an LLM referee judges the answer. A `listener` hears each stage as it finishes
@@ -142,6 +152,7 @@ class Engine:
             chat=chat,
             force_path=force_path,
             decision_id=decision_id,
+            task=task,
         )
         return self._commit(draft)
 
@@ -193,9 +204,30 @@ class Engine:
         pulls, mean reward and outcomes (decisions in force), whether it is retired and why, and,
         for each kind of query it has learned from, whether it is still cold or confident and
         its P(best). Under "referee": the referee's measured reliability per kind of query.
+        Under "kinds": every kind of query, with its origin, name, size (decisions) and the
+        query that created it.
         """
         self.refresh()
-        return self._book.describe(self._label_context)
+        described = self._book.describe(self._label_anchor())
+        sizes = self._store.kind_sizes(self.config.namespace)
+        described["kinds"] = describe_kinds(self._kinds, sizes)
+        return described
+
+    def kinds(self) -> list[dict[str, Any]]:
+        """The kinds of query, oldest first: id, name, origin, decisions and example."""
+        self._kinds.sync()
+        return describe_kinds(self._kinds, self._store.kind_sizes(self.config.namespace))
+
+    def rename_kind(self, kind_id: str, name: str) -> dict[str, Any]:
+        """Name a kind of query (a slug); it keeps all it learned, and the name then works as a
+        task name (`decide(query, task=name)` joins it). Raises `UnknownKindError` and
+        `InvalidKindError` (not a slug, or the name is another kind's)."""
+        kind = self._kinds.rename(kind_id, name)
+        return next(row for row in self.kinds() if row["kind"] == kind.kind_id)
+
+    def _label_anchor(self) -> Callable[[Sequence[float]], str]:
+        labels = {kind.anchor: kind.label for kind in self._kinds.kinds}
+        return lambda context: labels.get(tuple(context), _plain_label(context))
 
     def outcome_log(self, limit: int = 10_000) -> list[LearnedOutcome]:
         """The namespace's outcomes in learning order (the first `limit`)."""
@@ -207,9 +239,16 @@ class Engine:
         outcomes = [_result_of(outcome) for outcome in self._store.outcomes_of(decision_id)]
         return decision.model_copy(update={"outcomes": outcomes})
 
-    def arms(self, query: str | None = None) -> list[ArmStats]:
-        """Every arm's statistics; with a query, also whether it is cold and P(best) for it."""
-        return self._book.stats(self._featurize(query) if query is not None else None)
+    def arms(
+        self, query: str | None = None, *, kind: str | None = None, task: str | None = None
+    ) -> list[ArmStats]:
+        """Every arm's statistics; for a kind (its id), a named `task`, or the kind a query
+        would join, also whether each arm is cold there and its P(best) there."""
+        if kind is not None:
+            return self._book.stats(self._kinds.kind(kind).anchor)
+        if query is not None:
+            return self._book.stats(self._kinds.peek(_check_query(query), task=task))
+        return self._book.stats(None)
 
     def templates(self) -> list[PathDefinition]:
         """The template paths to choose among: built-in, from user folders, added at run time."""
@@ -256,6 +295,7 @@ class Engine:
             created_at=decision.created_at,
             query=decision.query,
             context=tuple(decision.context) if decision.context is not None else None,
+            kind=decision.kind.id if decision.kind is not None else None,
             choices={
                 "path": decision.path.arm_id,
                 "tool": decision.tool.arm_id,
@@ -339,9 +379,6 @@ class Engine:
         latest = self._latest(decision_id, source)
         assert latest is not None  # `_revision_for` found it
         return _result_of(latest).model_copy(update={"applied": False})
-
-    def _featurize(self, query: str) -> list[float]:
-        return [float(x) for x in np.asarray(self._featurizer(_check_query(query)), dtype=float)]
 
 
 def _is_number(value: object) -> bool:

@@ -1,6 +1,7 @@
 """Runs one decision's stages in order and assembles the `Decision`.
 
-query -> features -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
+query -> kind (a named task, the nearest known kind, or a new one)
+      -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
       -> path and tool selection -> tool run (the program tool: 1 call) -> answer (the path's
       procedure: 1 to 3 calls) -> checker, or referee (1 call, where its weight is above 0)
@@ -22,22 +23,21 @@ before the model is called.
 """
 
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
-import numpy as np
-
 from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
-from engine.domain.models import Choice, Decision, Seed, ToolRun
-from engine.domain.ports import LLM, DecisionListener, Featurizer, Searcher, ToolBox
+from engine.domain.kinds import KindMatch
+from engine.domain.models import Choice, Decision, QueryKind, Seed, ToolRun
+from engine.domain.ports import LLM, DecisionListener, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Choices, Chooser
+from engine.orchestration.kind_book import KindBook
 from engine.orchestration.learner import NO_SEED, SEED
 from engine.orchestration.run_state import UNLIMITED, Assembly, RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
@@ -73,17 +73,15 @@ class Pipeline:
         llm: LLM,
         searcher: Searcher,
         toolbox: ToolBox | None,
-        featurizer: Featurizer,
         program_toolbox: ToolBox | None = None,
-        family_of: Callable[[str], str] | None,
+        kinds: KindBook,
         book: ArmBook,
         config: EngineConfig,
     ) -> None:
         self._llm = GuardedLLM(llm)
         self._toolbox = toolbox
         self._program_toolbox = program_toolbox  # procedures: the program arm's sandbox
-        self._featurizer = featurizer
-        self._family_of = family_of
+        self._kinds = kinds
         self._config = config
         self._seeder = Seeder(searcher, config)
         self._book = book
@@ -100,27 +98,28 @@ class Pipeline:
         chat: ChatOptions | None = None,
         force_path: str | None = None,
         decision_id: str | None = None,
+        task: str | None = None,
     ) -> Draft:
         """Make one decision for `query`; the facade persists it and its outcomes.
 
         With a listener, the answer streams to its `on_token`. `chat` adds a chat client's
-        context to the answer prompt; `force_path` is a live path arm the caller names.
+        context to the answer prompt; `force_path` is a live path arm the caller names; `task`
+        names the kind of query (else the kind is found from the query's embedding).
         """
-        features = np.asarray(self._featurizer(query), dtype=float)
-        first = RunState(
-            query,
-            tuple(float(x) for x in features),
-            self._llm,
-            budget or self._config.budget,
-        )
+        started = start()
+        match = self._kinds.find(query, task=task)  # a bad task name raises before any work
+        first = RunState(query, match.kind.anchor, self._llm, budget or self._config.budget)
         assembly = Assembly(first, listener)
-        family = self._family_of(query) if self._family_of else "all"
-        seed_model, seed_choice = assembly.take(lambda run: self._seed(run, family))
+        kind = assembly.take(lambda _run: _kind_step(match, started))
+        seed_model, seed_choice = assembly.take(lambda run: self._seed(run, kind))
         referee_calls = self._scorer.referee_calls(first.context, checker)
-        shared_family = family if self._family_of else None  # no family function: no shared prior
         choices = assembly.take(
             lambda run: self._chooser.choose(
-                run, referee_calls=referee_calls, force_path=force_path, family=shared_family
+                run,
+                referee_calls=referee_calls,
+                force_path=force_path,
+                kind=kind.id,
+                first_of_kind=kind.new,
             )
         )
         tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
@@ -154,8 +153,7 @@ class Pipeline:
             namespace=self._config.namespace,
             created_at=datetime.now(UTC),
             query=query,
-            family=family if self._family_of else None,
-            context=list(first.context),
+            kind=kind,
             seed=seed_model,
             candidates=choices.candidates,
             path=Choice(
@@ -184,11 +182,11 @@ class Pipeline:
             seed_propensity=_draw_probability(seed_choice),
         )
 
-    def _seed(self, run: RunState, family: str) -> Steps[tuple[Seed, SeedChoice | None]]:
+    def _seed(self, run: RunState, kind: QueryKind) -> Steps[tuple[Seed, SeedChoice | None]]:
         """The seed, when the seed role (learnt per kind of query, in the arm book) wants one."""
         if not self._config.seed_gate:
             return (yield from self._seeder.build(run)), None
-        choice = self._book.seed_choice(run.context)
+        choice = self._book.seed_choice(run.context, first_of_kind=kind.new)
         if choice.use:
             return (yield from self._seeder.build(run)), choice
         yield report(
@@ -196,7 +194,9 @@ class Pipeline:
             "skipped",
             start(),
             outputs={
-                "why": f"the seed gate chose no seed for {family!r} queries",
+                "why": f"the first decision of the new kind {kind.label!r} makes no extra call"
+                if kind.new
+                else f"the seed gate chose no seed for queries of the kind {kind.label!r}",
                 "p_seed": choice.probability,
             },
         )
@@ -251,12 +251,9 @@ class Pipeline:
             started = start()
             # An arm of a tool already tried ("calculator+direct" after "calculator") would
             # refuse again: it is not drawn.
-            ran = {tools.split_arm(arm)[0] for arm in tried}
-            untried = {
-                arm: p
-                for arm, p in choices.tool_probabilities.items()
-                if tools.split_arm(arm)[0] not in ran
-            }
+            untried = tools.fallback_candidates(
+                choices.tool_probabilities, tried, choices.cold_tools
+            )
             arm, probability = self._chooser.fallback_tool(untried, tried)
             tried.append(arm)
             sequence *= probability
@@ -399,3 +396,23 @@ def _draw_probability(choice: SeedChoice | None) -> float:
     if choice is None:
         return 1.0
     return choice.probability if choice.use else round(1.0 - choice.probability, 4)
+
+
+def _kind_step(match: KindMatch, started: float) -> Steps[QueryKind]:
+    """The query's kind as the decision and its trace say it, with why it is that kind."""
+    kind = QueryKind(
+        id=match.kind.kind_id,
+        label=match.kind.label,
+        origin=match.kind.origin,
+        new=match.new,
+        similarity=match.similarity,
+        why=match.why,
+        example=match.kind.example,
+    )
+    yield report(
+        "kind",
+        "done",
+        started,
+        outputs=kind.model_dump(mode="json", exclude={"size"}),
+    )
+    return kind

@@ -13,7 +13,7 @@ divided among tied picks. (Measured in a simulation, forcing every cold arm to b
 instead kept the engine exploring detour arms in every query family and halved its accuracy.)
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,3 +79,35 @@ def choose_by_posterior(
         probabilities = policy.probabilities(context=context)
     arm = policy.select(context=context)
     return Pick(arm, float(probabilities.get(arm, 0.0)), "chose_by_posterior")
+
+
+def within(
+    pick: Pick,
+    allowed: Collection[str],
+    probabilities: Mapping[str, float],
+    rng: np.random.Generator,
+) -> Pick:
+    """The policy's draw kept to the `allowed` arms: the draw if allowed, else an allowed arm
+    drawn by the policy's probabilities renormalised over them (uniformly where they hold no
+    mass); either way the propensity is the renormalised probability, exact for this rule.
+
+    How the engine keeps exploration to arms that earned a place (`ArmBook.explorable`) and a
+    kind's first decision to single-call paths: drawing from the policy's own distribution
+    restricted to what is allowed leaves the relative odds of the allowed arms unchanged.
+
+    >>> rng, odds = np.random.default_rng(0), {"a": 0.3, "b": 0.1, "c": 0.6}
+    >>> within(Pick("c", 0.6, "chose_by_posterior"), ["a", "b"], odds, rng)
+    Pick(arm='a', propensity=0.75, reason='cold_start')
+    >>> within(Pick("b", 0.1, "chose_by_posterior"), ["a", "b"], odds, rng)
+    Pick(arm='b', propensity=0.25, reason='chose_by_posterior')
+    """
+    arms = sorted(arm for arm in allowed if arm in probabilities)
+    if not arms or len(arms) == len(probabilities):
+        return pick
+    weights = np.array([max(probabilities[arm], 0.0) for arm in arms], dtype=float)
+    total = weights.sum()
+    weights = weights / total if total > 0 else np.full(len(arms), 1.0 / len(arms))
+    if pick.arm in arms:
+        return Pick(pick.arm, float(weights[arms.index(pick.arm)]), pick.reason)
+    index = int(rng.choice(len(arms), p=weights))
+    return Pick(arms[index], float(weights[index]), "cold_start")

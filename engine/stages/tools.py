@@ -4,29 +4,17 @@ Running the tool never raises: a failure is recorded as an outcome for that tool
 reward 0), which teaches the tool policy and nothing else.
 """
 
-import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
-from engine.domain.features import family
 from engine.domain.models import ToolRun
 from engine.domain.ports import ToolBox
 from engine.domain.records import NO_TOOL
 from engine.errors import ThinkPathError
 
-# The tool a kind of query starts from, before any outcome: what the query *is* decides it, not
-# the model's rating (the 135M model sent arithmetic and unit questions to "none" although the
-# calculator was there). Only the cold start follows it: once the tool has outcomes for this kind
-# of query, the tool policy's posterior decides, so a wrong prior costs a few pulls, no more.
-FAMILY_TOOLS = {
-    "arithmetic": "calculator",
-    "unit_conversion": "units",
-    "letters": "text",
-    "letter_position": "text",
-}
-_SEQUENCE = re.compile(
-    r"\b(?:sequence|series|what comes next|next (?:number|term)|continue the pattern)\b",
-    re.IGNORECASE,
-)
+# The exact tools, in the order a new kind of query asks them whether they read the question
+# (`reading_tool`): the most specific readers first, so that "7 km in miles" is the units tool's
+# and "2, 4, 8, what comes next?" the sequence reader's before the calculator sees the numbers.
+EXACT_ORDER = ("units", "numbers", "text", "calculator")
 
 
 # Why direct arms live in the tool role: "answer with the tool's result itself, no answer call"
@@ -34,7 +22,7 @@ _SEQUENCE = re.compile(
 # arm per exact tool ("calculator+direct") lets the existing tool policy learn it with no new
 # role, outcome source or checkpoint state; the cost is one more cold arm per exact tool.
 DIRECT = "+direct"
-EXACT_TOOLS = frozenset({*FAMILY_TOOLS.values(), "numbers"})
+EXACT_TOOLS = frozenset(EXACT_ORDER)
 
 
 def tool_arms(names: Collection[str]) -> list[str]:
@@ -84,31 +72,57 @@ def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per t
     return query
 
 
-def prior_tool(query: str, available: Collection[str]) -> str | None:
-    """The tool arm this kind of query starts from (cold start), if it is available; else None.
+def reading_tool(
+    toolbox: ToolBox, query: str, available: Collection[str], timeout_s: float
+) -> str | None:
+    """The exact tool arm that reads the whole question on its own, if one is `available`.
 
-    An exact tool starts on its direct arm where there is one: a result read from the whole
-    question is the answer, and the 135M model, asked to write it out, often loses it (given
-    "17 * 23 = 391" it answered "What is 17 * 23?" with a plan and no number). When the tool
-    cannot read the whole question the direct arm falls back to the model's answer, so starting
-    there costs nothing; the policy then learns, per kind of query, which arm answers better.
-
-    >>> prior_tool("What is 17 + 25?", ["none", "calculator", "calculator+direct"])
-    'calculator+direct'
-    >>> prior_tool("What is 17 + 25?", ["none", "calculator"])
-    'calculator'
-    >>> prior_tool("What comes next: 2, 4, 8, 16?", ["none", "calculator", "numbers"])
-    'numbers'
-    >>> prior_tool("Who wrote Hamlet?", ["none", "calculator"]) is None
-    True
+    How a kind of query starts its tool: each exact tool is asked, in a fixed order, whether it
+    reads the whole question (it refuses in milliseconds when it does not), and the first that
+    does is tried, on its direct arm where there is one: a result read from the whole question
+    is the answer, and the 135M model, asked to write it out, often loses it. No cue table
+    decides; the tools' own readers do (`engine.adapters.tools.reading`).
     """
-    tool = "numbers" if _SEQUENCE.search(query) else FAMILY_TOOLS.get(family(query))
-    if tool is None:
-        return None
-    for arm in (tool + DIRECT, tool):
-        if arm in available:
-            return arm
+    names = set(toolbox.names())
+    for tool in EXACT_ORDER:
+        arms = [arm for arm in (tool + DIRECT, tool) if arm in available]
+        if tool not in names or not arms:
+            continue
+        run = run_tool(toolbox, tool, query, timeout_s)
+        if run is not None and run.ok and run.fully_parsed:
+            return arms[0]
     return None
+
+
+def fallback_candidates(
+    probabilities: Mapping[str, float], tried: Collection[str], cold: Collection[str]
+) -> dict[str, float]:
+    """The tool arms a fallback may draw after `tried` refused, with the policy's probabilities.
+
+    Exact tools not yet tried come first (each reads the question on its own, or refuses at
+    once). When every exact tool has refused, "none" is a candidate like the others, and a tool
+    that is not exact (a search, a program) is one only where this kind has learned that it
+    helps: it is warm here and the policy gives it at least the probability of "none".
+    (Falling back to a search by default pasted passages about reasoning strategies into 53 of
+    120 public questions, and 50 of them were answered wrongly.)
+
+    >>> probabilities = {"none": 0.2, "calculator": 0.1, "units": 0.1, "local_search": 0.6}
+    >>> fallback_candidates(probabilities, ["calculator"], cold=["local_search"])
+    {'units': 0.1}
+    >>> fallback_candidates(probabilities, ["calculator", "units"], cold=["local_search"])
+    {'none': 0.2}
+    >>> fallback_candidates(probabilities, ["calculator", "units"], cold=[])
+    {'none': 0.2, 'local_search': 0.6}
+    """
+    ran = {split_arm(arm)[0] for arm in tried}
+    untried = {arm: p for arm, p in probabilities.items() if split_arm(arm)[0] not in ran}
+    exact = {arm: p for arm, p in untried.items() if split_arm(arm)[0] in EXACT_TOOLS}
+    if exact:
+        return exact
+    floor = untried.get(NO_TOOL, 0.0)
+    return {
+        arm: p for arm, p in untried.items() if arm == NO_TOOL or (arm not in cold and p >= floor)
+    }
 
 
 def run_tool(toolbox: ToolBox, tool: str, argument: str, timeout_s: float) -> ToolRun | None:

@@ -33,11 +33,12 @@ from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.sql import SqlStore
 from engine.compose import build_policy_factory
-from engine.domain import features
 from engine.domain.config import EngineConfig
+from engine.domain.kinds import FALLBACK_DIMENSION, KindEvent, round_anchor
 from engine.domain.records import NO_TOOL, DecisionRecord, OutcomeRecord
 from engine.orchestration.facade import Engine
 from engine.settings import Settings
+from retrieval.embedding import HashingEmbedder
 from templates import load_templates
 
 QUERIES = (
@@ -51,11 +52,29 @@ BATCH = 20_000
 NAMESPACE = "startup"
 
 
+EMBEDDER = HashingEmbedder(FALLBACK_DIMENSION)  # the store is measured, not the embedding model
+
+
+def _add_kinds(store: SqlStore) -> list[str]:
+    """One kind of query per entry of `QUERIES`, in the store's kind log (once per store)."""
+    known = {event.example: event.kind_id for event in store.kind_events_since(NAMESPACE, 0)}
+    for query in QUERIES:
+        if query not in known:
+            seq = len(known) + 1
+            anchor = round_anchor(EMBEDDER.embed([query])[0])
+            event = KindEvent(
+                NAMESPACE, seq, f"k{seq}", "create", "discovered", None, anchor, query
+            )
+            store.append_kind_event(event)
+            known[query] = event.kind_id
+    return [known[query] for query in QUERIES]
+
+
 def fill(store: SqlStore, count: int, first: int = 0, seed: int = 7) -> None:
     """`count` decisions with one checker outcome each, through the bulk path."""
     rng = np.random.default_rng(seed + first)
     arms = [template.id for template in load_templates()]
-    contexts = [tuple(float(x) for x in features.query_features(query)) for query in QUERIES]
+    kinds_of = _add_kinds(store)
     moment = datetime(2026, 12, 1, tzinfo=UTC)
     for start in range(first, first + count, BATCH):
         size = min(BATCH, first + count - start)
@@ -68,7 +87,8 @@ def fill(store: SqlStore, count: int, first: int = 0, seed: int = 7) -> None:
                 namespace=NAMESPACE,
                 created_at=moment,
                 query=QUERIES[kinds[index]],
-                context=contexts[kinds[index]],
+                context=None,
+                kind=kinds_of[kinds[index]],
                 choices={"path": arms[picks[index]], "tool": NO_TOOL},
                 propensities={"path": 1.0 / len(arms), "tool": 1.0},
             )
@@ -92,8 +112,7 @@ def build(store: Any, every: int) -> tuple[Engine, float]:
         searcher=InMemorySearcher([]),
         store=store,
         templates=load_templates(),
-        featurizer=features.query_features,
-        family_of=features.family,
+        embedder=EMBEDDER,
         policy_factory=build_policy_factory(settings),
         config=EngineConfig(namespace=NAMESPACE, checkpoint_every=every),
     )

@@ -49,6 +49,7 @@ def decision_row(decision: DecisionRecord) -> dict[str, Any]:
             {role: float(p) for role, p in decision.propensities.items()}, f"{what} propensities"
         ),
         "payload": to_json(dict(decision.payload), f"{what} payload"),
+        "kind": decision.kind,
     }
 
 
@@ -63,6 +64,7 @@ def decision_from_row(row: Mapping[Any, Any]) -> DecisionRecord:
         choices=from_json(row["choices"]),
         propensities=from_json(row["propensities"]),
         payload=from_json(row["payload"]),
+        kind=row["kind"],
     )
 
 

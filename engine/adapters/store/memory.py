@@ -11,9 +11,11 @@ from engine.adapters.store.validation import (
     check_checkpoint,
     check_checkpoint_seq,
     check_decision,
+    check_kind_event,
     check_outcome_values,
     replayed_receipt,
 )
+from engine.domain.kinds import KindEvent
 from engine.domain.records import (
     ArmRecord,
     CheckpointRecord,
@@ -37,6 +39,7 @@ class InMemoryStore:
         self._learned: dict[str, list[LearnedOutcome]] = {}
         self._arms: dict[tuple[str, str, str], ArmRecord] = {}
         self._checkpoints: dict[tuple[str, str], CheckpointRecord] = {}
+        self._kind_events: dict[str, list[KindEvent]] = {}
 
     def save_decision(self, decision: DecisionRecord) -> None:
         """Store a decision; saving the same decision again is a no-op, a changed one an error."""
@@ -116,3 +119,24 @@ class InMemoryStore:
         with self._lock:
             kept = self._checkpoints.get((namespace, fingerprint))
         return None if kept is None else replace(kept, state=json.loads(json.dumps(kept.state)))
+
+    def append_kind_event(self, event: KindEvent) -> bool:
+        check_kind_event(event)
+        with self._lock:
+            events = self._kind_events.setdefault(event.namespace, [])
+            if event.seq != len(events) + 1:
+                return False  # taken (or a gap: the writer has not read the log to its end)
+            events.append(event)
+            return True
+
+    def kind_events_since(self, namespace: str, after_seq: int) -> list[KindEvent]:
+        with self._lock:
+            return list(self._kind_events.get(namespace, [])[max(after_seq, 0) :])
+
+    def kind_sizes(self, namespace: str) -> dict[str, int]:
+        with self._lock:
+            sizes: dict[str, int] = {}
+            for decision in self._decisions.values():
+                if decision.namespace == namespace and decision.kind is not None:
+                    sizes[decision.kind] = sizes.get(decision.kind, 0) + 1
+            return sizes

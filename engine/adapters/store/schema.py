@@ -14,6 +14,7 @@ from engine.adapters.store.tables import (
     ALL_TABLES,
     APPLICATION,
     CHECKPOINTS,
+    KIND_EVENTS,
     META,
     SCHEMA_VERSION,
 )
@@ -27,9 +28,15 @@ def _add_checkpoints(connection: Connection) -> None:
     CHECKPOINTS.create(connection)
 
 
+def _add_kinds(connection: Connection) -> None:
+    """2 -> 3: the kind log, and each decision's kind (none for the decisions made before)."""
+    KIND_EVENTS.create(connection)
+    connection.exec_driver_sql("ALTER TABLE decisions ADD COLUMN kind VARCHAR(128)")
+
+
 # version -> the step that brings a store from that version to the next one. Version 1 is the
 # first released schema; a change to the tables adds a step here and raises SCHEMA_VERSION.
-MIGRATIONS: dict[int, Migration] = {1: _add_checkpoints}
+MIGRATIONS: dict[int, Migration] = {1: _add_checkpoints, 2: _add_kinds}
 
 
 def prepare(connection: Connection, dialect: str, label: str, *, create: bool = True) -> int:

@@ -20,7 +20,14 @@ from typing import Any
 
 from sqlalchemy import bindparam, select
 
-from engine.adapters.store import batch, checkpoint_rows, postgres_append, statistics, transfer
+from engine.adapters.store import (
+    batch,
+    checkpoint_rows,
+    kind_rows,
+    postgres_append,
+    statistics,
+    transfer,
+)
 from engine.adapters.store.codec import (
     arm_from_row,
     arm_row,
@@ -47,6 +54,7 @@ from engine.adapters.store.validation import (
     check_outcome_values,
     replayed_receipt,
 )
+from engine.domain.kinds import KindEvent
 from engine.domain.records import (
     ArmRecord,
     CheckpointRecord,
@@ -284,7 +292,7 @@ class SqlStore:
             rows = cursor.fetchall()
         parsed: dict[str, dict[str, str]] = {}  # decisions share a few distinct choices
         learned = []
-        for seq, decision_id, source, reward, weight, choices, context in rows:
+        for seq, decision_id, source, reward, weight, choices, context, kind in rows:
             if choices not in parsed:
                 parsed[choices] = statistics.choices_of(choices)
             learned.append(
@@ -297,6 +305,7 @@ class SqlStore:
                     source=source,
                     reward=reward,
                     weight=weight,
+                    kind=kind,
                 )
             )
         return learned
@@ -312,6 +321,7 @@ class SqlStore:
                 DECISIONS.c.namespace,
                 DECISIONS.c.choices,
                 DECISIONS.c.context,
+                DECISIONS.c.kind,
             )
             .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
             .where(OUTCOMES.c.decision_id == decision_id)
@@ -329,8 +339,9 @@ class SqlStore:
                 source=source,
                 reward=reward,
                 weight=weight,
+                kind=kind,
             )
-            for seq, source, reward, weight, namespace, choices, context in rows
+            for seq, source, reward, weight, namespace, choices, context, kind in rows
         ]
 
     # -- ArmCatalog ----------------------------------------------------------------------------
@@ -360,6 +371,21 @@ class SqlStore:
         """The newest checkpoint of this configuration, or None."""
         with self._guard("read a checkpoint"), self._engines.reader.begin() as connection:
             return checkpoint_rows.latest(connection, namespace, fingerprint)
+
+    # -- KindLog ---------------------------------------------------------------------------------
+
+    def append_kind_event(self, event: KindEvent) -> bool:
+        """Append a kind event at its seq; False when another writer took that seq."""
+        with self._guard("add a kind"), self._engines.writer.begin() as connection:
+            return kind_rows.append(connection, self._insert, event)
+
+    def kind_events_since(self, namespace: str, after_seq: int) -> list[KindEvent]:
+        with self._guard("read kinds"), self._engines.reader.begin() as connection:
+            return kind_rows.since(connection, namespace, after_seq)
+
+    def kind_sizes(self, namespace: str) -> dict[str, int]:
+        with self._guard("count kinds"), self._engines.reader.begin() as connection:
+            return kind_rows.sizes(connection, namespace)
 
     # -- administration ------------------------------------------------------------------------
 
@@ -406,6 +432,7 @@ def _since_query() -> Any:
             OUTCOMES.c.weight,
             DECISIONS.c.choices,
             DECISIONS.c.context,
+            DECISIONS.c.kind,
         )
         .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
         .where(

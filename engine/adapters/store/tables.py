@@ -5,7 +5,7 @@ Nothing outside `engine.adapters.store` imports this module; the core sees froze
 sorted keys, so equal records give equal bytes on SQLite and PostgreSQL alike (idempotence
 compares them).
 
-Schema version 2 (version 1 lacked `checkpoints`):
+Schema version 3 (version 1 lacked `checkpoints`, version 2 `kind_events` and `decisions.kind`):
 
     thinkpath_meta      key/value: application name, schema version, store id
     decisions           one row per decision, immutable once written
@@ -19,6 +19,8 @@ Schema version 2 (version 1 lacked `checkpoints`):
                         tools
     checkpoints         learner state as of a seq, per (namespace, configuration fingerprint):
                         a cache of the outcomes up to that seq, so start-up replays only the rest
+    kind_events         the kinds of query per namespace, an append-only log: (namespace, seq)
+                        is its order, and a writer that finds its seq taken reads it again
 """
 
 from datetime import datetime
@@ -26,7 +28,7 @@ from datetime import datetime
 from sqlalchemy import Column, DateTime, ForeignKey, Index, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION = "thinkpath"
 
 # Small rows looked up by their key: on SQLite, storing them in their primary-key tree (no
@@ -59,6 +61,7 @@ class DecisionRow(SQLModel, table=True):
     choices: str = Field(sa_type=Text)  # JSON object role -> arm
     propensities: str = Field(sa_type=Text)  # JSON object role -> probability
     payload: str = Field(sa_type=Text)  # JSON object: candidates, trace, cost, answer
+    kind: str | None = Field(default=None, max_length=128)  # the kind of query it was made for
 
 
 class OutcomeRow(SQLModel, table=True):
@@ -123,6 +126,20 @@ class CheckpointRow(SQLModel, table=True):
     created_at: datetime = Field(sa_column=_timestamp())
 
 
+class KindEventRow(SQLModel, table=True):
+    __tablename__ = "kind_events"
+
+    namespace: str = Field(primary_key=True, max_length=128)
+    seq: int = Field(primary_key=True)
+    kind_id: str = Field(max_length=128)
+    action: str = Field(max_length=16)  # "create" or "rename"
+    origin: str = Field(max_length=16)  # "task" or "discovered"
+    name: str | None = Field(default=None, max_length=128)
+    anchor: str | None = Field(default=None, sa_type=Text)  # JSON list of floats ("create")
+    example: str = Field(sa_type=Text)
+    created_at: datetime = Field(sa_column=_timestamp())
+
+
 def table(model: type[SQLModel]) -> Table:
     """The Core table behind a SQLModel class (typed, for statements built in the adapter)."""
     result = model.__table__  # type: ignore[attr-defined]
@@ -137,4 +154,5 @@ COUNTERS = table(NamespaceCounterRow)
 STATISTICS = table(ArmStatisticsRow)
 ARMS = table(ArmRow)
 CHECKPOINTS = table(CheckpointRow)
-ALL_TABLES = (META, DECISIONS, OUTCOMES, COUNTERS, STATISTICS, ARMS, CHECKPOINTS)
+KIND_EVENTS = table(KindEventRow)
+ALL_TABLES = (META, DECISIONS, OUTCOMES, COUNTERS, STATISTICS, ARMS, CHECKPOINTS, KIND_EVENTS)

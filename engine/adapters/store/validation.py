@@ -6,6 +6,7 @@ Each check raises before anything is written, with a message that names the offe
 import math
 from collections.abc import Mapping
 
+from engine.domain.kinds import KindEvent
 from engine.domain.records import (
     ArmRecord,
     CheckpointRecord,
@@ -56,10 +57,27 @@ def check_decision(decision: DecisionRecord) -> None:
                 f"decision {decision.decision_id!r}: propensity of {role!r} must be a finite "
                 f"number in [0, 1], got {probability!r}"
             )
+    if decision.kind is not None:
+        _check_name("kind", decision.kind, MAX_ID)
     if decision.context is not None and not all(_is_number(x) for x in decision.context):
         raise StoreError(
             f"decision {decision.decision_id!r}: context must hold finite numbers only"
         )
+
+
+def check_kind_event(event: KindEvent) -> None:
+    """Reject a kind event with a bad namespace, seq, id, action or anchor."""
+    _check_name("namespace", event.namespace, MAX_ID)
+    _check_name("kind_id", event.kind_id, MAX_ID)
+    seq = event.seq
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+        raise StoreError(f"a kind event's seq must be a positive integer, got {seq!r}")
+    if event.action not in ("create", "rename") or event.origin not in ("task", "discovered"):
+        raise StoreError(f"kind event {seq}: unknown action {event.action!r} or origin")
+    if event.name is not None:
+        _check_name("kind name", event.name, MAX_ID)
+    if event.anchor is not None and not all(_is_number(x) for x in event.anchor):
+        raise StoreError(f"kind {event.kind_id!r}: anchor must hold finite numbers only")
 
 
 def check_arm(arm: ArmRecord) -> None:

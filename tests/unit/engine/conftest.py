@@ -7,7 +7,7 @@ nothing right. The scripted model plays the part of an LLM that follows the path
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -59,6 +59,17 @@ def featurize(query: str) -> np.ndarray:
 
 def family(query: str) -> str:
     return "arithmetic" if featurize(query)[0] else "spelling"
+
+
+class FamilyEmbedder:
+    """An embedding double: the test world's two families as orthogonal unit vectors, so that
+    each family is one kind of query (a query joins its family's kind at cosine 1)."""
+
+    model_id = "test-families"
+    dimension = 2
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.array([featurize(text)[:2] for text in texts], dtype=np.float32)
 
 
 def solve(query: str) -> str:
@@ -173,6 +184,7 @@ class World:
         store: Any | None = None,
         always_seed: bool = False,
         referee_weight: float | None = None,
+        rating: bool = False,
     ) -> Engine:
         """An engine configured as the product ships (`EngineConfig`'s defaults: the seed role
         and the referee's audits on, the referee's prior weight 0), with a scripted model.
@@ -180,6 +192,8 @@ class World:
         of the seed stage itself; `referee_weight` opts in to the referee where audits never
         measured it (`THINKPATH_REFEREE_WEIGHT`), for tests of the referee's path itself."""
         config = config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0))
+        if rating:
+            config = replace(config, rate_cold_paths=True)
         if always_seed:
             config = replace(config, seed_gate=False)
         if referee_weight is not None:
@@ -190,12 +204,22 @@ class World:
             searcher=self.searcher,
             store=store or self.store,
             templates=TEMPLATES,
-            featurizer=featurize,
-            family_of=family,
+            embedder=FamilyEmbedder(),
             policy_factory=policy_factory or self.policy_factory(cold_pulls),
             toolbox=self.toolbox if tools else None,
             config=config,
         )
+
+
+def known_kinds(engine: Engine, llm: ScriptedLLM | None = None) -> Engine:
+    """`engine` once it knows both kinds of the test world (a first decision of each), with
+    `llm`'s requests forgotten: the first decision of a new kind makes no call besides its
+    answer, so a test of the seed, rating or detour stages starts from known kinds."""
+    engine.decide("What is the sum 1 + 1?")
+    engine.decide("What is the first letter of the word kite?")
+    if llm is not None:
+        llm.requests.clear()
+    return engine
 
 
 def seed_calls(decision: Any) -> list[str]:

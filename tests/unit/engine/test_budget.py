@@ -1,15 +1,15 @@
 """Per-decision budgets are enforced before a call is made, and stop with a traced reason."""
 
 from engine.domain.budget import Budget
-from tests.unit.engine.conftest import REFEREE_OPT_IN
+from tests.unit.engine.conftest import REFEREE_OPT_IN, known_kinds
 
 QUERY = "What is the sum 3 + 4?"
 
 
 def test_a_one_call_budget_keeps_the_answer_and_stops_the_rest(world) -> None:
     llm = world.llm()
-    engine = world.engine(llm, always_seed=True, referee_weight=REFEREE_OPT_IN)
-    decision = engine.decide(QUERY, budget=Budget(max_calls=1))
+    engine = world.engine(llm, always_seed=True, referee_weight=REFEREE_OPT_IN, rating=True)
+    decision = known_kinds(engine, llm).decide(QUERY, budget=Budget(max_calls=1))
     assert [request.purpose for request in llm.requests] == ["answer"]
     assert decision.answer is not None
     assert decision.cost.calls == 1
@@ -20,7 +20,8 @@ def test_a_one_call_budget_keeps_the_answer_and_stops_the_rest(world) -> None:
 
 def test_a_token_budget_stops_calls_once_spent(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm).decide(QUERY, budget=Budget(max_calls=6, max_tokens=150))
+    engine = known_kinds(world.engine(llm, rating=True), llm)
+    decision = engine.decide(QUERY, budget=Budget(max_calls=6, max_tokens=150))
     stopped = [step for step in decision.trace if step.reason == "budget_stop"]
     assert stopped, "a 150-token budget must stop some stage"
     assert "token budget spent" in (stopped[0].error or "")
@@ -31,8 +32,8 @@ def test_a_token_budget_stops_calls_once_spent(world) -> None:
 def test_an_unlimited_budget_still_keeps_the_worst_case_retry_rule(world) -> None:
     world.overrides["referee"] = lambda request: "garbage"
     llm = world.llm()
-    engine = world.engine(llm, always_seed=True, referee_weight=REFEREE_OPT_IN)
-    decision = engine.decide(QUERY, budget=Budget())
+    engine = world.engine(llm, always_seed=True, referee_weight=REFEREE_OPT_IN, rating=True)
+    decision = known_kinds(engine, llm).decide(QUERY, budget=Budget())
     # cold: seed, rate, answer, referee + one retry of the referee; never more than six
     assert [request.purpose for request in llm.requests] == [
         "seed",

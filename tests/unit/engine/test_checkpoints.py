@@ -100,7 +100,7 @@ def test_a_checkpoint_plus_the_tail_equals_a_full_replay_arm_for_arm(world: Any,
     assert learned(restored) == learned(replayed)  # policies (random state too), tallies
     for query in (ARITHMETIC, SPELLING):
         assert by_arm(restored, query) == by_arm(replayed, query)
-        context = np.asarray(restored._featurize(query))
+        context = np.asarray(restored._kinds.peek(query))
         for role in ("path", "tool"):
             picks = [restored._book._learner.policies[role].select(context) for _ in range(8)]
             assert picks == [

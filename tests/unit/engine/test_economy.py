@@ -11,7 +11,7 @@ import pytest
 from engine.domain.config import SINGLE_PATH_WORST_CALLS, DetourRules, EngineConfig
 from engine.domain.procedures import MAX_PROCEDURE_CALLS
 from engine.domain.records import LLMRequest
-from tests.unit.engine.conftest import REFEREE_OPT_IN, seed_calls
+from tests.unit.engine.conftest import REFEREE_OPT_IN, known_kinds, seed_calls
 
 ARITHMETIC = "What is the sum 3 + 4?"
 
@@ -25,15 +25,30 @@ def warm_up(world, engine, query: str, most: int = 40) -> None:
     raise AssertionError(f"arms still cold after {most} decisions")
 
 
+def test_the_first_decision_of_a_new_kind_makes_no_call_besides_its_answer(world) -> None:
+    llm = world.llm()
+    engine = world.engine(llm, rating=True)  # even with the model's rating of paths on
+    decision = engine.decide(ARITHMETIC)
+    assert [request.purpose for request in llm.requests] == ["answer"]
+    assert decision.kind is not None
+    assert decision.kind.new
+    assert decision.step("seed").reason == decision.step("detour").reason == "skipped"
+    procedure = {path.arm_id: path.procedure for path in engine.templates()}
+    assert procedure[decision.path.arm_id] in ("single", "bare")  # a one-call path
+    second = engine.decide("What is the sum 5 + 6?")
+    assert second.kind is not None
+    assert not second.kind.new
+    assert second.kind.id == decision.kind.id
+
+
 def test_a_cold_decision_rates_once_and_the_llm_pick_leads(world) -> None:
     world.rating_favourite = "letters"
     llm = world.llm()
-    engine = world.engine(llm, referee_weight=REFEREE_OPT_IN)
+    engine = known_kinds(world.engine(llm, referee_weight=REFEREE_OPT_IN, rating=True), llm)
     decision = engine.decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == [*seed_calls(decision), "rate", "answer", "referee"]
     assert (decision.path.arm_id, decision.path.reason) == ("letters", "cold_start")
-    assert decision.path.propensity == 1.0
     assert decision.step("rating").outputs["scores"]["letters"] == 5
     assert decision.cost.calls == len(purposes)
 
@@ -43,7 +58,7 @@ def test_a_warm_decision_makes_at_most_three_calls(world) -> None:
     warm_up(world, engine, ARITHMETIC)
     llm = world.llm()
     # a second engine on the same store: it learns by replay
-    warm = world.engine(llm, referee_weight=REFEREE_OPT_IN)
+    warm = world.engine(llm, referee_weight=REFEREE_OPT_IN, rating=True)
     decision = warm.decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == [*seed_calls(decision), "answer", "referee"]
@@ -80,7 +95,7 @@ def test_the_worst_case_cold_arms_plus_a_detour_stays_within_six_calls(world) ->
     # that never parses: the most calls a single-call path can be driven to (a procedure adds
     # its extra answer calls, which the default budget also allows).
     rules = DetourRules(prob_best_floor=0.0, failure_streak=2)
-    engine = world.engine(config=EngineConfig(seed=1, detour=rules), cold_pulls=50)
+    engine = world.engine(config=EngineConfig(seed=1, detour=rules), cold_pulls=50, rating=True)
     for _ in range(2):
         engine.decide(ARITHMETIC, checker=lambda text: 0.0)
     ratings = iter(["{broken", None])
@@ -98,6 +113,7 @@ def test_the_worst_case_cold_arms_plus_a_detour_stays_within_six_calls(world) ->
         cold_pulls=50,
         always_seed=True,
         referee_weight=REFEREE_OPT_IN,
+        rating=True,
     ).decide(ARITHMETIC)
     purposes = [request.purpose for request in llm.requests]
     assert purposes == ["seed", "rate", "rate", "detour", "answer", "referee"]
@@ -115,7 +131,7 @@ def test_cost_counts_tokens_and_money(world) -> None:
 
 def test_the_llm_is_asked_only_when_the_policy_chooses_to_explore(world) -> None:
     world.rating_favourite = "digits"
-    engine = world.engine(cold_pulls=3)
+    engine = known_kinds(world.engine(cold_pulls=3, rating=True))
     decisions = [
         engine.decide(ARITHMETIC, checker=lambda text: 1.0 if "Answer: 7" in text else 0.0)
         for _ in range(12)
@@ -140,7 +156,8 @@ def test_the_llm_is_asked_only_when_the_policy_chooses_to_explore(world) -> None
 
 def test_each_stage_counts_its_own_calls(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm, referee_weight=REFEREE_OPT_IN).decide(ARITHMETIC)
+    engine = known_kinds(world.engine(llm, referee_weight=REFEREE_OPT_IN, rating=True), llm)
+    decision = engine.decide(ARITHMETIC)
     stage_of = {"seed": "seed", "rate": "rating", "answer": "answer", "referee": "referee"}
     expected: dict[str, int] = {}
     for request in llm.requests:

@@ -5,7 +5,7 @@ import pytest
 from engine.domain.records import LLMRequest
 from engine.domain.structured import StructuredOutputError
 from engine.errors import LLMOutputError, LLMTimeoutError, LLMUnavailableError
-from tests.unit.engine.conftest import REFEREE_OPT_IN
+from tests.unit.engine.conftest import REFEREE_OPT_IN, known_kinds
 
 QUERY = "What is the sum 3 + 4?"
 
@@ -29,7 +29,8 @@ def raiser(error: Exception):
 def test_a_fault_degrades_the_decision_and_is_traced(world, stage, purpose, error, kind) -> None:
     world.overrides[purpose] = raiser(error)
     opted_in = REFEREE_OPT_IN if stage == "referee" else None  # never measured, else not asked
-    decision = world.engine(always_seed=stage == "seed", referee_weight=opted_in).decide(QUERY)
+    engine = world.engine(always_seed=stage == "seed", referee_weight=opted_in, rating=True)
+    decision = known_kinds(engine).decide(QUERY)
     step = decision.step(stage)
     assert decision.degraded
     assert step.reason == "fault"
@@ -41,7 +42,7 @@ def test_a_fault_degrades_the_decision_and_is_traced(world, stage, purpose, erro
 
 def test_malformed_rating_output_falls_back_to_the_policy(world) -> None:
     world.overrides["rate"] = lambda request: "I think digits is best!"
-    decision = world.engine().decide(QUERY)
+    decision = known_kinds(world.engine(rating=True)).decide(QUERY)
     assert decision.step("rating").reason == "fault"
     assert "OutputError" in (decision.step("rating").error or "")
     assert decision.path.reason == "chose_by_posterior"

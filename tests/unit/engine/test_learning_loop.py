@@ -40,7 +40,7 @@ class CountingPolicy:
         self.inner.retract(arm, reward, context=context, weight=weight)
 
 
-def counting_engine(world, referee_weight=None):
+def counting_engine(world, referee_weight=None, rating=False):
     counters = {}
     base = world.policy_factory()
 
@@ -48,13 +48,15 @@ def counting_engine(world, referee_weight=None):
         counters[role] = CountingPolicy(base(role, arms, dim))
         return counters[role]
 
-    return world.engine(policy_factory=factory, referee_weight=referee_weight), counters
+    engine = world.engine(policy_factory=factory, referee_weight=referee_weight, rating=rating)
+    return engine, counters
 
 
 def test_ratings_never_update_a_policy(world) -> None:
     world.rating_favourite = "ramble"  # the model loves the useless path
     world.overrides["referee"] = lambda request: "no verdict"  # so no outcome arrives at all
-    engine, counters = counting_engine(world)
+    engine, counters = counting_engine(world, rating=True)
+    engine.decide(ARITHMETIC)  # a kind's first decision is not rated (it makes one call)
     for _ in range(5):
         decision = engine.decide(ARITHMETIC)
         assert decision.step("rating").outputs["scores"]["ramble"] == 5

@@ -1,18 +1,26 @@
-"""The rating is a prior: made once per query family and candidate set, then reused."""
+"""The rating (where it is on) is a prior: made once per kind and candidate set, then reused.
+
+Each engine here knows both kinds of the test world first (`known_kinds`): a kind's first
+decision is never rated, it makes no call besides its answer."""
 
 import pytest
 
 from engine.domain.config import DetourRules, EngineConfig
 from engine.errors import ConfigError
 from engine.stages.rating import Rating, RatingCache, candidate_fingerprint
-from tests.unit.engine.conftest import FakeTemplate, World
+from tests.unit.engine.conftest import FakeTemplate, World, known_kinds
 
 ARITHMETIC = [f"What is {a} + {b}?" for a, b in ((3, 4), (12, 9), (7, 8), (20, 22), (5, 5))]
 SPELLING = "What is the first letter of apple?"
 
 
 def _config(**changes: object) -> EngineConfig:
-    return EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0), **changes)  # type: ignore[arg-type]
+    return EngineConfig(
+        seed=5,
+        detour=DetourRules(prob_best_floor=0.0),
+        rate_cold_paths=True,
+        **changes,  # type: ignore[arg-type]
+    )
 
 
 def _rating_steps(decisions: list) -> list[str]:  # type: ignore[type-arg]
@@ -22,7 +30,7 @@ def _rating_steps(decisions: list) -> list[str]:  # type: ignore[type-arg]
 def test_a_family_is_rated_once_and_its_later_cold_decisions_reuse_the_prior(world: World) -> None:
     world.rating_favourite = "digits"
     llm = world.llm()
-    engine = world.engine(llm, cold_pulls=50.0, config=_config())
+    engine = known_kinds(world.engine(llm, cold_pulls=50.0, config=_config()), llm)
     decisions = [engine.decide(query) for query in ARITHMETIC]
     assert [r.purpose for r in llm.requests].count("rate") == 1
     reasons = _rating_steps(decisions)
@@ -38,7 +46,7 @@ def test_a_family_is_rated_once_and_its_later_cold_decisions_reuse_the_prior(wor
 
 def test_another_family_is_rated_on_its_own(world: World) -> None:
     llm = world.llm()
-    engine = world.engine(llm, cold_pulls=50.0, config=_config())
+    engine = known_kinds(world.engine(llm, cold_pulls=50.0, config=_config()), llm)
     engine.decide(ARITHMETIC[0])
     spelled = engine.decide(SPELLING)
     assert spelled.step("rating").reason == "done"
@@ -47,7 +55,7 @@ def test_another_family_is_rated_on_its_own(world: World) -> None:
 
 def test_a_changed_candidate_set_is_rated_again(world: World) -> None:
     llm = world.llm()
-    engine = world.engine(llm, cold_pulls=50.0, config=_config())
+    engine = known_kinds(world.engine(llm, cold_pulls=50.0, config=_config()), llm)
     engine.decide(ARITHMETIC[0])
     assert engine.decide(ARITHMETIC[1]).step("rating").reason == "cached"
     engine.add_template(FakeTemplate("sketch", "Sketch", "draw it", "STRATEGY=SKETCH\n{query}"))
@@ -61,7 +69,9 @@ def test_a_changed_candidate_set_is_rated_again(world: World) -> None:
 
 def test_a_cache_of_size_zero_rates_every_cold_decision(world: World) -> None:
     llm = world.llm()
-    engine = world.engine(llm, cold_pulls=50.0, config=_config(rating_cache_size=0))
+    engine = known_kinds(
+        world.engine(llm, cold_pulls=50.0, config=_config(rating_cache_size=0)), llm
+    )
     decisions = [engine.decide(query) for query in ARITHMETIC]
     assert _rating_steps(decisions) == ["done"] * len(ARITHMETIC)
     assert [r.purpose for r in llm.requests].count("rate") == len(ARITHMETIC)
@@ -71,7 +81,7 @@ def test_a_failed_rating_is_not_kept(world: World) -> None:
     replies = iter(["not json", "not json"])
     world.overrides["rate"] = lambda request: next(replies, '{"scores": [3, 3, 3], "tool": "none"}')
     llm = world.llm()
-    engine = world.engine(llm, cold_pulls=50.0, config=_config())
+    engine = known_kinds(world.engine(llm, cold_pulls=50.0, config=_config()), llm)
     assert engine.decide(ARITHMETIC[0]).step("rating").reason == "fault"
     assert engine.decide(ARITHMETIC[1]).step("rating").reason == "done"
     assert engine.decide(ARITHMETIC[2]).step("rating").reason == "cached"

@@ -1,10 +1,15 @@
-"""A seed that informs and never answers; a tool prior that follows what the query is."""
+"""A seed that informs and never answers; a new kind's tool found by the tools' own readers."""
+
+import re
+from dataclasses import replace
 
 import pytest
 
-from engine.domain.records import LLMRequest, Passage
+from engine.adapters.tools import ToolRegistry, standard_tools
+from engine.domain.records import LLMRequest, Passage, ToolResult
 from engine.stages.seed_check import degeneracy, inform_only
-from engine.stages.tools import prior_tool
+from engine.stages.tools import fallback_candidates, reading_tool, split_arm, tool_arms
+from tests.unit.engine.conftest import FakeToolBox
 
 ADDITION = [Passage("Addition combines two numbers into their sum.", "notes/addition.md")]
 
@@ -73,22 +78,52 @@ def test_a_looping_or_answering_brief_is_not_used(world) -> None:
         ("How many times does the letter 'r' appear in 'strawberry'?", "text"),
         ("What is the first letter of the word 'apple'?", "text"),
         ("Who wrote Hamlet?", None),
+        ("Is a tomato a fruit or a vegetable?", None),
+        ("Summarise the plot of Hamlet in two sentences.", None),
     ],
 )
-def test_the_prior_tool_follows_the_kind_of_query(query: str, tool: str | None) -> None:
-    tools = ["none", "calculator", "units", "text", "numbers", "local_search"]
-    assert prior_tool(query, tools) == tool
-    assert prior_tool(query, ["none"]) is None  # never a tool that is not available
+def test_the_exact_tools_read_a_new_kinds_question_on_their_own(
+    query: str, tool: str | None
+) -> None:
+    toolbox = ToolRegistry(standard_tools())
+    arms = tool_arms(toolbox.names())
+    # a generous deadline: the first unit question of a process loads pint and quantulum3
+    found = reading_tool(toolbox, query, arms, timeout_s=120.0)
+    assert (None if found is None else split_arm(found)[0]) == tool
+    assert reading_tool(toolbox, query, ["none"], timeout_s=120.0) is None  # only what is offered
 
 
-def test_the_prior_leads_the_cold_start_over_the_models_pick(world) -> None:
+def test_after_every_exact_tool_refused_a_search_needs_its_kind_to_have_learned_it() -> None:
+    probabilities = {"none": 0.1, "calculator": 0.2, "text": 0.1, "local_search": 0.6}
+    assert fallback_candidates(probabilities, ["calculator"], cold=["local_search"]) == {
+        "text": 0.1
+    }
+    every_exact = ["calculator", "text"]
+    assert fallback_candidates(probabilities, every_exact, cold=["local_search"]) == {"none": 0.1}
+    learned = fallback_candidates(probabilities, every_exact, cold=[])
+    assert learned == {"none": 0.1, "local_search": 0.6}
+    unhelpful = {**probabilities, "none": 0.7, "local_search": 0.05}
+    assert fallback_candidates(unhelpful, every_exact, cold=[]) == {"none": 0.7}
+
+
+class ReadingToolBox(FakeToolBox):
+    """The test world's tools, with a calculator that says when it read the whole question."""
+
+    def run(self, name: str, argument: str, timeout_s: float) -> ToolResult:
+        result = super().run(name, argument, timeout_s)
+        if name == "calculator" and re.search(r"\d\s*\+\s*\d", argument):
+            return replace(result, value=result.output, fully_parsed=True)
+        return result
+
+
+def test_a_tool_that_reads_the_whole_question_leads_a_new_kinds_cold_start(world) -> None:
     world.rating_tool = "broken_search"  # the model would send arithmetic to a search
-    engine = world.engine(tools=True)
+    world.toolbox = ReadingToolBox()
+    engine = world.engine(tools=True, rating=True)
     query = "What is the sum 3 + 4?"
     decision = engine.decide(query, checker=world.checker_for(query))
-    # the exact tool's direct arm first (`tools.prior_tool`); this world's stand-in calculator
-    # does not say it read the whole question, so the model still writes the answer
     assert (decision.tool.arm_id, decision.tool.reason) == ("calculator+direct", "cold_start")
+    assert decision.answer == "Answer: 7"  # the result itself: no answer call
     spelling = engine.decide("What is the first letter of apple?")
     assert not spelling.tool.arm_id.startswith("calculator") or spelling.tool.reason != "cold_start"
 

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine import compose
@@ -18,7 +19,6 @@ from engine.compose import (
     build_store,
     build_toolbox,
 )
-from engine.domain import features
 from engine.domain.config import EngineConfig
 from engine.domain.records import ChatMessage, LLMRequest, Passage
 from engine.errors import ConfigError, StoreError
@@ -94,15 +94,16 @@ def test_policies_are_contextual_either_way() -> None:
 
 def test_the_default_path_and_tool_policies_pool_what_the_families_taught(monkeypatch) -> None:
     """The shipped default (`engine.settings.DEFAULT_POLICY`, the reason beside it): the path and
-    tool roles are one `pooled_thompson` over the query features, each family a context whose
-    prior comes from the other families; the seed role stays keyed Thompson."""
+    tool roles are one `pooled_thompson` over the kinds' anchors, each kind a context whose
+    prior comes from the kinds most like it; the seed role stays keyed Thompson."""
     for name in ("THINKPATH_PATH_POLICY", "THINKPATH_TOOL_POLICY"):
         monkeypatch.delenv(name, raising=False)
     settings = load_settings(policy_seed=3)
     assert (settings.path_policy, settings.tool_policy) == (DEFAULT_POLICY, DEFAULT_POLICY)
     assert DEFAULT_POLICY == "pooled_thompson"
     factory = build_policy_factory(settings)
-    dim = len(features.feature_names())
+    dim = 3
+    anchors = np.eye(dim)  # three unrelated kinds of query
     seed_role = factory("seed", ["seed", "no_seed"], dim)
     assert isinstance(seed_role, KeyedPolicy)
     assert seed_role.name == "thompson"
@@ -110,12 +111,11 @@ def test_the_default_path_and_tool_policies_pool_what_the_families_taught(monkey
         policy = factory(role, ["a", "b"], dim)
         assert isinstance(policy, PooledThompsonSampling)  # built as is, not keyed
         assert policy.params["cold_pulls"] == settings.cold_pulls
-        taught = ("What is 3 + 4?", "What is the first letter of apple?")
-        for query in taught:  # in both families seen so far, "b" is the better arm
+        for anchor in anchors[:2]:  # in both kinds seen so far, "b" is the better arm
             for _ in range(5):
-                policy.update("a", 0.0, context=features.query_features(query))
-                policy.update("b", 1.0, context=features.query_features(query))
-        new = features.query_features("Convert 3 km to miles")  # a family never seen
+                policy.update("a", 0.0, context=anchor)
+                policy.update("b", 1.0, context=anchor)
+        new = anchors[2]  # a kind never seen
         assert policy.prob_best(context=new)["b"] > 0.8
         assert not policy.is_cold("b", context=new)
 
@@ -140,9 +140,10 @@ def test_build_engine_wires_templates_features_tools_and_policies(policy: str) -
     searcher = InMemorySearcher([Passage("Multiplication repeats addition.", "m.md")])
     engine = build_engine(settings, llm=ScriptedLLM(script), searcher=searcher)
     decision = engine.decide("What is 17 * 3?")
-    assert decision.family == "arithmetic"
+    assert decision.kind is not None
+    assert decision.kind.new  # the first kind of query
     assert len(decision.candidates) >= 10  # the built-in templates
-    assert decision.tool.arm_id == "calculator+direct"  # the exact tool's direct arm first
+    assert decision.tool.arm_id == "calculator+direct"  # the tool that reads it, directly
     assert decision.tool_run is not None
     assert decision.tool_run.output == "17 * 3 = 51"
     assert decision.answer == "Answer: 51"  # read from the whole question: no answer call
@@ -195,7 +196,7 @@ def test_an_empty_cache_passed_in_is_the_one_that_decides(monkeypatch, tmp_path:
         store=InMemoryStore(),
         searcher=InMemorySearcher(),
     )
-    engine.decide("What is 17 * 3?")
+    engine.decide("Who wrote Hamlet?")  # no tool reads it: the model answers
     assert cached.misses > 0
     assert len(cached.calls) == len(inner.requests) > 0
 
@@ -209,7 +210,7 @@ def test_a_falsy_collaborator_passed_in_is_used_as_is(monkeypatch) -> None:
         store=InMemoryStore(),
         searcher=InMemorySearcher(),
     )
-    engine.decide("What is 17 * 3?")
+    engine.decide("Who wrote Hamlet?")  # no tool reads it: the model answers
     assert falsy.requests
 
 

@@ -11,8 +11,10 @@ def test_the_snapshot_is_json_with_every_arm_and_each_kind_learned_from(world) -
         engine.decide(QUERY, checker=world.checker_for(QUERY))
     snapshot = json.loads(json.dumps(engine.snapshot()))
     assert snapshot["last_seq"] == len(engine.outcome_log())
-    assert len(snapshot["kinds"]) == 1  # one kind of query so far
-    kind = next(iter(snapshot["kinds"]))
+    assert len(snapshot["kinds"]) == 1  # one kind of query so far, with its size and example
+    (listed,) = snapshot["kinds"]
+    assert (listed["decisions"], listed["example"], listed["origin"]) == (4, QUERY, "discovered")
+    kind = listed["name"] or listed["kind"]
     paths = {arm["arm_id"]: arm for arm in snapshot["roles"]["path"]["arms"]}
     assert set(paths) == {row.arm_id for row in engine.arms() if row.role == "path"}
     assert sum(arm["outcomes"] for arm in paths.values()) == 4

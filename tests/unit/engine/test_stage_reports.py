@@ -12,7 +12,7 @@ from engine.domain.records import ChatMessage, Cost, LLMRequest
 from engine.domain.trace import Report, Steps, Trace, budget_stop, fault, report, start
 from engine.errors import BudgetExceededError, LLMUnavailableError
 from engine.orchestration.run_state import Attempt, RunState, run_stage
-from tests.unit.engine.conftest import REFEREE_OPT_IN
+from tests.unit.engine.conftest import REFEREE_OPT_IN, known_kinds
 
 QUERY = "What is the sum 3 + 4?"
 
@@ -32,12 +32,13 @@ def test_the_listener_hears_every_step_of_the_trace_in_order(world) -> None:
     heard = Heard()
     decision = world.engine().decide(QUERY, listener=heard)
     assert heard.steps == decision.trace
-    assert len(heard.steps) >= 6  # seed, rating, detour, selections, answer, referee at least
+    assert len(heard.steps) >= 6  # kind, seed, detour, selections, answer, referee at least
 
 
 def test_the_decision_cost_is_the_sum_of_its_steps_calls(world) -> None:
     llm = world.llm()
-    decision = world.engine(llm, referee_weight=REFEREE_OPT_IN).decide(QUERY)
+    engine = world.engine(llm, referee_weight=REFEREE_OPT_IN, always_seed=True)
+    decision = known_kinds(engine, llm).decide(QUERY)
     assert decision.cost.calls == len(llm.requests) == sum(s.calls for s in decision.trace)
     assert decision.cost.calls >= 3  # seed, answer, referee at least: the sum is not vacuous
 
@@ -50,14 +51,14 @@ def test_each_step_heard_before_the_next_stage_calls_the_model(world) -> None:
         seen_at_call.setdefault(request.purpose, [step.stage for step in heard.steps])
         return str(world.script(request))
 
-    world.engine(ScriptedLLM(script)).decide(QUERY, listener=heard)
+    engine = known_kinds(world.engine(ScriptedLLM(script)))
+    seen_at_call.clear()  # what the kinds' first decisions saw is not this decision's
+    engine.decide(QUERY, listener=heard)
     # Each step is told when it ends, before a later stage calls the model: the search and its
     # check before the seed's call (when the seed is built), the choices before the answer's.
     if "seed" in seen_at_call:
-        assert seen_at_call["seed"] == ["search", "seed_check"]
-    assert {"seed", "rating", "detour", "selection", "tool_selection"} <= set(
-        seen_at_call["answer"]
-    )
+        assert seen_at_call["seed"] == ["kind", "search", "seed_check"]
+    assert {"kind", "seed", "detour", "selection", "tool_selection"} <= set(seen_at_call["answer"])
 
 
 def _run(llm: ScriptedLLM, budget: Budget, spent: Cost) -> RunState:

@@ -8,6 +8,7 @@ from engine.domain.models import ToolRun
 from engine.domain.records import Passage
 from engine.errors import InvalidQueryError
 from engine.stages.tools import direct_answer, split_arm
+from tests.unit.engine.conftest import known_kinds
 
 ARITHMETIC = "What is the sum 3 + 4?"
 
@@ -15,7 +16,8 @@ ARITHMETIC = "What is the sum 3 + 4?"
 def test_a_weak_seed_is_rebuilt_once_then_flagged_and_not_used(world) -> None:
     world.searcher = InMemorySearcher([Passage("Cats purr around the house.", "c.md")])
     llm = world.llm()
-    decision = world.engine(llm).decide("What is the total distance around a circle of radius 2?")
+    engine = world.engine(llm, always_seed=True)
+    decision = engine.decide("What is the total distance around a circle of radius 2?")
     first, rebuild = world.searcher.queries[:2], world.searcher.queries[2:]
     assert first[0] == "What is the total distance around a circle of radius 2?"
     assert rebuild[0] == "total distance around circle radius"
@@ -51,10 +53,12 @@ def test_an_unusable_brief_is_flagged(world) -> None:
 def test_the_llms_tool_pick_leads_while_tools_are_cold(world) -> None:
     world.rating_tool = "calculator"
     llm = world.llm()
-    engine = world.engine(llm, tools=True)
+    engine = known_kinds(world.engine(llm, tools=True, rating=True), llm)
+    world.toolbox.runs.clear()
     decision = engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
-    assert (decision.tool.arm_id, decision.tool.reason) == ("calculator+direct", "cold_start")
-    assert world.toolbox.runs == [("calculator", ARITHMETIC)]
+    assert (decision.tool.arm_id, decision.tool.reason) == ("calculator", "cold_start")
+    # the calculator was asked whether it reads the question (it does not say so), then run
+    assert set(world.toolbox.runs) == {("calculator", ARITHMETIC)}
     assert decision.tool_run is not None
     assert decision.tool_run.ok
     answer_prompt = next(r for r in llm.requests if r.purpose == "answer").messages[-1].content
@@ -156,4 +160,6 @@ def test_a_stored_decision_round_trips(world) -> None:
     seed_arm = "seed" if decision.seed.brief is not None else "no_seed"
     assert record.choices == {"path": decision.path.arm_id, "tool": "none", "seed": seed_arm}
     assert record.propensities["path"] == decision.path.propensity
-    assert record.context == (1.0, 0.0, 1.0)
+    assert record.context is None  # the kind's anchor is the context, stored once with the kind
+    assert decision.kind is not None
+    assert record.kind == decision.kind.id

@@ -61,7 +61,7 @@ def test_chat_options_reach_the_answer_request_only(world) -> None:
         max_tokens=50,
         temperature=0.5,
     )
-    decision = world.engine(llm).decide(QUERY, chat=chat)
+    decision = world.engine(llm, always_seed=True).decide(QUERY, chat=chat)  # a seed call too
     (answer,) = [r for r in llm.requests if r.purpose == "answer"]
     assert answer.messages[0].content.endswith("Be terse.")
     assert answer.messages[1:3] == chat.history

@@ -2,8 +2,8 @@
 
 import pytest
 
-from engine.domain.features import family
 from engine.errors import ConfigError
+from experiments.regex_families import family
 from experiments.replay import check_task
 from experiments.tasks import FAMILIES, generate_suite
 

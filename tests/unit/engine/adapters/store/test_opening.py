@@ -10,6 +10,7 @@ from sqlalchemy import Connection, text
 from engine.adapters.store import schema
 from engine.adapters.store.connection import default_store_url
 from engine.adapters.store.sql import SqlStore
+from engine.domain.kinds import KindEvent
 from engine.domain.records import CheckpointRecord, OutcomeRecord
 from engine.errors import SchemaVersionError, StoreError, StoreUnavailableError
 
@@ -105,13 +106,35 @@ def test_a_version_1_store_gains_the_checkpoints_table(tmp_path: Path, records: 
         store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
     with sqlite3.connect(path) as connection:  # what version 1 looked like
         connection.execute("DROP TABLE checkpoints")
+        connection.execute("DROP TABLE kind_events")
+        connection.execute("ALTER TABLE decisions DROP COLUMN kind")
         connection.execute("UPDATE thinkpath_meta SET value = '1' WHERE key = 'schema_version'")
     with SqlStore(url_of(path)) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == 3
         store.save_checkpoint(CheckpointRecord("default", "f" * 16, 1, {"policies": {}}))
         latest = store.latest_checkpoint("default", "f" * 16)
     assert latest is not None
     assert latest.seq == 1
+
+
+def test_a_version_2_store_gains_the_kind_log_and_keeps_its_decisions(
+    tmp_path: Path, records: Any
+) -> None:
+    path = tmp_path / "store.sqlite3"
+    with SqlStore(url_of(path)) as store:
+        store.save_decision(records.decision("d1"))
+        store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
+    with sqlite3.connect(path) as connection:  # what version 2 looked like
+        connection.execute("DROP TABLE kind_events")
+        connection.execute("ALTER TABLE decisions DROP COLUMN kind")
+        connection.execute("UPDATE thinkpath_meta SET value = '2' WHERE key = 'schema_version'")
+    with SqlStore(url_of(path)) as store:
+        assert store.schema_version == 3
+        assert store.get_decision("d1").kind is None
+        assert [o.reward for o in store.outcomes_since("default", 0)] == [1.0]
+        event = KindEvent("default", 1, "k1", "create", "discovered", None, (1.0, 0.0), "q")
+        assert store.append_kind_event(event)
+        assert store.kind_events_since("default", 0) == [event]
 
 
 def failing_migration(connection: Connection) -> None:

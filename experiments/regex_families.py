@@ -1,4 +1,11 @@
-"""Query features for the contextual policies: a one-hot task family plus a bias term.
+"""The regex task families the engine keyed its policies by before kinds were discovered.
+
+Kept as a baseline for experiments only (the engine no longer sees it: its kinds of query come
+from named tasks and embeddings, `engine.domain.kinds`): the online evaluation runs the engine
+with each query's regex family given as its named task, beside discovered kinds and true
+families (docs/benchmarks.md, "Kinds of query").
+
+What follows is the module's reasoning as it stood when the engine used it.
 
 Why these features: the measurements in OFFLINE.md show that which reasoning path wins depends on
 the kind of task (addition, first-letter and multiple-choice questions each favour a different

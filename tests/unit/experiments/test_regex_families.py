@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.domain.features import FAMILIES, family, feature_names, query_features
+from experiments.regex_families import FAMILIES, family, feature_names, query_features
 
 EXAMPLES = {
     "arithmetic": [

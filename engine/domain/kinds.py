@@ -1,0 +1,192 @@
+"""Kinds of query: a task the client names, or a kind found from the query's embedding.
+
+The policies learn per kind of query. A kind is learned state like any other: it is created once,
+by one event in the store's kind log, and never recomputed. Its *anchor* is a unit vector fixed
+at creation (the embedding of its first query), and it is the context every policy sees for the
+kind's decisions:
+
+- equal anchors mean the same kind, so a keyed policy learns per kind exactly as it did per
+  regex family;
+- the cosine between two anchors says how alike two kinds are, so `pooled_thompson` pools a new
+  kind's prior from its nearest kinds (`learning.pooled_thompson`);
+- a linear policy (LinTS, LinUCB) learns from the anchor as a feature vector.
+
+Why an anchor and not a running centroid: a centroid moves with every query, so two replicas
+that saw queries in another order would disagree on a later query's kind; an anchor is written
+once, in a log both replicas read in one order, so every process assigns a query alike.
+
+Why these rules (measured on the development families, docs/benchmarks.md "Kinds of query"):
+a query joins the kind with the most similar anchor when the cosine reaches `threshold`, else it
+starts a new kind; at `max_kinds` it joins its nearest kind whatever the similarity (the trace
+says so), so the policies' state stays bounded.
+
+This module is pure: it knows vectors and kinds, never the embedding model (a port).
+
+>>> kind = discovered_kind(1, (3.0, 4.0), "What is 2 + 2?")
+>>> kind.kind_id, kind.anchor
+('k1', (0.6, 0.8))
+"""
+
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "DEFAULT_KIND_THRESHOLD",
+    "DEFAULT_MAX_KINDS",
+    "FALLBACK_DIMENSION",
+    "UNSORTED",
+    "Kind",
+    "KindEvent",
+    "KindMatch",
+    "check_task_name",
+    "discovered_kind",
+    "nearest_kind",
+    "placeholder_anchor",
+    "round_anchor",
+]
+
+# Chosen on the development families (docs/benchmarks.md, "Kinds of query"); a setting.
+DEFAULT_KIND_THRESHOLD = 0.5
+DEFAULT_MAX_KINDS = 256
+# The context size when no embedding model is installed: MiniLM's, so that installing the model
+# later changes no policy shape (the checkpoints' fingerprint still tells the two apart).
+FALLBACK_DIMENSION = 384
+# The one kind that unnamed queries share when there is no embedding model to tell them apart.
+UNSORTED = "unsorted"
+# Anchors are kept to 6 decimals: the embeddings are float32 (7 digits) and the anchor is stored
+# in every checkpoint of a policy that keys by it, so its text form stays short and exact.
+_ANCHOR_DECIMALS = 6
+# A task name is a slug like a template's id (`templates.model.SLUG`), at most 64 characters.
+_TASK_NAME = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*")
+MAX_TASK_NAME_CHARS = 64
+MAX_EXAMPLE_CHARS = 200  # of a kind's first query, kept as its example
+
+Vector = tuple[float, ...]
+
+
+@dataclass(frozen=True, repr=False)
+class Kind:
+    """One kind of query: its id, where it came from, its name (if any) and its fixed anchor."""
+
+    kind_id: str  # "k<seq>" for a discovered kind, "task:<name>" for a named task
+    seq: int  # its place in the namespace's kind log
+    origin: Literal["task", "discovered"]
+    name: str | None  # a named task's name, or the name a user gave a discovered kind
+    anchor: Vector
+    example: str  # the query that created it
+
+    @property
+    def label(self) -> str:
+        """What a person reads: its name, else its id."""
+        return self.name or self.kind_id
+
+    def __repr__(self) -> str:
+        return f"Kind(kind_id={self.kind_id!r}, ...)"
+
+
+@dataclass(frozen=True)
+class KindEvent:
+    """One entry of a namespace's kind log: a kind created, or a kind (re)named.
+
+    The log is append-only and ordered by `seq`; a writer appends at the seq after the last one it
+    has read, and the store refuses a seq already taken, so two replicas creating kinds at once
+    agree on one order (the loser reads the winner's kind and assigns its query again).
+    """
+
+    namespace: str
+    seq: int
+    kind_id: str
+    action: Literal["create", "rename"]
+    origin: Literal["task", "discovered"]
+    name: str | None
+    anchor: Vector | None  # on "create" only
+    example: str = ""
+
+
+@dataclass(frozen=True)
+class KindMatch:
+    """A query's kind, and why: the similarity to the kind's anchor, and whether it is new."""
+
+    kind: Kind
+    similarity: float | None  # None for a named task, or with no embedding model
+    new: bool
+    why: str
+
+
+def check_task_name(name: object) -> str:
+    """A task name as given, or ValueError saying what is wrong with it.
+
+    >>> check_task_name("ticket-triage")
+    'ticket-triage'
+    >>> check_task_name("Ticket Triage")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: task name 'Ticket Triage' is not a slug: ... (the 'T' at position 1 is not allowed)
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"task name must be a string, got {type(name).__name__}")
+    if not name or len(name) > MAX_TASK_NAME_CHARS:
+        raise ValueError(f"task name must be 1 to {MAX_TASK_NAME_CHARS} characters long")
+    if _TASK_NAME.fullmatch(name) is None:
+        bad = next(
+            (i for i, char in enumerate(name) if not (char.isascii() and char.isalnum())), None
+        )
+        where = ""
+        if bad is not None and not (name[bad] in "_-" and 0 < bad < len(name) - 1):
+            where = f" (the {name[bad]!r} at position {bad + 1} is not allowed)"
+        elif any(char.isupper() for char in name):
+            upper = next(i for i, char in enumerate(name) if char.isupper())
+            where = f" (the {name[upper]!r} at position {upper + 1} is not allowed)"
+        raise ValueError(
+            f"task name {name!r} is not a slug: use lowercase letters and digits joined by "
+            f"single '_' or '-'{where}"
+        )
+    return name
+
+
+def round_anchor(vector: npt.ArrayLike) -> Vector:
+    """A unit vector as an anchor: normalised, then kept to six decimals.
+
+    >>> round_anchor([3.0, 4.0])
+    (0.6, 0.8)
+    """
+    array = np.asarray(vector, dtype=np.float64).ravel()
+    norm = float(np.linalg.norm(array))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise ValueError("an anchor must be a finite, non-zero vector")
+    return tuple(round(float(x), _ANCHOR_DECIMALS) + 0.0 for x in array / norm)
+
+
+def placeholder_anchor(kind_id: str, dimension: int) -> Vector:
+    """A fixed pseudo-random unit vector for a kind no embedding placed (no embedding model).
+
+    Random directions in hundreds of dimensions are nearly orthogonal, so such kinds pool
+    almost nothing from each other, and the vector depends only on the kind's id, so every
+    replica derives the same one.
+    """
+    rng = np.random.default_rng(zlib.crc32(kind_id.encode("utf-8")))
+    return round_anchor(rng.standard_normal(dimension))
+
+
+def discovered_kind(seq: int, anchor: Sequence[float], example: str) -> Kind:
+    """The kind a query's embedding starts, at its place in the kind log."""
+    return Kind(f"k{seq}", seq, "discovered", None, round_anchor(anchor), example)
+
+
+def nearest_kind(vector: npt.ArrayLike, anchors: npt.NDArray[np.float64]) -> tuple[int, float]:
+    """The row of `anchors` (unit vectors, one per kind) with the highest cosine with `vector`
+    (a unit vector), and that cosine; (-1, -1.0) when there is none. Ties go to the first row.
+
+    >>> nearest_kind((0.8, 0.6), np.array([[1.0, 0.0], [0.0, 1.0]]))
+    (0, 0.8)
+    """
+    if len(anchors) == 0:
+        return -1, -1.0
+    similarities = anchors @ np.asarray(vector, dtype=np.float64)
+    best = int(similarities.argmax())
+    return best, round(float(similarities[best]), 6)

@@ -1,0 +1,321 @@
+"""The kind book: which kinds of query exist in a namespace, and the kind of each new query.
+
+It is the one owner of the namespace's kinds, a cache of the store's kind log (`KindLog`): every
+process reads the same log in the same order, so every process knows the same kinds, and a
+decision's kind, once stored with it, is never recomputed (`engine.domain.kinds`).
+
+A new kind is appended at the seq after the last one this process has read; when another
+process took that seq first, the book reads the log again and assigns the query afresh, so two
+replicas that meet one new kind of query at once end with one kind, not two.
+"""
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.domain import kinds as rules
+from engine.domain.kinds import Kind, KindEvent, KindMatch
+from engine.domain.ports import Embedder, KindLog
+from engine.errors import InvalidKindError, StoreError, UnknownKindError
+
+__all__ = ["KindBook", "KindSettings"]
+
+logger = logging.getLogger(__name__)
+
+# Appending a kind loses to another writer at most this often in a row before the book gives up
+# with a clear error (each loss means another kind was created meanwhile: real progress).
+_MAX_APPEND_TRIES = 32
+_EXAMPLES_KEPT = 3  # examples per kind in `describe`, besides its first query
+
+
+@dataclass(frozen=True)
+class KindSettings:
+    threshold: float = rules.DEFAULT_KIND_THRESHOLD
+    max_kinds: int = rules.DEFAULT_MAX_KINDS
+
+
+class KindBook:
+    """The kinds of one namespace, and the rule that gives each query its kind."""
+
+    def __init__(
+        self,
+        *,
+        log: KindLog,
+        namespace: str,
+        embedder: Embedder | None,
+        dimension: int,
+        settings: KindSettings | None = None,
+    ) -> None:
+        self._log = log
+        self._namespace = namespace
+        self._embedder = embedder
+        self.dimension = dimension
+        self._settings = settings or KindSettings()
+        self._lock = threading.RLock()
+        self._kinds: dict[str, Kind] = {}
+        self._by_name: dict[str, str] = {}  # name -> kind id
+        self._discovered: list[Kind] = []  # the kinds an unnamed query may join, in log order
+        self._anchors = np.zeros((0, dimension))  # their anchors, one row each
+        self._last_seq = 0
+        self.sync()
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    @property
+    def kinds(self) -> list[Kind]:
+        """Every kind, in the order it was created."""
+        with self._lock:
+            return list(self._kinds.values())
+
+    def kind(self, kind_id: str) -> Kind:
+        with self._lock:
+            self._sync_if_unknown(kind_id)
+            try:
+                return self._kinds[kind_id]
+            except KeyError:
+                raise UnknownKindError(f"no kind {kind_id!r} in this namespace") from None
+
+    def context_of(self, kind_id: str | None) -> tuple[float, ...] | None:
+        """The context the policies learn a kind's decisions under: its anchor."""
+        if kind_id is None:
+            return None
+        with self._lock:
+            self._sync_if_unknown(kind_id)
+            known = self._kinds.get(kind_id)
+            return None if known is None else known.anchor
+
+    def label(self, kind_id: str) -> str:
+        with self._lock:
+            known = self._kinds.get(kind_id)
+            return kind_id if known is None else known.label
+
+    # -- the rule --------------------------------------------------------------------------------
+
+    def find(self, query: str, *, task: str | None = None) -> KindMatch:
+        """The kind of `query`: the named task's (created on its first query), else the
+        discovered kind whose anchor is nearest, if near enough, else a new kind."""
+        if task is not None:
+            return self._named(_checked_name(task), query)
+        vector = self._embed(query)
+        if not np.any(vector):  # no embedding model, or a query with no words to embed
+            return self._unsorted(query)
+        for _ in range(_MAX_APPEND_TRIES):
+            with self._lock:
+                seq = self._last_seq
+                index, similarity = rules.nearest_kind(vector, self._anchors)
+                near = index >= 0 and similarity >= self._settings.threshold
+                full = len(self._discovered) >= self._settings.max_kinds
+                if near or (full and index >= 0):
+                    kind = self._discovered[index]
+                    why = (
+                        f"like {kind.example!r} (cosine {similarity:.2f})"
+                        if near
+                        else f"the most kinds allowed ({self._settings.max_kinds}) exist: joined "
+                        f"the nearest, like {kind.example!r} (cosine {similarity:.2f})"
+                    )
+                    return KindMatch(kind, similarity, False, why)
+            created = self._append(seq, "discovered", None, vector, query)
+            if created is not None:
+                why = "a new kind: no known kind is near enough"
+                if index >= 0:
+                    why += f" (the nearest, cosine {similarity:.2f}, is below {self._threshold})"
+                return KindMatch(created, None if index < 0 else similarity, True, why)
+        raise StoreError("could not add a kind: other processes kept adding kinds; try again")
+
+    def peek(self, query: str, *, task: str | None = None) -> tuple[float, ...]:
+        """The context `query` would be decided under, creating nothing: its kind's anchor, or
+        (for a kind not seen yet) the anchor it would get."""
+        with self._lock:
+            self.sync()
+            if task is not None:
+                known = self._by_name.get(_checked_name(task))
+                if known is not None:
+                    return self._kinds[known].anchor
+            vector = self._embed(query)
+            if not np.any(vector):
+                unsorted = self._kinds.get(rules.UNSORTED)
+                return (
+                    unsorted.anchor
+                    if unsorted
+                    else rules.placeholder_anchor(rules.UNSORTED, self.dimension)
+                )
+            if task is None:
+                index, similarity = rules.nearest_kind(vector, self._anchors)
+                full = len(self._discovered) >= self._settings.max_kinds
+                if index >= 0 and (similarity >= self._settings.threshold or full):
+                    return self._discovered[index].anchor
+            return rules.round_anchor(vector)
+
+    @property
+    def _threshold(self) -> str:
+        return f"{self._settings.threshold:.2f}"
+
+    def rename(self, kind_id: str, name: str) -> Kind:
+        """Give a kind a name (a discovered kind, or a task renamed); it keeps its evidence.
+
+        The name then works as a task name: `decide(query, task=name)` joins this kind.
+        """
+        name = _checked_name(name)
+        for _ in range(_MAX_APPEND_TRIES):
+            with self._lock:
+                self.sync()
+                kind = self.kind(kind_id)
+                holder = self._by_name.get(name)
+                if holder is not None and holder != kind_id:
+                    raise InvalidKindError(f"the name {name!r} is taken by kind {holder!r}")
+                if kind.name == name:
+                    return kind
+                event = KindEvent(
+                    self._namespace,
+                    self._last_seq + 1,
+                    kind_id,
+                    "rename",
+                    kind.origin,
+                    name,
+                    None,
+                )
+            if self._log.append_kind_event(event):
+                self.sync()
+                return self.kind(kind_id)
+        raise StoreError("could not rename the kind: other processes kept changing kinds")
+
+    # -- keeping up with the log -----------------------------------------------------------------
+
+    def sync(self) -> int:
+        """Read the kind log's events after the last one read; return how many."""
+        with self._lock:
+            events = self._log.kind_events_since(self._namespace, self._last_seq)
+            for event in events:
+                if event.seq != self._last_seq + 1:
+                    raise StoreError(
+                        f"kind log of {self._namespace!r} jumps from seq {self._last_seq} to "
+                        f"{event.seq}"
+                    )
+                self._apply(event)
+                self._last_seq = event.seq
+            return len(events)
+
+    def _sync_if_unknown(self, kind_id: str) -> None:
+        if kind_id not in self._kinds:
+            self.sync()  # created by another process since this one last read the log
+
+    def _apply(self, event: KindEvent) -> None:
+        if event.action == "rename":
+            kind = self._kinds[event.kind_id]
+            if kind.name is not None:
+                self._by_name.pop(kind.name, None)
+            renamed = Kind(
+                kind.kind_id, kind.seq, kind.origin, event.name, kind.anchor, kind.example
+            )
+            self._kinds[kind.kind_id] = renamed
+            if event.name is not None:
+                self._by_name[event.name] = kind.kind_id
+            self._discovered = [
+                renamed if k.kind_id == kind.kind_id else k for k in self._discovered
+            ]
+            return
+        anchor = event.anchor or rules.placeholder_anchor(event.kind_id, self.dimension)
+        kind = Kind(event.kind_id, event.seq, event.origin, event.name, anchor, event.example)
+        self._kinds[kind.kind_id] = kind
+        if kind.name is not None:
+            self._by_name[kind.name] = kind.kind_id
+        if kind.origin == "discovered" and event.anchor is not None:
+            self._discovered.append(kind)
+            self._anchors = np.vstack((self._anchors, np.asarray(anchor)[None, :]))
+
+    # -- creating --------------------------------------------------------------------------------
+
+    def _named(self, name: str, query: str) -> KindMatch:
+        for _ in range(_MAX_APPEND_TRIES):
+            with self._lock:
+                self._sync_if_named(name)
+                known = self._by_name.get(name)
+                if known is not None:
+                    return KindMatch(self._kinds[known], None, False, f"the named task {name!r}")
+                seq = self._last_seq
+            created = self._append(seq, "task", name, self._embed(query), query)
+            if created is not None:
+                return KindMatch(created, None, True, f"the named task {name!r}, first seen")
+        raise StoreError("could not add the task's kind: other processes kept adding kinds")
+
+    def _unsorted(self, query: str) -> KindMatch:
+        """The one kind of the queries no embedding tells apart (see `kinds.UNSORTED`)."""
+        why = (
+            "no embedding model: unnamed queries share one kind (name tasks to tell them apart)"
+            if self._embedder is None
+            else "the query has no words to compare: the kind of such queries"
+        )
+        for _ in range(_MAX_APPEND_TRIES):
+            with self._lock:
+                self._sync_if_unknown(rules.UNSORTED)
+                known = self._kinds.get(rules.UNSORTED)
+                if known is not None:
+                    return KindMatch(known, None, False, why)
+                seq = self._last_seq
+            created = self._append(seq, "discovered", None, None, query, kind_id=rules.UNSORTED)
+            if created is not None:
+                return KindMatch(created, None, True, why)
+        raise StoreError("could not add a kind: other processes kept adding kinds; try again")
+
+    def _sync_if_named(self, name: str) -> None:
+        if name not in self._by_name:
+            self.sync()
+
+    def _append(
+        self,
+        seq: int,
+        origin: Any,
+        name: str | None,
+        anchor: np.ndarray | None,
+        query: str,
+        *,
+        kind_id: str | None = None,
+    ) -> Kind | None:
+        """Append a new kind at `seq + 1`; None when another process took that seq first (the
+        book has then read the log again). A zero anchor is no anchor (a placeholder's)."""
+        if kind_id is None:
+            kind_id = f"task:{name}" if origin == "task" else f"k{seq + 1}"
+        if anchor is not None and not np.any(anchor):
+            anchor = None
+        event = KindEvent(
+            self._namespace,
+            seq + 1,
+            kind_id,
+            "create",
+            origin,
+            name,
+            None if anchor is None else rules.round_anchor(anchor),
+            query[: rules.MAX_EXAMPLE_CHARS],
+        )
+        appended = self._log.append_kind_event(event)
+        self.sync()
+        return self._kinds[kind_id] if appended else None
+
+    def _embed(self, query: str) -> np.ndarray:
+        if self._embedder is None:
+            return np.zeros(self.dimension)
+        return np.asarray(self._embedder.embed([query])[0], dtype=np.float64)
+
+
+def _checked_name(name: object) -> str:
+    try:
+        return rules.check_task_name(name)
+    except ValueError as error:
+        raise InvalidKindError(str(error)) from None
+
+
+def describe_kinds(book: KindBook, sizes: dict[str, int]) -> list[dict[str, Any]]:
+    """The kinds as `Engine.snapshot` lists them: id, name, origin, size and example."""
+    return [
+        {
+            "kind": kind.kind_id,
+            "name": kind.name,
+            "origin": kind.origin,
+            "decisions": sizes.get(kind.kind_id, 0),
+            "example": kind.example,
+        }
+        for kind in book.kinds
+    ]
