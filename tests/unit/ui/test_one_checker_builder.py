@@ -79,4 +79,4 @@ def test_an_expected_answer_that_does_not_fit_is_refused_alike(
         expected_checker(expected, kind)
     if kind != "number":  # the API's schema refuses an unknown kind by its own Literal
         with pytest.raises(ValueError, match=reason):
-            DecideRequest(query="q", expected_answer=expected, answer_kind=kind)  # type: ignore[arg-type]
+            DecideRequest(query="q", expected_answer=expected, answer_kind=kind)
