@@ -5,12 +5,16 @@ tool ran on it. For each exact tool: how many questions it answered, how many of
 were right or wrong (numeric answers by the question's relative tolerance, text answers by exact
 match after trimming and lower-casing), its precision, and its coverage (answered and right,
 over the questions of the tools' kinds). Questions of kind "other" must be refused by every tool.
+An answer counts as right only when its "Answer:" line, which the model copies and the engine's
+checker reads, states it too: a right value under a wrong line ("10 kilometer ** 2" once gave
+"Answer: 2") is wrong.
 
     python -m experiments.tool_paraphrases
 """
 
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +29,7 @@ PARAPHRASES = Path(__file__).resolve().parents[1] / "tests" / "data" / "tool_par
 EXACT_TOOLS = ("calculator", "units", "text", "numbers")
 TOOL_KINDS = ("arithmetic", "units", "letters", "number_list")
 KIND_OF_TOOL = dict(zip(EXACT_TOOLS, TOOL_KINDS, strict=True))
+_ANSWER_LINE = re.compile(r"^Answer:(.*)$", re.MULTILINE)
 
 
 @dataclass
@@ -96,17 +101,26 @@ def run_all(
                 continue
             if not isinstance(found, ToolAnswer) or not found.fully_parsed:
                 continue
+            value = _stated(found)
             for tally in (tallies[name], tallies["all"]):
-                _count(tally, question, found.value)
-            if KIND_OF_TOOL.get(name) == question["kind"] and is_right(found.value, question):
+                _count(tally, question, value)
+            if KIND_OF_TOOL.get(name) == question["kind"] and is_right(value, question):
                 tallies[name].own_right += 1
             answered_right = answered_right or (
-                question["kind"] != "other" and is_right(found.value, question)
+                question["kind"] != "other" and is_right(value, question)
             )
         if question["kind"] in TOOL_KINDS:
             of_kinds += 1
             covered += answered_right
     return tallies, covered / of_kinds if of_kinds else 0.0
+
+
+def _stated(found: ToolAnswer) -> str:
+    """The tool's value, or what its answer line says when that line says something else."""
+    line = _ANSWER_LINE.search(found.output)
+    if line is None or line.group(1).strip() == found.value.strip():
+        return found.value
+    return f"{found.value} (its answer line says {line.group(1).strip()!r})"
 
 
 def _count(tally: Tally, question: Mapping[str, object], value: str) -> None:

@@ -19,11 +19,15 @@ full of numbers and letters that are not the answer.
 import math
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
+
+from engine.domain.written_values import find_dates, only_date, parse_number_words
 
 __all__ = [
     "ANSWER_KINDS",
+    "ExpectedChecker",
     "check_answer",
     "checker_for",
     "extract_final_answer",
@@ -139,27 +143,55 @@ def check_answer(
 def infer_kind(expected: str) -> str:
     """The answer kind an expected answer most plausibly is, when the caller gave none.
 
-    >>> [infer_kind(x) for x in ("42", "3/4", "2024-03-11", "B", "Canberra")]
-    ['numeric', 'numeric', 'date', 'choice', 'exact']
+    A number (digits, a fraction, a percentage or words) is "numeric"; an upper-case option
+    letter, or any letter in brackets, "choice" (a bare "a" may be the first letter of "apple");
+    a text that is one date, however written, "date"; anything else "exact".
+
+    >>> [infer_kind(x) for x in ("42", "3/4", "50%", "seven", "B", "(c)", "a", "Canberra")]
+    ['numeric', 'numeric', 'numeric', 'numeric', 'choice', 'choice', 'exact', 'exact']
+    >>> [infer_kind(x) for x in ("2024-03-11", "March 11, 2024", "11 March 2024 at noon")]
+    ['date', 'date', 'exact']
     """
     text = expected.strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        return "date"
-    if _LONE_LETTER.match(text) and text.strip("().:").isupper():
-        return "choice"
-    if _NUMBER.fullmatch(text) or parse_number_words(text) is not None:
+    if _NUMBER.fullmatch(text.removesuffix("%").rstrip()) or parse_number_words(text) is not None:
         return "numeric"
+    letter = _LONE_LETTER.match(text)
+    if letter and (letter.group(1).isupper() or re.match(r"\(|[A-Za-z]\)", text)):
+        return "choice"
+    if only_date(text) is not None:
+        return "date"
     return "exact"
 
 
-def checker_for(expected: str, kind: str | None = None) -> Callable[[str], float]:
-    """An exact checker for `expected`: `checker(answer_text) -> 1.0 or 0.0`.
+@dataclass(frozen=True)
+class ExpectedChecker:
+    """An exact checker built from an expected answer: `checker(answer_text) -> 1.0 or 0.0`.
 
-    The kind is inferred when None (`infer_kind`). A kind that `expected` does not fit raises
-    ValueError now, before any model is asked.
+    `expected` is the answer as it is compared (a date as ISO), `kind` its answer kind, and
+    `inferred` whether the kind was inferred rather than given (a page may say so).
+    """
+
+    expected: str
+    kind: str
+    inferred: bool = False
+
+    def __call__(self, answer_text: str) -> float:
+        return check_answer(answer_text, self.expected, self.kind)
+
+
+def checker_for(expected: str, kind: str | None = None) -> ExpectedChecker:
+    """The one builder of a checker from an expected answer: the library, the CLI, the REST API
+    and the playground all call it, so one expected answer is checked the same way everywhere.
+
+    The kind is inferred when None or empty (`infer_kind`). A date of the "date" kind may be
+    written in any way that means one day ("March 11, 2024"); it is compared as ISO. An unknown
+    kind, or an expected answer that does not fit its kind, raises ValueError now, before any
+    model is asked.
 
     >>> checker_for("42")("So the total is 42.")
     1.0
+    >>> checker_for("March 11, 2024", "date")
+    ExpectedChecker(expected='2024-03-11', kind='date', inferred=False)
     >>> checker_for("soon", "date")
     Traceback (most recent call last):
     ...
@@ -168,15 +200,20 @@ def checker_for(expected: str, kind: str | None = None) -> Callable[[str], float
     truth = expected.strip()
     if not truth:
         raise ValueError("the expected answer is empty")
+    if kind and kind not in ANSWER_KINDS:
+        raise ValueError(f"unknown answer kind {kind!r}; expected one of {', '.join(ANSWER_KINDS)}")
     chosen = kind or infer_kind(truth)
+    if chosen == "date":
+        day = only_date(truth)
+        truth = day.isoformat() if day is not None else truth
     probe = {"numeric": "0", "date": "2000-01-01"}.get(chosen, "a")
     try:
         check_answer(probe, truth, chosen)
     except ValueError as error:
         raise ValueError(
-            f"expected answer {truth!r} does not fit kind {chosen!r}: {error}"
+            f"expected answer {expected.strip()!r} does not fit kind {chosen!r}: {error}"
         ) from None
-    return lambda answer_text: check_answer(answer_text, truth, chosen)
+    return ExpectedChecker(truth, chosen, inferred=not kind)
 
 
 def normalize_text(text: str) -> str:
@@ -362,99 +399,3 @@ def _check_date(answer_text: str, expected: object) -> float:
     mentions = find_dates(marked) if marked is not None else []
     mentions = mentions or find_dates(answer_text)
     return 1.0 if mentions and wanted in mentions[-1] else 0.0
-
-
-# ---------------------------------------------------------------------------------------------
-# Numbers in words and dates in text
-
-_UNITS = {
-    word: value
-    for value, word in enumerate(
-        # A word list reads best as one string.
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen "  # noqa: SIM905
-        "fourteen fifteen sixteen seventeen eighteen nineteen".split()
-    )
-}
-_TENS = {
-    word: 10 * value
-    for value, word in enumerate(
-        "twenty thirty forty fifty sixty seventy eighty ninety".split(),  # noqa: SIM905
-        2,
-    )
-}
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-
-
-def parse_number_words(text: str) -> float | None:
-    """Read a number written in English words, e.g. "minus twenty-two"; None if it is not one.
-
-    >>> parse_number_words("one hundred and five"), parse_number_words("seven apples")
-    (105.0, None)
-    """
-    words = re.sub(r"[-,]", " ", text.casefold()).split()
-    sign = -1.0 if words[:1] in (["minus"], ["negative"]) else 1.0
-    words = [word for word in words[1 if sign < 0 else 0 :] if word != "and"]
-    if not words:
-        return None
-    total, current = 0, 0
-    for word in words:
-        if word in _UNITS:
-            current += _UNITS[word]
-        elif word in _TENS:
-            current += _TENS[word]
-        elif word == "hundred":
-            current = max(current, 1) * 100
-        elif word in _SCALES:
-            total += max(current, 1) * _SCALES[word]
-            current = 0
-        else:
-            return None
-    return sign * (total + current)
-
-
-_MONTHS = (  # noqa: SIM905 - one string reads best
-    "january february march april may june july august september october november december"
-).split()
-_MONTH_NUMBER = {name: n for n, month in enumerate(_MONTHS, 1) for name in (month, month[:3])}
-_MONTH_NUMBER["sept"] = 9
-_MONTH = "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True))
-_DATE = re.compile(
-    r"\b(?P<iy>\d{4})-(?P<im>\d{1,2})-(?P<id>\d{1,2})\b"
-    rf"|\b(?P<nm>{_MONTH})\.? (?P<nd>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<ny>\d{{4}})\b"
-    rf"|\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<dm>{_MONTH})\.?,? (?P<dy>\d{{4}})\b"
-    r"|\b(?P<sa>\d{1,2})[/.](?P<sb>\d{1,2})[/.](?P<sy>\d{4})\b",
-    re.IGNORECASE,
-)
-
-
-def find_dates(text: str) -> list[set[date]]:
-    """Every date written in `text`, in order; each mention as the set of dates it may mean.
-
-    A slash date such as 03/05/2024 may be day- or month-first, so it stands for both.
-
-    >>> find_dates("from 2024-02-29 to 3rd of March, 2024")
-    [{datetime.date(2024, 2, 29)}, {datetime.date(2024, 3, 3)}]
-    """
-    mentions = []
-    for match in _DATE.finditer(" ".join(text.split())):
-        found = match.groupdict()
-        if found["iy"]:
-            readings = [(found["iy"], found["im"], found["id"])]
-        elif found["ny"]:
-            readings = [(found["ny"], _MONTH_NUMBER[found["nm"].lower()], found["nd"])]
-        elif found["dy"]:
-            readings = [(found["dy"], _MONTH_NUMBER[found["dm"].lower()], found["dd"])]
-        else:
-            readings = [
-                (found["sy"], found["sa"], found["sb"]),
-                (found["sy"], found["sb"], found["sa"]),
-            ]
-        dates = set()
-        for year, month, day in readings:
-            try:
-                dates.add(date(int(year), int(month), int(day)))
-            except ValueError:  # 2023-02-30 and the like: not a date
-                continue
-        if dates:
-            mentions.append(dates)
-    return mentions

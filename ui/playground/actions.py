@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine.domain.checkers import check_answer
+from engine import checker_for
 from engine.domain.models import ArmStats, Decision
 from engine.errors import ThinkPathError
 from engine.orchestration.facade import Engine
@@ -25,7 +25,6 @@ from ui.playground.figures import (
 from ui.playground.views import (
     card_markdown,
     cost_markdown,
-    infer_answer_kind,
     standing_scores,
     trace_rows,
 )
@@ -303,20 +302,19 @@ def _user_score(decision: Decision) -> float | None:
 def expected_checker(
     expected_text: str, answer_kind: str
 ) -> tuple[Callable[[str], float] | None, str]:
-    """An exact checker for the expected answer, and a note when its kind was inferred.
+    """The engine's checker for the expected answer (`engine.checker_for`, the one builder), and
+    a note when its kind was inferred.
 
-    Raises `ValueError` (via `check_answer`) when the expected answer does not fit its kind, so
-    the user hears it before the model is asked.
+    Raises `ValueError` when the expected answer does not fit its kind, so the user hears it
+    before the model is asked.
     """
-    truth = expected_text.strip()
-    if not truth:
+    if not expected_text.strip():
         return None, ""
-    kind, note = answer_kind, ""
-    if not kind:
-        kind = infer_answer_kind(truth)
+    checker = checker_for(expected_text, answer_kind or None)
+    note = ""
+    if checker.inferred:
         note = (
-            f"*The expected answer was checked as **{kind}** (inferred, since no answer kind "
-            "was chosen; pick one to change it).*"
+            f"*The expected answer was checked as **{checker.kind}** (inferred, since no answer "
+            "kind was chosen; pick one to change it).*"
         )
-    check_answer("0" if kind != "date" else truth, truth, kind)  # fail before asking
-    return (lambda answer_text: check_answer(answer_text, truth, kind)), note
+    return checker, note

@@ -14,7 +14,6 @@ from fastapi import APIRouter, FastAPI, Path, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from engine.domain.checkers import check_answer
 from engine.domain.models import ArmStats, Decision, OutcomeResult
 from engine.domain.records import PathDefinition
 from engine.errors import (
@@ -67,14 +66,7 @@ def build_router(engine: Engine) -> APIRouter:
     @router.post("/decisions", status_code=status.HTTP_201_CREATED, tags=["decisions"])
     def create_decision(request: DecideRequest) -> Decision:
         """Decide on a query: seed, path, tool, answer, and (with an expected answer) its score."""
-        checker = None
-        if request.answer_kind is not None:
-            expected, kind = request.expected_value(), request.answer_kind
-
-            def checker(answer: str) -> float:
-                return check_answer(answer, expected, kind)
-
-        return engine.decide(request.query, checker=checker)
+        return engine.decide(request.query, checker=request.checker())
 
     @router.get("/decisions/{decision_id}", tags=["decisions"])
     def read_decision(decision_id: DecisionId) -> Decision:

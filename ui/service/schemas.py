@@ -13,12 +13,11 @@ it asked for.
 """
 
 from collections.abc import Mapping, Sequence
-from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from engine.domain.checkers import check_answer
+from engine import ExpectedChecker, checker_for
 from engine.domain.models import Decision
 from engine.domain.records import ChatMessage, ChatOptions
 from templates.text import check_visible
@@ -60,17 +59,17 @@ class DecideRequest(_Body):
         if (self.expected_answer is None) != (self.answer_kind is None):
             raise ValueError("give expected_answer and answer_kind together, or neither")
         if self.answer_kind is not None:  # fail now, not after the model has answered
-            probe = {"numeric": "0", "date": "2000-01-01"}.get(self.answer_kind, "a")
             try:
-                check_answer(probe, self.expected_value(), self.answer_kind)
+                self.checker()
             except ValueError as error:
                 raise ValueError(f"expected_answer does not fit answer_kind: {error}") from None
         return self
 
-    def expected_value(self) -> str | date:
-        """The expected answer as the checker takes it (a date for the date kind)."""
-        value = self.expected_answer or ""
-        return date.fromisoformat(value) if self.answer_kind == "date" else value
+    def checker(self) -> ExpectedChecker | None:
+        """The engine's checker for the expected answer (`engine.checker_for`, the one builder)."""
+        if self.expected_answer is None:
+            return None
+        return checker_for(self.expected_answer, self.answer_kind)
 
 
 class OutcomeRequest(_Body):

@@ -6,9 +6,12 @@ replay suite (`python -m experiments.tool_copy`, 6 tasks x 4 templates per famil
 `docs/benchmarks.md`) the text tool's right first letters reached the answer in 3 of 24 answers
 as a sentence and 18 of 24 with the line; unit conversions 12 -> 22 of 24.
 
-The value is what the engine's own checker reads from the sentence (`extract_final_answer`), so
-the line never says more than the sentence. A sentence that lists several numbers ("the next
-three numbers are 5, 6, 7", a sorted list) gets no line: one value would misstate it.
+The line states the tool's own value (`ToolAnswer.value`), never a number read back from its
+sentence: "7 kilometer ** 2 + 3 kilometer ** 2 = 10 kilometer ** 2" once ended with the exponent,
+and a line read from it said "Answer: 2". A result not read whole gets no line, and neither does
+a sentence that lists several numbers ("the next three numbers are 5, 6, 7", a sorted list): one
+value would misstate it. A plain-text tool's output (no `ToolAnswer`) has only its sentence, so
+its line is what the engine's own checker reads from it (`extract_final_answer`).
 
 >>> from engine.adapters.tools.units import UnitConverter
 >>> print(AnswerLine(UnitConverter()).run("Convert 3 km to metres").output)
@@ -71,10 +74,10 @@ class AnswerLine:
     def run(self, argument: str) -> str | ToolAnswer:
         found = self.tool.run(argument)
         if isinstance(found, ToolAnswer):
-            # The line states the value only of a result read whole; nothing else is exact.
-            line = answer_line(found.output) if found.fully_parsed else None
-            if line is None:
+            # Only a result read whole is exact; a list (no single value) gets no line.
+            listed = _NUMBER_LIST.search(found.output) or _NUMBER_LIST.search(found.value)
+            if not (found.fully_parsed and found.value) or listed:
                 return found
-            return replace(found, output=f"{found.output}\nAnswer: {line}")
+            return replace(found, output=f"{found.output}\nAnswer: {found.value}")
         value = answer_line(found)
         return f"{found}\nAnswer: {value}" if value else found

@@ -23,30 +23,28 @@ a short decimal is shown as a fraction with its approximate value.
 """
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import pairwise
 
 from engine.adapters.tools.answer_line import stated_value
-from engine.adapters.tools.calculator import MAX_INT_BITS, format_number
-from engine.adapters.tools.reading import Reading, require_whole
-from engine.adapters.tools.text_facts import (
+from engine.adapters.tools.ordinals import (
     COUNT_WORDS,
     ORDINAL,
     count_value,
     ordinal_name,
     ordinal_value,
 )
+from engine.adapters.tools.reading import Reading, require_whole
+from engine.adapters.tools.sequence_rule import continue_sequence, show
 from engine.domain.records import ToolAnswer
 from engine.errors import ToolError, ToolRefusalError
 
-__all__ = ["MAX_INPUT_CHARS", "NumberList", "continue_sequence", "find_numbers", "show"]
+__all__ = ["MAX_INPUT_CHARS", "NumberList", "find_numbers"]
 
 MAX_INPUT_CHARS = 200
 MAX_TERM = 100  # the furthest term it computes: "the 100th term"
 MAX_NEXT = 10  # the most terms "the next N numbers" may ask for
-MAX_DECIMALS = 12  # a longer exact decimal is shown as a fraction with its approximate value
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?!\w)")
 # One character or word per repetition: a nested `\s+` would backtrack exponentially on a long gap.
@@ -101,6 +99,17 @@ _SEQUENCE_CUES = frozenset({"next", "next_many", "nth"})
 # What may stand around a bare sequence with no cue word: the question's frame, no content.
 _FRAME = frozenset({"what", "is", "the", "this", "a", "in", "of", "here", "s"})
 _SEQUENCE_WORDS = re.compile(r"\b(?:sequence|series|pattern|list|set)\b", re.IGNORECASE)
+# Cues that pick one number out of the list. A question may go on to ask about the number picked
+# ("how many digits does the largest have", "the square of the smallest", "the sum of the two
+# largest"), which this tool does not compute: answered with the pick, it would be wrong. So a
+# pick answers only a question whose other words just frame it (`_PICK_FRAME`), with no other cue.
+_PICKS = frozenset({"largest", "smallest", "kth", "nth"})
+_PICK_FRAME = _FRAME | {
+    "and", "whats", "what's", "which", "are", "was", "an", "among", "from", "out", "these",
+    "those", "following", "number", "numbers", "value", "values", "one", "ones", "find", "give",
+    "me", "tell", "name",
+    "please", "can", "you", "could", "i", "determine", "identify", "pick", "choose", "select",
+}  # fmt: skip
 
 
 def find_numbers(text: str) -> list[Fraction]:
@@ -142,94 +151,6 @@ def _find_list(text: str) -> tuple[list[Fraction], tuple[int, int]]:
         run[0].start(),
         run[-1].end(),
     )
-
-
-def show(value: Fraction) -> str:
-    """A number as a small model copies it best: exact, whole numbers without a decimal point.
-
-    >>> show(Fraction(10)), show(Fraction(-1, 8)), show(Fraction(7, 3))
-    ('10', '-0.125', '7/3 (about 2.33333333333)')
-    """
-    if value.denominator == 1:
-        return str(value.numerator)
-    for places in range(1, MAX_DECIMALS + 1):
-        scaled = value * 10**places
-        if scaled.denominator == 1:
-            digits = str(abs(scaled.numerator)).rjust(places + 1, "0")
-            sign = "-" if value < 0 else ""
-            return f"{sign}{digits[:-places]}.{digits[-places:]}"
-    try:
-        return f"{value} (about {format_number(float(value))})"
-    except OverflowError:
-        return str(value)
-
-
-def _differences(terms: Sequence[Fraction]) -> list[Fraction]:
-    return [after - before for before, after in pairwise(terms)]
-
-
-def _rule(terms: Sequence[Fraction]) -> str:
-    """Which rule the terms follow; the simplest that fits, as a person would read them."""
-    if len(terms) < 3:
-        raise ToolError("a sequence needs at least three terms to show its rule")
-    if len(set(_differences(terms))) == 1:
-        return "difference"
-    ratios = {after / before for before, after in pairwise(terms) if before}
-    if all(terms) and len(ratios) == 1:
-        return "ratio"
-    # With three terms a second difference or a two-term sum always or never fits by accident.
-    if len(terms) >= 4 and len(set(_differences(_differences(terms)))) == 1:
-        return "second difference"
-    if len(terms) >= 4 and all(
-        a + b == c for a, b, c in zip(terms, terms[1:], terms[2:], strict=False)
-    ):
-        return "sum"
-    raise ToolError(
-        "no rule fits; checked a constant difference, a constant ratio, a constant second "
-        "difference and each term the sum of the two before (the last two need four terms)"
-    )
-
-
-_STEPS: dict[str, Callable[[Sequence[Fraction]], Fraction]] = {
-    "difference": lambda t: 2 * t[-1] - t[-2],
-    "ratio": lambda t: t[-1] * t[-1] / t[-2],
-    "second difference": lambda t: 3 * t[-1] - 3 * t[-2] + t[-3],
-    "sum": lambda t: t[-1] + t[-2],
-}
-
-
-def _describe(terms: Sequence[Fraction], rule: str) -> str:
-    if rule == "difference":
-        step = terms[1] - terms[0]
-        if step == 0:
-            return f"every number is {show(terms[0])}"
-        return f"the sequence {'adds' if step > 0 else 'subtracts'} {show(abs(step))} each time"
-    if rule == "ratio":
-        ratio = terms[1] / terms[0]
-        if ratio.numerator == 1:
-            return f"the sequence divides by {ratio.denominator} each time"
-        return f"the sequence multiplies by {show(ratio)} each time"
-    if rule == "second difference":
-        change = _differences(_differences(terms))[0]
-        grow = "grow" if change > 0 else "shrink"
-        return f"the differences between terms {grow} by {show(abs(change))} each time"
-    return "each number is the sum of the two before it"
-
-
-def continue_sequence(terms: Sequence[Fraction], count: int = 1) -> tuple[str, list[Fraction]]:
-    """The rule the terms follow, in words, and the next `count` terms.
-
-    >>> continue_sequence([Fraction(n) for n in (1, 1, 2, 3, 5)], 2)
-    ('each number is the sum of the two before it', [Fraction(8, 1), Fraction(13, 1)])
-    """
-    rule = _rule(terms)
-    extended = list(terms)
-    for _ in range(count):
-        term = _STEPS[rule](extended)
-        if max(term.numerator.bit_length(), term.denominator.bit_length()) > MAX_INT_BITS:
-            raise ToolError("the term is too large")
-        extended.append(term)
-    return _describe(terms, rule), extended[len(terms) :]
 
 
 def _nth_term(numbers: list[Fraction], match: re.Match[str]) -> str:
@@ -341,6 +262,27 @@ def _uncued(numbers: list[Fraction], question: str, span: tuple[int, int]) -> st
     return _sentence([_next(numbers)])
 
 
+def _require_only_the_pick(reading: Reading, names: set[str | None]) -> None:
+    """Refuse a question that picks a number and asks more than the pick (see `_PICKS`)."""
+    others = sorted(str(name) for name in names - _PICKS)
+    if others:
+        raise ToolRefusalError(
+            f"refused: the question picks one number and also asks for {', '.join(others)}; "
+            f"understood only {reading.understood!r}"
+        )
+    unread = [word for word in reading.leftovers() if word not in _PICK_FRAME]
+    if unread:
+        shown = ", ".join(repr(word) for word in dict.fromkeys(unread))
+        raise ToolRefusalError(
+            f"refused: {shown} may ask about the number picked, and were not read; "
+            f"understood only {reading.understood!r}"
+        )
+
+
+def _value(clause: str) -> str:
+    return stated_value(_sentence([clause]))
+
+
 # "the first 4 terms", "these 5 numbers": a count of the list itself.
 _LENGTH = re.compile(r"(?<![\w.])(\d+)\s+(?:numbers|terms|values|items)\b", re.IGNORECASE)
 
@@ -392,9 +334,12 @@ class NumberList:
             argument.lower(), sentence, spans=spans, distractors=_lengths(argument, numbers)
         )
         require_whole(reading)
+        if names & _PICKS:
+            _require_only_the_pick(reading, names)
         return ToolAnswer(
             output=sentence,
-            value=stated_value(sentence),
+            # Two facts ("the largest is 9 and the smallest is 1") are two values, not the last.
+            value=stated_value(sentence) if len(clauses) < 2 else ", ".join(map(_value, clauses)),
             provenance=f"parsed the whole question and found: {sentence}",
             fully_parsed=True,
         )

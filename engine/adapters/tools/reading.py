@@ -147,7 +147,8 @@ class Reading:
     distractors: tuple[tuple[str, str], ...] = ()
     alternatives: int = 1
 
-    def _outside(self, pattern: re.Pattern[str]) -> list[str]:
+    def unread(self, pattern: re.Pattern[str]) -> list[str]:
+        """The matches of `pattern` in `text` that no consumed span holds."""
         return [
             match.group()
             for match in pattern.finditer(self.text)
@@ -156,11 +157,11 @@ class Reading:
 
     def leftovers(self) -> list[str]:
         """The words of `text` the parse did not consume."""
-        return self._outside(_WORD)
+        return self.unread(_WORD)
 
     def unused_numbers(self) -> list[str]:
         """The numbers of `text` neither consumed nor set aside as distractors."""
-        unused = self._outside(NUMBER)
+        unused = self.unread(NUMBER)
         for number, _ in self.distractors:
             if number in unused:
                 unused.remove(number)

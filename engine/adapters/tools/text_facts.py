@@ -1,12 +1,12 @@
 """Exact facts about one word or short phrase, which small models get wrong: they see tokens.
 
-The subject is the quoted word ('...', "...", ‘...’ or “...”), else the word after "the word",
-"spell", "reverse", "does", "in" or "of". The question is read from cue words: how many times a
-letter occurs (or whether it occurs at all), how many letters, characters, vowels (a, e, i, o, u),
-consonants or different letters it has, the n-th letter (also "starts with", "ends with", "the
-first three letters"), the most common letter, the word backwards or spelled out, and whether it
-is a palindrome. Counting is case-insensitive: 'R' and 'r' are one letter. Positions and
-reversals keep the case as written. A question it cannot read is refused, naming what it
+The subject is found by `subject.find_subject`; in a quoted phrase, the question may select its
+longest, shortest or n-th word (`phrase_part`). The question is read from cue words: how many
+times a letter occurs (or whether it occurs at all), how many letters, characters, vowels (a, e,
+i, o, u), consonants or different letters it has, the n-th letter (also "starts with", "ends
+with", "the first three letters"), the most common letter, the word backwards or spelled out, and
+whether it is a palindrome. Counting is case-insensitive: 'R' and 'r' are one letter. Positions
+and reversals keep the case as written. A question it cannot read is refused, naming what it
 understood, so that the answering model never copies a guess.
 
 >>> TextFacts().run("How many times does the letter 'r' appear in the word 'strawberry'?").output
@@ -25,72 +25,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.adapters.tools.answer_line import stated_value
+from engine.adapters.tools.ordinals import (
+    COUNT_WORDS,
+    ORDINAL,
+    count_value,
+    ordinal_name,
+    ordinal_value,
+)
+from engine.adapters.tools.phrase_part import (
+    PLACEHOLDER,
+    SELECTS_PART,
+    WORDS,
+    asks_for_the_part,
+    select_part,
+    stated,
+)
 from engine.adapters.tools.reading import Reading, require_whole
+from engine.adapters.tools.subject import QUOTED, WORD, find_subject
 from engine.domain.records import ToolAnswer
-from engine.errors import ToolError
+from engine.errors import ToolError, ToolRefusalError
 
-__all__ = [
-    "COUNT_WORDS",
-    "MAX_INPUT_CHARS",
-    "ORDINAL",
-    "TextFacts",
-    "count_value",
-    "find_subject",
-    "ordinal_name",
-    "ordinal_value",
-]
+__all__ = ["MAX_INPUT_CHARS", "TextFacts"]
 
 MAX_INPUT_CHARS = 200
 VOWELS = "aeiou"  # y is a consonant here: "rhythm" has no vowels, as school exercises count it
 
-# Why these word lists stay: the ordinals and counts are alternatives inside the patterns that
-# find a position phrase ("the third letter", "the first 3 letters") and are shared with the
-# numbers tool. text2num reads them too, but only by rewriting the whole text, which would also
-# rewrite the word being asked about ("How many letters in 'one'?"); the lists only locate a
-# phrase, and `reading.require_whole` checks what the phrase did not consume.
-_ORDINAL_WORDS = (
-    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
-    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-    "seventeenth", "eighteenth", "nineteenth", "twentieth",
-)  # fmt: skip
-COUNT_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_COUNTED = rf"(?:{'|'.join(_ORDINAL_WORDS)}|\d+(?:st|nd|rd|th))"
-# "first", "3rd", "last", "second to last", "second-last", "penultimate". The numbers tool reads
-# "the 10th term" and "the second largest" with the same words, so they are defined once, here.
-ORDINAL = (
-    rf"(?:(?:{_COUNTED}[\s-]+(?:to[\s-]+)?)?last|penultimate|next[\s-]+to[\s-]+last|{_COUNTED})"
-)
-
-# A word: letters or digits, with inner hyphens or apostrophes ("don't", "well-known").
-_WORD = r"[^\W_]+(?:[-'’][^\W_]+)*"
-_QUOTED = re.compile(r"(?<!\w)'(.+?)'(?!\w)|(?<!\w)\"(.+?)\"(?!\w)|‘(.+?)’(?!\w)|“(.+?)”")
-_NAMED_BEFORE = re.compile(r"\b(?:word|name|phrase|string)\s*$", re.IGNORECASE)
-_BEFORE_SUBJECT = re.compile(
-    r"\b(?:word|name|phrase|string|in|of|spell|reverse)\s*$", re.IGNORECASE
-)
-# Where an unquoted subject is, most specific first; the last pattern takes its last match.
-_UNQUOTED = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for pattern in (
-        rf"\bthe\s+(?:word|name|phrase|string|term)\s+({_WORD})",
-        rf"\bis\s+({_WORD})\s+an?\s+palindrome",
-        rf"\b({_WORD})\s+(?:spel(?:led|t)\s+)?(?:backwards?|in\s+reverse|reversed)\b",
-        rf"\b(?:spell(?:ed)?(?:\s+out)?|reverse|write)\s+({_WORD})",
-        rf"\bdoes\s+({_WORD})\s+(?:have|contain|include|start|begin|end)",
-        rf"\bhow\s+long\s+is\s+({_WORD})",
-        rf"\b(?:in|of)\s+({_WORD})",
-    )
-)
-_BARE = re.compile(rf"\s*({_WORD})\s*[?.!]?\s*")  # the argument is the word alone
-# Words that follow "in", "of" or "spell" without being the subject ("in the alphabet", "spell it").
-_NOT_SUBJECTS = frozenset((
-    "a", "an", "the", "it", "its", "it's", "this", "that", "these", "those", "there", "here",
-    "what", "which", "how", "is", "are", "me", "my", "your", "his", "her", "their", "all",
-    "word", "words", "letter", "letters", "character", "characters", "vowel", "vowels",
-    "consonant", "consonants", "total", "order", "reverse", "backwards", "backward", "out",
-    "alphabet", "english", "spelled", "spelt",
-))  # fmt: skip
-_PLACEHOLDER = " _subject_ "
+# "the word X", "the phrase: X": naming the subject, read with it.
+_NAMING = re.compile(r"\b(?:the\s+)?(?:word|name|phrase|string|term)\s*:?\s*_subject_", re.I)
+_QUOTES = "'\"‘“"
 _CHAR = r"[^\W_]"
 _TARGETS = tuple(
     re.compile(pattern, re.IGNORECASE)
@@ -125,67 +87,9 @@ _PREFIX = re.compile(
 )
 
 
-def count_value(text: str) -> int:
-    """The number a count names, in digits or a word from one to ten: "3" or "three" is 3."""
-    word = text.lower()
-    return COUNT_WORDS.index(word) + 1 if word in COUNT_WORDS else int(word)
-
-
-def ordinal_value(text: str) -> int:
-    """The position an ordinal names: 1 for "first" or "1st", -1 for "last", -2 for "second last".
-
-    >>> [ordinal_value(x) for x in ("first", "3rd", "last", "second-to-last", "penultimate")]
-    [1, 3, -1, -2, -2]
-    """
-    words = text.lower().replace("-", " ").split()
-    if words[0] in ("penultimate", "next"):
-        return -2
-    if words[0] == "last":
-        return -1
-    head = words[0]
-    value = _ORDINAL_WORDS.index(head) + 1 if head in _ORDINAL_WORDS else int(head[:-2])
-    return -value if words[-1] == "last" else value
-
-
-def find_subject(text: str) -> tuple[str, int, int]:
-    """The word the question is about, and the span it (with its quotes) takes in `text`.
-
-    >>> find_subject("How many r's are in strawberry?")
-    ('strawberry', 20, 30)
-    >>> find_subject("Is 'level' a palindrome?")[0]
-    'level'
-    """
-    quoted = [
-        (next(group for group in match.groups() if group is not None), *match.span())
-        for match in _QUOTED.finditer(text)
-    ]
-    # A quoted single character is the letter asked about, unless it follows "the word".
-    words = [item for item in quoted if len(item[0]) > 1 or _NAMED_BEFORE.search(text[: item[1]])]
-    if len(words) > 1:
-        words = [item for item in words if _BEFORE_SUBJECT.search(text[: item[1]])] or words
-    if len(words) > 1:
-        shown = ", ".join(repr(word) for word, _, _ in words)
-        raise ToolError(f"several quoted words ({shown}); say which one with 'the word ...'")
-    if words:
-        return words[0]
-    bare = _BARE.fullmatch(text)
-    if bare:
-        return bare.group(1), *bare.span(1)
-    for index, pattern in enumerate(_UNQUOTED):
-        found = [match for match in pattern.finditer(text) if _is_subject(match.group(1))]
-        if found:
-            match = found[-1] if index == len(_UNQUOTED) - 1 else found[0]
-            return match.group(1), *match.span(1)
-    raise ToolError("found no word to examine; put the word in quotes, e.g. 'strawberry'")
-
-
-def _is_subject(word: str) -> bool:
-    return word.lower() not in _NOT_SUBJECTS
-
-
 def _target(rest: str) -> str | None:
     """The single character the question asks about, if any: 'r', the letter r, r's, many rs."""
-    for match in _QUOTED.finditer(rest):
+    for match in QUOTED.finditer(rest):
         quoted = next(group for group in match.groups() if group is not None)
         if len(quoted) != 1:
             raise ToolError(f"can count single letters only, not {quoted!r}")
@@ -281,22 +185,6 @@ def _position(subject: str, rest: str) -> str | None:
     return f"The {ordinal_name(index)} {noun} of '{subject}' is '{letter}'."
 
 
-def ordinal_name(index: int) -> str:
-    """The word for a position, the inverse of `ordinal_value`.
-
-    >>> [ordinal_name(x) for x in (3, 22, -1, -2)]
-    ['third', '22nd', 'last', 'second to last']
-    """
-    if index == -1:
-        return "last"
-    if index < 0:
-        return f"{ordinal_name(-index)} to last"
-    if index <= len(_ORDINAL_WORDS):
-        return _ORDINAL_WORDS[index - 1]
-    suffix = "th" if 10 <= index % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(index % 10, "th")
-    return f"{index}{suffix}"
-
-
 def _most_common(subject: str, rest: str) -> str | None:
     cue = (
         r"\bmost\s+(?:common|frequent|often|repeated)\b|\b(?:occurs?|appears?)\s+(?:the\s+)?most\b"
@@ -373,7 +261,7 @@ _ANSWERS: tuple[tuple[_Answer, tuple[re.Pattern[str], ...]], ...] = (
     (_most_common, (re.compile(r"\bmost\s+(?:common|frequent|often|repeated)\b|\bmost\b", re.I),)),
     (_distinct, (re.compile(r"\b(?:different|distinct|unique)\s+(?:letters|characters)", re.I),)),
     (_vowels, (re.compile(r"\b(?:vowel|consonant)s?\b", re.I), _COUNT)),
-    (_occurrences, (_COUNT, _CONTAIN, _QUOTED, *_TARGETS)),
+    (_occurrences, (_COUNT, _CONTAIN, QUOTED, *_TARGETS)),
     (_length, (_LENGTH,)),
     (_spelling, (re.compile(r"\bspel\w*|\bletter\s+by\s+letter\b", re.IGNORECASE),)),
 )
@@ -399,28 +287,60 @@ class TextFacts:
         if len(argument) > MAX_INPUT_CHARS:
             raise ToolError(f"input is longer than {MAX_INPUT_CHARS} characters")
         subject, start, end = find_subject(argument)
-        rest = argument[:start] + _PLACEHOLDER + argument[end:]
-        for answer, reads in _ANSWERS:
-            found = answer(subject, rest)
-            if found is not None:
-                require_whole(Reading(rest.lower(), found, spans=_spans(rest, reads)))
-                return _answered(found)
-        if not rest.replace(_PLACEHOLDER, "").strip(" '\"‘’“”?.!"):
-            # The argument is the bare word (a model's own argument): state what every answer uses.
-            letters = _letters(subject)
-            spelled = f"'{subject}' has {_plural(len(letters), 'letter')}: {'-'.join(letters)}."
-            return _answered(spelled)
-        raise ToolError(
-            f"understood the word '{subject}' but not the question; ask how many times a letter "
-            "occurs, how many letters or vowels it has, its n-th letter, its reverse, its "
-            "spelling, or whether it is a palindrome"
-        )
+        rest = argument[:start] + PLACEHOLDER + argument[end:]
+        # Only a quoted phrase has parts to select: an unquoted subject is one word of the question.
+        part = select_part(subject, rest) if argument[start] in _QUOTES else None
+        if part is None:
+            return _answered(_fact(subject, rest))
+        if asks_for_the_part(part):
+            if len(part.words) > 1:
+                raise ToolRefusalError(f"{stated(part)}: no one word is the answer")
+            return _answered(f"{stated(part)}.", value=part.words[0])
+        facts = [_fact(word, part.rest) for word in part.words]
+        values = {stated_value(fact) for fact in facts}
+        if len(values) > 1:
+            raise ToolRefusalError(f"{stated(part)}, and they give different answers")
+        return _answered(f"{stated(part)}. {facts[0]}", value=values.pop())
 
 
-def _answered(sentence: str) -> ToolAnswer:
+def _fact(subject: str, rest: str) -> str:
+    """The one fact `rest` (the question around the placeholder) asks about `subject`, read whole.
+
+    Besides `reading.require_whole`, a word that selects a part of the subject ("longest",
+    "second", "word" said of a phrase) must have been read: answered about the whole subject, "the
+    longest word in 'the quick brown fox'" once had 16 letters.
+    """
+    for answer, reads in _ANSWERS:
+        found = answer(subject, rest)
+        if found is None:
+            continue
+        spans = (*_spans(rest, reads), *_spans(rest, (_NAMING,)))
+        reading = require_whole(Reading(rest.lower(), found, spans=spans))
+        selecting = reading.unread(SELECTS_PART)
+        if len(re.findall(WORD, subject)) > 1:
+            selecting += reading.unread(WORDS)
+        if selecting:
+            shown = ", ".join(repr(word) for word in dict.fromkeys(selecting))
+            raise ToolRefusalError(
+                f"refused: {shown} select a part of '{subject}', which was not read "
+                f"(understood only {found!r})"
+            )
+        return found
+    if not rest.replace(PLACEHOLDER, "").strip(" '\"‘’“”?.!"):
+        # The argument is the bare word (a model's own argument): state what every answer uses.
+        letters = _letters(subject)
+        return f"'{subject}' has {_plural(len(letters), 'letter')}: {'-'.join(letters)}."
+    raise ToolError(
+        f"understood the word '{subject}' but not the question; ask how many times a letter "
+        "occurs, how many letters or vowels it has, its n-th letter, its reverse, its "
+        "spelling, or whether it is a palindrome"
+    )
+
+
+def _answered(sentence: str, value: str | None = None) -> ToolAnswer:
     return ToolAnswer(
         output=sentence,
-        value=stated_value(sentence),
+        value=stated_value(sentence) if value is None else value,
         provenance=f"parsed the whole question and found: {sentence}",
         fully_parsed=True,
     )

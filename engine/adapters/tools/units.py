@@ -159,8 +159,26 @@ def _shown(amounts: list[_Amount]) -> str:
     return shown
 
 
+# A unit to the power 2 or 3 is named in words, as people write it: "square kilometer".
+_POWER_WORDS = {"²": "square", "³": "cubic"}
+_ONE_POWER = re.compile(r"(?P<name>[^\W\d]+(?: [^\W\d]+)*)(?P<power>[²³])")
+
+
 def _name(unit: "pint.Unit") -> str:
-    return str(unit).replace("_", " ")
+    """The unit's name with no digit in it: "square kilometer", "meter / second²".
+
+    Why no digit: the sentence "7 kilometer ** 2 + 3 kilometer ** 2 = 10 kilometer ** 2" ends
+    with the exponent, and whoever reads the answer off its last number (the answer line, the
+    engine's checker, a small model copying it) reads 2 for 10. pint's pretty format writes
+    powers as superscripts, which are not decimal digits; a name that still holds one is refused.
+    """
+    pretty = format(unit, "P").replace("_", " ")
+    single = _ONE_POWER.fullmatch(pretty)
+    if single:
+        return f"{_POWER_WORDS[single['power']]} {single['name']}"
+    if re.search(r"\d", pretty):
+        raise ToolRefusalError(f"the unit {pretty!r} is written with a number in it")
+    return pretty
 
 
 def _offset(unit: "pint.Unit") -> bool:

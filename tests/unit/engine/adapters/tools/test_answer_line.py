@@ -61,3 +61,17 @@ def test_a_result_not_read_whole_gets_no_line() -> None:
     answer = AnswerLine(Unsure()).run("anything")
     assert isinstance(answer, ToolAnswer)
     assert answer.output == "The answer is 4."
+
+
+def test_the_line_states_the_tools_value_not_a_number_read_back_from_its_sentence() -> None:
+    # The units tool once wrote "10 kilometer ** 2", and the line read the exponent: "Answer: 2".
+    class Trailing:
+        name = "trailing"
+        description = "a sentence whose last number is not its value"
+
+        def run(self, argument: str) -> ToolAnswer:
+            return ToolAnswer("7 widget ** 2 + 3 widget ** 2 = 10 widget ** 2", "10", "read", True)
+
+    answer = AnswerLine(Trailing()).run("anything")
+    assert isinstance(answer, ToolAnswer)
+    assert answer.output.endswith("\nAnswer: 10")

@@ -6,13 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.adapters.tools.number_list import (
-    MAX_INPUT_CHARS,
-    NumberList,
-    continue_sequence,
-    find_numbers,
-    show,
-)
+from engine.adapters.tools.number_list import MAX_INPUT_CHARS, NumberList, find_numbers
+from engine.adapters.tools.sequence_rule import continue_sequence, show
 from engine.errors import ToolError
 
 

@@ -31,3 +31,16 @@ def test_every_other_question_is_refused(results: tuple[dict[str, Tally], float]
 
 def test_coverage(results: tuple[dict[str, Tally], float]) -> None:
     assert results[1] >= MIN_COVERAGE
+
+
+def test_no_wrong_answer_on_a_power_of_a_unit_or_a_part_of_a_phrase(
+    results: tuple[dict[str, Tally], float],
+) -> None:
+    # The two classes of mistake of issue 27: refused is fine, wrong is not.
+    classes = {"unit_power", "selects_part"}
+    tagged = {
+        str(q["id"]) for q in load() if isinstance(q["covers"], list) and classes & set(q["covers"])
+    }
+    wrong = [said for said in results[0]["all"].wrong if said.split(":")[0] in tagged]
+    assert tagged
+    assert wrong == []

@@ -4,14 +4,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.adapters.tools.text_facts import (
-    MAX_INPUT_CHARS,
-    TextFacts,
-    count_value,
-    find_subject,
-    ordinal_name,
-    ordinal_value,
-)
+from engine.adapters.tools.ordinals import count_value, ordinal_name, ordinal_value
+from engine.adapters.tools.subject import find_subject
+from engine.adapters.tools.text_facts import MAX_INPUT_CHARS, TextFacts
 from engine.errors import ToolError
 
 WORDS = (

@@ -1,7 +1,10 @@
 """The units tool: one conversion read whole (quantulum3 finds the quantities, pint converts)."""
 
+import math
+import re
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -9,9 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.adapters.tools import ToolRegistry
+from engine.adapters.tools.answer_line import AnswerLine
 from engine.adapters.tools.unit_libraries import how_many
 from engine.adapters.tools.units import MAX_INPUT_CHARS, UnitConverter, convert
+from engine.domain.checkers import extract_final_answer
 from engine.domain.ports import Tool
+from engine.domain.records import ToolAnswer
 from engine.errors import ToolRefusalError
 
 
@@ -139,3 +145,67 @@ def test_importing_the_tool_imports_neither_library() -> None:
         cwd=Path(__file__).parents[5],
     )
     assert result.stdout.strip() == "[]"
+
+
+# A power of a unit (issue 27): "7 kilometer ** 2 + 3 kilometer ** 2 = 10 kilometer ** 2" ended
+# with the exponent, and the answer line read 2 for 10. Every way to write the power, in sums and
+# conversions, must end the sentence with its value and name the unit without a digit.
+_METRES = {
+    "m": Fraction(1),
+    "cm": Fraction(1, 100),
+    "mm": Fraction(1, 1000),
+    "km": Fraction(1000),
+    "ft": Fraction(3048, 10000),
+    "yd": Fraction(9144, 10000),
+}
+_NAMES = {
+    "m": "metres",
+    "cm": "centimetres",
+    "mm": "millimetres",
+    "km": "kilometres",
+    "ft": "feet",
+    "yd": "yards",
+}
+
+
+def _powered(symbol: str, power: int, style: str) -> str:
+    if style == "words":
+        return f"{'square' if power == 2 else 'cubic'} {_NAMES[symbol]}"
+    return symbol + {"caret": f"^{power}", "superscript": "²" if power == 2 else "³"}[style]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    amounts=st.lists(st.integers(1, 999), min_size=1, max_size=2),
+    source=st.sampled_from(sorted(_METRES)),
+    target=st.sampled_from(sorted(_METRES)),
+    power=st.sampled_from([2, 3]),
+    style=st.sampled_from(["words", "caret", "superscript"]),
+)
+def test_a_power_of_a_unit_states_its_value_last(
+    amounts: list[int], source: str, target: str, power: int, style: str
+) -> None:
+    quantity = " plus ".join(f"{amount} {_powered(source, power, style)}" for amount in amounts)
+    question = f"What is {quantity} in {_powered(target, power, style)}?"
+    answer = AnswerLine(UnitConverter()).run(question)
+    assert isinstance(answer, ToolAnswer)
+    exact = sum(amounts) * (_METRES[source] / _METRES[target]) ** power
+    assert math.isclose(float(answer.value), exact, rel_tol=1e-9), (question, answer.output)
+    sentence, line = answer.output.split("\n")
+    assert line == f"Answer: {answer.value}"
+    assert extract_final_answer(sentence) == answer.value  # what the engine's checker reads
+    assert not re.search(r"[0-9]", sentence.split("=")[1].replace(answer.value, "", 1))
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Convert 12 cubic inches to cubic centimetres plus 3",  # a bare number is no quantity
+        "What is 4 m^2 in metres?",  # an area is not a length
+        "How many cubic feet are in 3 square feet?",
+        "Convert 2 m^2 to litres",
+    ],
+)
+def test_a_power_that_does_not_convert_is_refused(question: str) -> None:
+    with pytest.raises(ToolRefusalError):
+        convert(question)
