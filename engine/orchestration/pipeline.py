@@ -100,11 +100,13 @@ class Pipeline:
         chat: ChatOptions | None = None,
         force_path: str | None = None,
         decision_id: str | None = None,
+        checked_by: str | None = None,
     ) -> Draft:
         """Make one decision for `query`; the facade persists it and its outcomes.
 
         With a listener, the answer streams to its `on_token`. `chat` adds a chat client's
-        context to the answer prompt; `force_path` is a live path arm the caller names.
+        context to the answer prompt; `force_path` is a live path arm the caller names;
+        `checked_by`, the client source whose expected answer the checker holds.
         """
         features = np.asarray(self._featurizer(query), dtype=float)
         first = RunState(
@@ -146,7 +148,9 @@ class Pipeline:
             text = answer_text  # a str: mypy keeps no narrowing inside a lambda
             outcomes.extend(
                 assembly.take(
-                    lambda run: self._scorer.score(run, text, checker, warm=not choices.explored)
+                    lambda run: self._scorer.score(
+                        run, text, checker, warm=not choices.explored, checked_by=checked_by
+                    )
                 )
             )
         decision = Decision(
