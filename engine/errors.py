@@ -22,7 +22,8 @@ are re-exported here so that callers import every error from one place.
     │   ├── SchemaVersionError          written by a newer ThinkPath
     │   ├── UnknownDecisionError        no decision with that id
     │   ├── UnknownKindError            no kind of query with that id
-    │   └── OutcomeConflictError        the same (decision, source) posted with another value
+    │   ├── OutcomeConflictError        the same (decision, source) posted with another value
+    │   └── OutcomeLimitError           a decision's sources or a source's corrections are full
     ├── LLMError                        the language model failed to give a usable answer
     │   ├── LLMTimeoutError
     │   ├── LLMUnavailableError         provider unreachable or model missing
@@ -66,6 +67,7 @@ __all__ = [
     "LLMTimeoutError",
     "LLMUnavailableError",
     "OutcomeConflictError",
+    "OutcomeLimitError",
     "PolicyError",
     "RetrievalError",
     "SchemaVersionError",
@@ -123,6 +125,13 @@ class UnknownKindError(StoreError, KeyError):
 
 class OutcomeConflictError(StoreError):
     """The same (decision, source) was posted before with a different reward or weight."""
+
+
+class OutcomeLimitError(StoreError):
+    """A decision has as many client sources, or a source as many corrections, as it may keep.
+
+    Nothing was recorded; every outcome recorded before stands (`EngineConfig.max_outcome_*`).
+    """
 
 
 class LLMError(ThinkPathError):

@@ -96,6 +96,15 @@ class Settings(BaseSettings):
     max_templates: int = Field(
         default=_ENGINE.max_templates, ge=1, le=1000, description="live templates at most"
     )
+    max_templates_kept: int = Field(
+        default=_ENGINE.max_templates_kept,
+        ge=1,
+        le=100_000,
+        description="templates kept, live and retired",
+    )
+    # a decision's outcome history: client sources per decision, revisions per source
+    max_outcome_sources: int = Field(default=_ENGINE.max_outcome_sources, ge=1, le=10_000)
+    max_outcome_revisions: int = Field(default=_ENGINE.max_outcome_revisions, ge=1, le=10_000)
     # ratings kept in process, one per query family and candidate set (0: rate every cold one)
     rating_cache_size: int = Field(default=_ENGINE.rating_cache_size, ge=0, le=100_000)
     tools: NameList = Field(
@@ -165,6 +174,9 @@ class Settings(BaseSettings):
             ),
             llm_timeout_s=self.llm_timeout_s,
             max_templates=self.max_templates,
+            max_templates_kept=self.max_templates_kept,
+            max_outcome_sources=self.max_outcome_sources,
+            max_outcome_revisions=self.max_outcome_revisions,
             rating_cache_size=self.rating_cache_size,
             tool_timeout_s=self.tool_timeout_s,
             detour=DetourRules(

@@ -35,7 +35,16 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
         description="Decide on one query with the configured engine and print the result.",
     )
     ask.add_argument("query", help="the question or task")
-    ask.add_argument("--expected", help="the known answer: an exact checker scores the decision")
+    ask.add_argument(
+        "--expected",
+        help="the known answer: an exact check scores the decision as your claim (--source's "
+        "score, which `thinkpath outcome ID R --replace` corrects)",
+    )
+    ask.add_argument(
+        "--source",
+        default="user",
+        help="who gives --expected: 'user' (default) or 'user:<name>'",
+    )
     ask.add_argument(
         "--kind",
         choices=ANSWER_KINDS,
@@ -81,10 +90,17 @@ def run_ask(args: argparse.Namespace) -> int:
             raise InvalidQueryError(f"--expected: {error}") from None
     elif args.kind is not None:
         raise InvalidQueryError("--kind needs --expected: the answer to compare with")
+    elif args.source != "user":
+        raise InvalidQueryError("--source names who gives --expected: give --expected too")
     listener = None if args.quiet else StagePrinter(_unbuffered(sys.stderr))
     if listener is not None:
         print("Thinking (each stage is shown as it finishes)...", file=sys.stderr, flush=True)
-    decision = build_engine().decide(args.query, checker=checker, listener=listener)
+    # The expected answer is the caller's claim: scored as `--source`'s, which
+    # `thinkpath outcome --source ... --replace` corrects.
+    checked_by = args.source if checker is not None else None
+    decision = build_engine().decide(
+        args.query, checker=checker, listener=listener, checked_by=checked_by
+    )
     if args.json:
         print(json.dumps(decision.model_dump(mode="json"), indent=2))
     else:

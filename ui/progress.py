@@ -25,6 +25,7 @@ __all__ = [
     "StagePrinter",
     "answer_notes",
     "chance_words",
+    "check_setter",
     "describe_reason",
     "describe_stage",
     "money_text",
@@ -226,7 +227,21 @@ def _answer(outputs: dict[str, Any], step: TraceStep) -> str:
 
 def _checker(outputs: dict[str, Any], _step: TraceStep) -> str:
     reward = float(outputs.get("reward", 0.0))
-    return f": {'correct' if reward >= 1.0 else 'wrong'} (score {reward:.2f})"
+    set_by = outputs.get("set_by")
+    who = f"; set by {check_setter(str(set_by))}" if set_by else ""
+    return f": {'correct' if reward >= 1.0 else 'wrong'} (score {reward:.2f}{who})"
+
+
+def check_setter(set_by: str) -> str:
+    """Who set an exact check, in words: the program that called the engine, or the client who
+    gave the expected answer (a client's check is its own claim: `engine.domain.evidence`).
+
+    >>> check_setter("checker"), check_setter("user"), check_setter("user:alice")
+    ('the calling program', 'you', 'alice')
+    """
+    if set_by == "checker":
+        return "the calling program"
+    return "you" if set_by == "user" else set_by.removeprefix("user:")
 
 
 def _referee(outputs: dict[str, Any], step: TraceStep) -> str:

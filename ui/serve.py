@@ -15,7 +15,8 @@ from the command line, where every user of the machine can read it in `ps`.
 
 X-Forwarded-For is not believed from anyone unless THINKPATH_TRUSTED_PROXIES names the proxy:
 uvicorn by default believes it from 127.0.0.1, so any local process could pick the address the
-back-off counts (escaping it, or locking someone else out).
+back-off counts (escaping it, or locking someone else out). From a named proxy, only its rightmost
+untrusted entry is read, and only when it is an IP address (`ui.service.forwarded`).
 """
 
 import argparse
@@ -270,15 +271,18 @@ def server_config(app: Any, service: ServiceSettings) -> "uvicorn.Config":
     """uvicorn's settings: forwarded headers believed only from THINKPATH_TRUSTED_PROXIES."""
     import uvicorn  # noqa: PLC0415
 
+    from ui.service.forwarded import TrustedProxyHeaders  # noqa: PLC0415
+
     trusted = list(service.trusted_proxies)
     return uvicorn.Config(
-        app,
+        # Ours, not uvicorn's: it believes an X-Forwarded-For entry only where it is an address.
+        TrustedProxyHeaders(app, trusted) if trusted else app,
         host=service.host,
         port=service.port,
         log_level="info",
-        # uvicorn's default believes X-Forwarded-For from 127.0.0.1: off unless a proxy is named.
-        proxy_headers=bool(trusted),
-        forwarded_allow_ips=trusted or [],
+        # uvicorn's default believes X-Forwarded-For from 127.0.0.1: off, always (see above).
+        proxy_headers=False,
+        forwarded_allow_ips=[],
     )
 
 

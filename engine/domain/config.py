@@ -65,6 +65,19 @@ class EngineConfig:
     # Live templates at most: each one is a candidate in the rating prompt, so the cap bounds
     # that prompt's length as well as what one caller can add.
     max_templates: int = 64
+    # Templates a namespace keeps, live and retired: a retired one keeps its id, statistics and
+    # history for good, so retire-and-add cycles would grow the catalogue (and every listing of
+    # it) without end; past this many, adding is refused (retiring never is).
+    max_templates_kept: int = 256
+    # A decision's outcome history, bounded: at most this many client sources (`user`,
+    # `user:<name>`) score one decision, and each source keeps at most this many revisions (its
+    # first score and its corrections). Past either, the post is refused (`OutcomeLimitError`)
+    # and every outcome recorded before stands. Why: one decision took 3,000 sources and 2,000
+    # corrections, and its GET grew to 584 KB, while the evidence rule lets only one score per
+    # role count (`engine.domain.evidence`). With the engine's own three sources, a decision
+    # holds at most 16 x 16 + 3 = 259 outcomes.
+    max_outcome_sources: int = 16
+    max_outcome_revisions: int = 16
     # Ratings kept in process, one per query family (0: rate on every cold decision, as before
     # `stages.rating.RatingCache`); the rating is a prior, so one per family and candidate set.
     rating_cache_size: int = 256

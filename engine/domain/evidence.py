@@ -28,19 +28,25 @@ correction is a new outcome whose source key carries its revision, `user#2` bein
 correction of `user` (`source_key`, `split_source_key`); a client source never holds `#`, so the
 keys never collide. Replaying the log in seq order, the learner takes revision n+1 as replacing
 revision n of that source, subtracting the old contribution and adding the new one.
+
+Bounds (`check_room`). Since one score per role counts, more sources and corrections only grow
+the log: a decision takes at most `max_sources` client sources, each at most `max_revisions`
+scores (its first and its corrections). Past either a post is refused (`OutcomeLimitError`),
+and what was recorded stands. The engine's own sources (at most three) are not counted.
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.errors import InvalidRewardError
+from engine.errors import InvalidRewardError, OutcomeLimitError
 
 __all__ = [
     "CLIENT_SOURCE_FORMAT",
     "ENGINE_SOURCES",
     "TRUST",
     "Evidence",
+    "check_room",
     "client_source",
     "in_force",
     "source_key",
@@ -150,3 +156,37 @@ def in_force(scores: Mapping[str, Evidence], role: str) -> Evidence | None:
     if not taught:
         return None
     return max(taught, key=lambda evidence: (trust_of(evidence.source), -evidence.first_seq))
+
+
+def check_room(
+    decision_id: str,
+    keys: Iterable[str],
+    source: str,
+    revision: int,
+    *,
+    max_sources: int,
+    max_revisions: int,
+) -> None:
+    """Refuse a new score of `source` at `revision` for a decision whose stored source keys are
+    `keys`, when it would pass `max_sources` client sources or `max_revisions` revisions.
+
+    >>> check_room("d1", ["checker", "user"], "user:bob", 0, max_sources=2, max_revisions=3)
+    >>> check_room("d1", ["user", "user:bob"], "user:eve", 0, max_sources=2, max_revisions=3)
+    Traceback (most recent call last):
+    ...
+    engine.errors.OutcomeLimitError: decision 'd1' has scores from 2 client sources, the most ...
+    """
+    if revision >= max_revisions:
+        raise OutcomeLimitError(
+            f"{source!r} has corrected its score for decision {decision_id!r} {revision - 1} "
+            f"times; a source keeps at most {max_revisions} scores (the first and "
+            f"{max_revisions - 1} corrections, THINKPATH_MAX_OUTCOME_REVISIONS): its latest "
+            "score stands, and this one was not recorded"
+        )
+    clients = {split_source_key(key)[0] for key in keys} - set(ENGINE_SOURCES)
+    if source not in clients and len(clients) >= max_sources:
+        raise OutcomeLimitError(
+            f"decision {decision_id!r} has scores from {len(clients)} client sources, the most "
+            f"it keeps (THINKPATH_MAX_OUTCOME_SOURCES); {source!r} was not recorded. The scores "
+            "recorded so far stand, and each of those sources may still correct its own"
+        )

@@ -282,15 +282,19 @@ class ArmBook:
                 if arm not in dominated or not policy.is_cold(arm, policy_context)
             )
 
-    def add_template(self, path: PathDefinition, *, max_templates: int) -> None:
+    def add_template(
+        self, path: PathDefinition, *, max_templates: int, max_kept: int | None = None
+    ) -> None:
         """Add a template path as a new arm, saved in the catalogue for every process.
 
         Refused (`TemplateError`) for an id taken or too close to a taken one, retired ones
-        included, and when the live templates reached `max_templates` (see `admit_template`).
+        included, when the live templates reached `max_templates`, and when the templates kept,
+        live and retired, reached `max_kept` (see `admit_template`).
         """
         with self._lock:
             self._sync_catalog()
-            admit_template(path, self._paths, len(self._live_templates()), max_templates)
+            live = len(self._live_templates())
+            admit_template(path, self._paths, live, max_templates, max_kept=max_kept)
             self._save(path, "template")
             self._paths[path.arm_id] = path
             self._learner.add_arm("path", path.arm_id)

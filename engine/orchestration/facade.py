@@ -112,6 +112,7 @@ class Engine:
         force_path: str | None = None,
         decision_id: str | None = None,
         task: str | None = None,
+        checked_by: str | None = None,
     ) -> Decision:
         """Choose a path and a tool for `query`, answer it, score it, and learn from the score.
 
@@ -121,7 +122,11 @@ class Engine:
         new kind (`engine.domain.kinds`); the decision says which, and why.
 
         `checker(answer_text) -> reward in [0, 1]` is an exact checker when the task has one;
-        without it an LLM referee judges the answer. A `listener` hears each stage as it finishes
+        without it an LLM referee judges the answer. `checked_by` ("user" or "user:<name>")
+        says the checker was built from that client's expected answer: its score is then the
+        client's claim, recorded as that source's score (trusted as a user's, and corrected by
+        the same source with `record_outcome(..., replace=True)`), never the engine's `checker`
+        (`engine.domain.evidence`). A `listener` hears each stage as it finishes
         (progress for a user who waits) and the answer's text as it is written. LLM, retrieval
         and tool faults never raise: the decision comes back with `degraded=True` and the fault
         in its trace.
@@ -133,6 +138,10 @@ class Engine:
         stream labels its chunks before the decision ends), unique and URL-safe.
         """
         query = _check_query(query)
+        if checked_by is not None:
+            if checker is None:
+                raise InvalidQueryError("checked_by names who gave the checker: give a checker")
+            checked_by = evidence.client_source(checked_by)
         if decision_id is not None and not _DECISION_ID.fullmatch(decision_id):
             raise InvalidQueryError(
                 f"decision_id {decision_id!r} must be 1-64 letters, digits, '.', '_' or '-'"
@@ -153,6 +162,7 @@ class Engine:
             force_path=force_path,
             decision_id=decision_id,
             task=task,
+            checked_by=checked_by,
         )
         return self._commit(draft)
 
@@ -174,13 +184,31 @@ class Engine:
         `replace=True`: then it is recorded as a correction of that source's score, which
         replaces the old value in what the engine learned. However many outcomes a decision
         gets, one of them teaches each role (`engine.domain.evidence`). Raises
-        `UnknownDecisionError` and `InvalidRewardError` for bad input, with nothing recorded.
+        `UnknownDecisionError` and `InvalidRewardError` for bad input, with nothing recorded,
+        and `OutcomeLimitError` past `config.max_outcome_sources` client sources on the decision
+        or `config.max_outcome_revisions` revisions of one source (what stands, stays).
         """
         source = evidence.client_source(source)
-        revision = self._revision_for(decision_id, source, reward, weight) if replace else 0
+        # One read of the decision's history serves the bounds and the next revision.
+        history = self._store.outcomes_of(decision_id)
+        latest = _latest(history, source)
+        revision = self._revision_for(decision_id, latest, reward, weight) if replace else 0
         if revision is None:  # a correction to the value that stands already: nothing to do
-            result = self._standing(decision_id, source)
+            assert latest is not None  # `_revision_for` found it
+            result = _result_of(latest).model_copy(update={"applied": False})
         else:
+            # A new row (a new source, or a correction) must fit the decision's bounds. Checked
+            # here, not in the store's transaction, so every store keeps one plain append: posts
+            # racing from several processes can pass a full bound by one each, never grow it.
+            if latest is None or revision > 0:
+                evidence.check_room(
+                    decision_id,
+                    [outcome.source for outcome in history],
+                    source,
+                    revision,
+                    max_sources=self.config.max_outcome_sources,
+                    max_revisions=self.config.max_outcome_revisions,
+                )
             try:
                 result = self._record(decision_id, source, reward, weight, revision=revision)
             except OutcomeConflictError as error:
@@ -260,10 +288,15 @@ class Engine:
         Raises `TemplateError` when a path with that id (or one differing only in '-' against
         '_') exists already, retired ones included: templates are not edited in place, an arm's
         statistics belong to the prompt that earned them. Also when the live templates reach
-        `config.max_templates`, which bounds the rating prompt and the catalogue.
+        `config.max_templates`, which bounds the rating prompt, or when the namespace keeps
+        `config.max_templates_kept` templates, live and retired (retired ones are kept for good).
         """
         path = PathDefinition.from_template(template)
-        self._book.add_template(path, max_templates=self.config.max_templates)
+        self._book.add_template(
+            path,
+            max_templates=self.config.max_templates,
+            max_kept=self.config.max_templates_kept,
+        )
         return path
 
     def retire_template(self, arm_id: str, reason: str) -> ArmStats:
@@ -352,38 +385,34 @@ class Engine:
             revision=revision,
         )
 
-    def _latest(self, decision_id: str, source: str) -> LearnedOutcome | None:
-        """The standing (latest) revision of `source`'s score for the decision, if any."""
-        standing = [
-            outcome
-            for outcome in self._store.outcomes_of(decision_id)
-            if evidence.split_source_key(outcome.source)[0] == source
-        ]
-        return standing[-1] if standing else None
-
     def _revision_for(
-        self, decision_id: str, source: str, reward: float | None, weight: float | None
+        self,
+        decision_id: str,
+        latest: LearnedOutcome | None,
+        reward: float | None,
+        weight: float | None,
     ) -> int | None:
         """The revision a correction gets: the next one, 0 with nothing to correct, None when
-        the standing score already has this value (posting it again changes nothing)."""
-        latest = self._latest(decision_id, source)
+        the standing score (`latest`) already has this value (posting it again changes nothing)."""
         if latest is None:
             self._store.get_decision(decision_id)  # UnknownDecisionError before anything else
             return 0
+        source, revision = evidence.split_source_key(latest.source)
         weight = self.config.weight_for(source) if weight is None else weight
         if _is_number(reward) and (latest.reward, latest.weight) == (reward, weight):
             return None
-        return evidence.split_source_key(latest.source)[1] + 1
-
-    def _standing(self, decision_id: str, source: str) -> OutcomeResult:
-        latest = self._latest(decision_id, source)
-        assert latest is not None  # `_revision_for` found it
-        return _result_of(latest).model_copy(update={"applied": False})
+        return revision + 1
 
 
 def _is_number(value: object) -> bool:
     """A real number, not a bool (True as a reward is a caller's bug, not 1.0)."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _latest(history: Sequence[LearnedOutcome], source: str) -> LearnedOutcome | None:
+    """The standing (latest) revision of `source`'s score in a decision's history, if any."""
+    standing = [o for o in history if evidence.split_source_key(o.source)[0] == source]
+    return standing[-1] if standing else None
 
 
 def _result_of(outcome: LearnedOutcome) -> OutcomeResult:

@@ -99,12 +99,14 @@ class Pipeline:
         force_path: str | None = None,
         decision_id: str | None = None,
         task: str | None = None,
+        checked_by: str | None = None,
     ) -> Draft:
         """Make one decision for `query`; the facade persists it and its outcomes.
 
         With a listener, the answer streams to its `on_token`. `chat` adds a chat client's
         context to the answer prompt; `force_path` is a live path arm the caller names; `task`
-        names the kind of query (else the kind is found from the query's embedding).
+        names the kind of query (else the kind is found from the query's embedding);
+        `checked_by`, the client source whose expected answer the checker holds.
         """
         started = start()
         match = self._kinds.find(query, task=task)  # a bad task name raises before any work
@@ -145,7 +147,9 @@ class Pipeline:
             text = answer_text  # a str: mypy keeps no narrowing inside a lambda
             outcomes.extend(
                 assembly.take(
-                    lambda run: self._scorer.score(run, text, checker, warm=not choices.explored)
+                    lambda run: self._scorer.score(
+                        run, text, checker, warm=not choices.explored, checked_by=checked_by
+                    )
                 )
             )
         decision = Decision(

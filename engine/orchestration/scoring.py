@@ -60,14 +60,29 @@ class Scorer:
         )
 
     def score(
-        self, run: RunState, text: str, checker: Checker | None, *, warm: bool
+        self,
+        run: RunState,
+        text: str,
+        checker: Checker | None,
+        *,
+        warm: bool,
+        checked_by: str | None = None,
     ) -> Steps[list[Score]]:
-        """The checker's reward when there is a checker, else the referee's (one call)."""
+        """The checker's reward when there is a checker, else the referee's (one call).
+
+        `checked_by` names the client whose expected answer the checker holds: the score is
+        then recorded as that client's (its claim, which it may correct), not as `checker`,
+        and no audit runs beside it: an audit measures the referee against ground truth.
+        """
         started = start()
         reliability = self._reliability(run.context)
         if checker is not None:
-            checked = yield from _check(text, checker, started)
-            audit = bool(checked) and self._audit_rng.random() < self._config.referee_audit
+            checked = yield from _check(text, checker, started, checked_by)
+            audit = (
+                bool(checked)
+                and checked_by is None
+                and self._audit_rng.random() < self._config.referee_audit
+            )
             if audit and run.calls_left >= 1:
                 reward = yield from self._judge(run, text, start(), warm=warm, audit=True)
                 if reward is not None:  # recorded: the arm book counts the pair from the log
@@ -77,6 +92,8 @@ class Scorer:
                     checked.append(Score("referee", reward, weight))
             else:
                 why = "a checker scored the answer"
+                if checked_by is not None:
+                    why = f"{checked_by}'s expected answer scored it"
                 yield report("referee", "skipped", start(), outputs={"why": why})
             return checked
         if reliability.weight <= 0.0:  # never measured here, and the prior is 0: not worth a call
@@ -133,7 +150,9 @@ class Scorer:
         return reward
 
 
-def _check(text: str, checker: Checker, started: float) -> Steps[list[Score]]:
+def _check(
+    text: str, checker: Checker, started: float, checked_by: str | None
+) -> Steps[list[Score]]:
     def reward_of() -> float:
         reward = float(checker(text))
         if not 0.0 <= reward <= 1.0:  # NaN fails this comparison too
@@ -146,5 +165,8 @@ def _check(text: str, checker: Checker, started: float) -> Steps[list[Score]]:
     except Exception as error:  # reported as the checker's fault, never swallowed
         yield fault("checker", error, started)
         return []
-    yield report("checker", "done", started, outputs={"reward": reward})
-    return [Score("checker", reward)]
+    # Who set the check, for the card and the log: the engine's exact checker, or a client
+    # whose expected answer is its own claim, recorded under its own source.
+    set_by = checked_by or "checker"
+    yield report("checker", "done", started, outputs={"reward": reward, "set_by": set_by})
+    return [Score(set_by, reward)]

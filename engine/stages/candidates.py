@@ -33,14 +33,20 @@ def _read_alike(name: str) -> str:
 
 
 def admit_template(
-    path: PathDefinition, paths: Mapping[str, PathDefinition], live_templates: int, cap: int
+    path: PathDefinition,
+    paths: Mapping[str, PathDefinition],
+    live_templates: int,
+    cap: int,
+    *,
+    max_kept: int | None = None,
 ) -> None:
     """Raise `TemplateError` unless `path` may join `paths` as a new template arm.
 
     Its id must be new, also as people read it ('-' and '_' are one separator), and retired ids
     stay taken: an arm's statistics belong to the prompt that earned them. Its name must not
     read like another path's (case and spacing aside). The live templates
-    must stay within `cap`: each one is a candidate in the rating prompt.
+    must stay within `cap`: each one is a candidate in the rating prompt. The templates kept,
+    live and retired, must stay within `max_kept`: retired ones are kept for good.
     """
     twin = next((arm for arm in paths if template_key(arm) == template_key(path.arm_id)), None)
     if twin is not None:
@@ -54,6 +60,14 @@ def admit_template(
     if named is not None:
         raise TemplateError(
             f"the name {path.name!r} reads like that of the path {named!r}; choose another name"
+        )
+    kept = sum(1 for other in paths.values() if other.origin == "template")
+    if max_kept is not None and kept >= max_kept:
+        raise TemplateError(
+            f"the namespace keeps {kept} templates ({live_templates} live, "
+            f"{kept - live_templates} retired, each kept with its statistics and history); the "
+            f"cap is {max_kept} (THINKPATH_MAX_TEMPLATES_KEPT), so no more can be added here: "
+            "use another namespace (THINKPATH_NAMESPACE) or raise the cap"
         )
     if live_templates >= cap:
         raise TemplateError(

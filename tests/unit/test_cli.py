@@ -1,7 +1,10 @@
+import json
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
+from tests.unit.ui.conftest import scripted_engine
 from ui.cli import main
 
 
@@ -23,3 +26,21 @@ def test_outcome_refuses_an_unknown_or_reserved_source(capsys: pytest.CaptureFix
     assert "user:<name>" in capsys.readouterr().err
     assert main(["outcome", "some-decision", "1.0", "--source", "checker"]) == 1
     assert "is reserved" in capsys.readouterr().err
+
+
+def test_ask_expected_is_the_callers_claim_and_outcome_replace_corrects_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = scripted_engine(tmp_path)  # one engine for both commands: one in-memory store
+    monkeypatch.setattr("engine.compose.build_engine", lambda *_args, **_kw: engine)
+    ask = ["ask", "What is 6 * 7?", "--expected", "43", "--source", "User:Ann", "--quiet"]
+    assert main([*ask, "--json"]) == 0
+    decision = json.loads(capsys.readouterr().out)
+    assert [(o["source"], o["reward"]) for o in decision["outcomes"]] == [("user:ann", 0.0)]
+    fix = ["outcome", decision["id"], "1", "--source", "user:ann", "--replace"]
+    assert main(fix) == 0
+    assert "corrected (revision 1): reward 1 from user:ann" in capsys.readouterr().out
+    row = next(a for a in engine.arms() if a.arm_id == decision["path"]["arm_id"])
+    assert (row.outcomes, row.mean_reward) == (1, 1.0)
+    assert main(["ask", "What is 6 * 7?", "--source", "user:ann", "--quiet"]) == 1
+    assert "--source names who gives --expected" in capsys.readouterr().err

@@ -24,6 +24,7 @@ from ui.playground.figures import (
 )
 from ui.playground.views import (
     card_markdown,
+    check_set_by,
     cost_markdown,
     standing_scores,
     trace_rows,
@@ -105,7 +106,10 @@ class Actions:
         answer_so_far = ""
         listener = ProgressQueue()
         events = listener.run(
-            lambda heard: self.engine.decide(text, checker=checker, listener=heard)
+            # The expected answer is the user's claim: scored as theirs, theirs to correct.
+            lambda heard: self.engine.decide(
+                text, checker=checker, listener=heard, checked_by="user" if checker else None
+            )
         )
         for kind, value in events:
             if kind == "stage":
@@ -144,7 +148,8 @@ class Actions:
         if not decision_id:
             return ScoreView("Ask something first (or wait for the current question to finish).")
         try:
-            before = _user_score(self.engine.get_decision(decision_id))
+            shown = self.engine.get_decision(decision_id)
+            before = _user_score(shown)
             # a first score; any later one is a correction (or the same score again)
             result = self.engine.record_outcome(
                 decision_id, reward=float(reward), source="user", replace=before is not None
@@ -160,9 +165,11 @@ class Actions:
         elif before == result.reward:
             status = f"Your score was {before:.2f} already; it counts once."
         else:
+            # The expected answer the user gave is their claim: scoring corrects its check.
+            was = " (the check against your expected answer)" if _claimed(shown) else ""
             status = (
-                f"Changed your score from {before:.2f} to {result.reward:.2f}: the new score "
-                "takes the place of the old one in what the engine learned."
+                f"Changed your score from {before:.2f}{was} to {result.reward:.2f}: the new "
+                "score takes the place of the old one in what the engine learned."
             )
         return ScoreView(status, card_markdown(decision, kind_note), self._paths_figure(decision))
 
@@ -297,6 +304,12 @@ def _user_score(decision: Decision) -> float | None:
     """The user's standing score (their latest correction), if any."""
     scores = [o.reward for o in standing_scores(decision.outcomes) if o.source == "user"]
     return scores[0] if scores else None
+
+
+def _claimed(decision: Decision) -> bool:
+    """Whether the user's standing score is still the check of the expected answer they gave."""
+    mine = [o for o in standing_scores(decision.outcomes) if o.source == "user"]
+    return check_set_by(decision) == "user" and bool(mine) and mine[0].revision == 0
 
 
 def expected_checker(

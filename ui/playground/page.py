@@ -153,7 +153,7 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         return score
 
     # Every score draws the card and the plot again from the stored decision, so the card shows
-    # the score just given (and any contradiction with the exact check) at once.
+    # the score just given (in place of the check of an expected answer it corrects) at once.
     scoring: dict[str, Any] = {
         "inputs": [decision_id, kind_note, partial],
         "outputs": [score_status, card, posteriors],

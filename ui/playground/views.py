@@ -18,6 +18,7 @@ from ui.progress import (
     STAGE_TITLES,
     answer_notes,
     chance_words,
+    check_setter,
     describe_reason,
     describe_stage,
     money_text,
@@ -29,6 +30,7 @@ __all__ = [
     "TRACE_COLUMNS",
     "answer_markdown",
     "card_markdown",
+    "check_set_by",
     "cost_markdown",
     "infer_answer_kind",
     "standing_scores",
@@ -37,7 +39,6 @@ __all__ = [
 
 TRACE_COLUMNS = ["stage", "outcome", "reason", "seconds", "LLM calls"]
 SHOWN_ANSWER_CHARS = 700  # longer answers (often a small model looping) are folded away
-CONTRADICTION = 0.5  # a user's score this far from the exact check's says one of them is wrong
 _SHORT_REASON = 4  # a referee "reason" shorter than this explains nothing ("x")
 _NUMBER = re.compile(r"^[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?%?$")
 _LETTER = re.compile(r"^\(?[A-Ja-j]\)?$")
@@ -180,9 +181,44 @@ def _why_no_seed(decision: Decision) -> str:
     return f"the {passages} found did not match the question well"
 
 
-def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
+def check_set_by(decision: Decision) -> str | None:
+    """Who set the decision's exact check (the trace's checker step), if it had one; a decision
+    stored before checks said so has "checker" for a check of the caller's."""
+    checks = [step for step in decision.trace if step.stage == "checker" and step.outputs]
+    return str(checks[-1].outputs.get("set_by", "checker")) if checks else None
+
+
+def _check_line(decision: Decision, outcome: OutcomeResult) -> str | None:
+    """The score line of an exact check, saying who set it; None for any other score."""
+    set_by = check_set_by(decision)
     if outcome.source == "checker":
-        return f"**Score:** {outcome.reward:.2f}, by the exact check against your expected answer"
+        if not any("set_by" in step.outputs for step in decision.trace):  # stored before
+            return (
+                f"**Score:** {outcome.reward:.2f}, by the exact check against your expected answer"
+            )
+        return (
+            f"**Score:** {outcome.reward:.2f}, by the exact check set by the calling program "
+            "(its own checker, which outranks any user's score)"
+        )
+    if set_by is None or outcome.source != set_by:
+        return None
+    who = check_setter(set_by)  # a client's expected answer: its claim, its own to correct
+    if outcome.revision == 0:
+        how = "score again" if who == "you" else "post a replacing score"
+        return (
+            f"**Score:** {outcome.reward:.2f}, by the exact check against the expected answer "
+            f"{who} gave (the check was set by {who}, and only {who} can correct it: {how})"
+        )
+    return (
+        f"**Score:** {outcome.reward:.2f}, by {who}, correcting the check against the "
+        f"expected answer {who} gave (correction {outcome.revision})"
+    )
+
+
+def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
+    checked = _check_line(decision, outcome)
+    if checked is not None:
+        return checked
     if outcome.source == "referee":
         steps = [step for step in decision.trace if step.stage == "referee"]
         reason = str(steps[-1].outputs.get("reason", "")).strip() if steps else ""
@@ -216,19 +252,6 @@ def standing_scores(outcomes: list[OutcomeResult]) -> list[OutcomeResult]:
     return list(latest.values())
 
 
-def _disagreement(outcomes: list[OutcomeResult]) -> list[str]:
-    """A flag when the user's score contradicts the exact check: one of them is wrong."""
-    by_source = {outcome.source: outcome.reward for outcome in outcomes}
-    user, checker = by_source.get("user"), by_source.get("checker")
-    if user is None or checker is None or abs(user - checker) < CONTRADICTION:
-        return []
-    return [
-        f"**Flag: your score ({user:.2f}) contradicts the exact check ({checker:.2f}).** "
-        "One of them is wrong: if the expected answer was right, correct your score; if it was "
-        "not, ask again with the right one."
-    ]
-
-
 def card_markdown(decision: Decision, kind_note: str = "") -> str:
     """The labelled result card: answer, path and tool with why, seed and sources, scores."""
     answers = [step for step in decision.trace if step.stage == "answer"]
@@ -246,7 +269,6 @@ def card_markdown(decision: Decision, kind_note: str = "") -> str:
         scores.append("**Score:** not scored yet - use the buttons below.")
     # One paragraph each: consecutive lines would run together into one in Markdown.
     lines += [line for score in scores for line in (score, "")][:-1]
-    lines += _disagreement(standing)
     if kind_note:
         lines += ["", kind_note]
     if decision.degraded:

@@ -19,6 +19,7 @@ from engine.domain.records import PathDefinition
 from engine.errors import (
     BudgetExceededError,
     OutcomeConflictError,
+    OutcomeLimitError,
     PolicyError,
     StoreUnavailableError,
     TemplateError,
@@ -46,6 +47,8 @@ _STATUS_OF_ERROR: Sequence[tuple[type[ThinkPathError], int]] = (
     (UnknownDecisionError, status.HTTP_404_NOT_FOUND),
     (UnknownArmError, status.HTTP_404_NOT_FOUND),
     (OutcomeConflictError, status.HTTP_409_CONFLICT),
+    # the decision's history is full: a conflict with its state, nothing recorded
+    (OutcomeLimitError, status.HTTP_409_CONFLICT),
     (PolicyError, status.HTTP_422_UNPROCESSABLE_CONTENT),
     (TemplateError, status.HTTP_422_UNPROCESSABLE_CONTENT),
     (BudgetExceededError, status.HTTP_429_TOO_MANY_REQUESTS),
@@ -66,7 +69,10 @@ def build_router(engine: Engine) -> APIRouter:
     @router.post("/decisions", status_code=status.HTTP_201_CREATED, tags=["decisions"])
     def create_decision(request: DecideRequest) -> Decision:
         """Decide on a query: seed, path, tool, answer, and (with an expected answer) its score."""
-        return engine.decide(request.query, checker=request.checker())
+        checker = request.checker()
+        # The expected answer is the client's claim, scored as its source's (default "user").
+        checked_by = (request.source or "user") if checker is not None else None
+        return engine.decide(request.query, checker=checker, checked_by=checked_by)
 
     @router.get("/decisions/{decision_id}", tags=["decisions"])
     def read_decision(decision_id: DecisionId) -> Decision:
@@ -80,7 +86,8 @@ def build_router(engine: Engine) -> APIRouter:
     )
     def record_outcome(decision_id: DecisionId, outcome: OutcomeRequest) -> OutcomeResult:
         """Record a reward; the same (decision, source) twice is applied once (`applied: false`),
-        `"replace": true` corrects it. The engine's own sources (checker, tool, referee) are 422."""
+        `"replace": true` corrects it. The engine's own sources (checker, tool, referee) are 422;
+        a new source past the decision's bound, or a correction past the source's, is 409."""
         return engine.record_outcome(
             decision_id, outcome.source, outcome.reward, outcome.weight, replace=outcome.replace
         )

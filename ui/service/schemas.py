@@ -48,16 +48,24 @@ class _Body(BaseModel):
 
 
 class DecideRequest(_Body):
-    """A query, and optionally its known answer so that an exact checker scores the decision."""
+    """A query, and optionally its known answer so that an exact checker scores the decision.
+
+    The expected answer is the client's claim: its check is recorded as the score of `source`
+    ("user" by default, or "user:<name>"), trusted as a user's, which that source corrects by
+    posting an outcome with `"replace": true` (`engine.domain.evidence`).
+    """
 
     query: str = Field(min_length=1, max_length=8000)
     expected_answer: str | None = Field(default=None, max_length=500)
     answer_kind: Literal["numeric", "exact", "choice", "date"] | None = None
+    source: str | None = Field(default=None, min_length=1, max_length=64)
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> "DecideRequest":
         if (self.expected_answer is None) != (self.answer_kind is None):
             raise ValueError("give expected_answer and answer_kind together, or neither")
+        if self.source is not None and self.expected_answer is None:
+            raise ValueError("source names who gave expected_answer: give expected_answer too")
         if self.answer_kind is not None:  # fail now, not after the model has answered
             try:
                 self.checker()

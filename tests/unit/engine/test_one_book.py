@@ -62,7 +62,9 @@ def busy_history(world: World, engine: Engine, other: Engine | None = None) -> N
 def test_thirty_outcomes_on_one_decision_move_an_arm_by_at_most_one_decisions_weight(
     world: World,
 ) -> None:
-    engine = world.engine(config=config(), referee_weight=REFEREE_OPT_IN)
+    # 29 client sources: past the shipped bound (`max_outcome_sources`), raised to show the
+    # rule itself, which holds for any number
+    engine = world.engine(config=config(max_outcome_sources=29), referee_weight=REFEREE_OPT_IN)
     decision = engine.decide(ARITHMETIC)  # the referee scores it: 1.0 at the opt-in weight
     sources = ["User", " user ", *(f"user:Reader{n}" for n in range(28))]
     results = [engine.record_outcome(decision.id, source, 1.0) for source in sources]

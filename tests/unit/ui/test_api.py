@@ -23,18 +23,17 @@ def test_decide_then_score_then_read_back(client: TestClient) -> None:
     assert created.status_code == 201, created.text
     decision = created.json()
     assert decision["answer"].endswith("Answer: 42")
-    assert decision["outcomes"][0]["source"] == "checker"  # a referee audit may follow it
-    assert decision["outcomes"][0]["reward"] == 1.0
+    # The expected answer is the client's claim: its check is the client's own score.
+    assert decision["outcomes"] == [
+        {**decision["outcomes"][0], "source": "user", "reward": 1.0, "revision": 0}
+    ]
     assert decision["path"]["propensity"] > 0
 
-    scored = client.post(
-        f"/api/v1/decisions/{decision['id']}/outcomes", json={"source": "user", "reward": 0.0}
-    )
+    url = f"/api/v1/decisions/{decision['id']}/outcomes"
+    scored = client.post(url, json={"source": "user:ann", "reward": 0.0})
     assert scored.status_code == 201
     assert scored.json()["applied"] is True
-    again = client.post(
-        f"/api/v1/decisions/{decision['id']}/outcomes", json={"source": "user", "reward": 0.0}
-    )
+    again = client.post(url, json={"source": "user:ann", "reward": 0.0})
     assert again.json()["applied"] is False
     assert again.json()["seq"] == scored.json()["seq"]
 
@@ -44,9 +43,55 @@ def test_decide_then_score_then_read_back(client: TestClient) -> None:
 
     arms = {(a["role"], a["arm_id"]): a for a in client.get("/api/v1/arms").json()}
     chosen = arms[("path", decision["path"]["arm_id"])]
-    # One decision, one piece of evidence: the exact checker's 1.0 outranks the user's 0.0.
+    # One decision, one piece of evidence: between two users, the first to score stays.
     assert chosen["outcomes"] == 1
     assert chosen["mean_reward"] == 1.0
+
+
+def test_a_wrong_expected_answer_is_corrected_by_the_client_that_gave_it(
+    client: TestClient,
+) -> None:
+    created = client.post(
+        "/api/v1/decisions",
+        json={
+            "query": "What is 6 * 7?",
+            "expected_answer": "43",
+            "answer_kind": "numeric",
+            "source": "User:Ann",
+        },
+    ).json()
+    assert [(o["source"], o["reward"]) for o in created["outcomes"]] == [("user:ann", 0.0)]
+    check = next(step for step in created["trace"] if step["stage"] == "checker")
+    assert check["outputs"]["set_by"] == "user:ann"
+    url = f"/api/v1/decisions/{created['id']}/outcomes"
+    plain = client.post(url, json={"source": "user:ann", "reward": 1.0})
+    assert plain.status_code == 409
+    assert "replace=True" in plain.json()["detail"]
+    fixed = client.post(url, json={"source": "user:ann", "reward": 1.0, "replace": True})
+    assert (fixed.status_code, fixed.json()["revision"]) == (201, 1)
+    arm = created["path"]["arm_id"]
+    row = next(a for a in client.get("/api/v1/arms").json() if a["arm_id"] == arm)
+    assert (row["pulls"], row["mean_reward"], row["outcomes"]) == (1.0, 1.0, 1)
+
+
+def test_a_full_history_is_a_409_that_says_why_and_keeps_what_stood(
+    client: TestClient, engine: Engine
+) -> None:
+    decision = client.post("/api/v1/decisions", json={"query": "What is 2 + 2?"}).json()
+    url = f"/api/v1/decisions/{decision['id']}/outcomes"
+    sources = [f"user:u{n}" for n in range(engine.config.max_outcome_sources)]
+    for source in sources:
+        assert client.post(url, json={"source": source, "reward": 1.0}).status_code == 201
+    full = client.post(url, json={"source": "user:late", "reward": 0.0})
+    assert full.status_code == 409
+    assert "THINKPATH_MAX_OUTCOME_SOURCES" in full.json()["detail"]
+    for reward in [0.0, 1.0] * engine.config.max_outcome_revisions:
+        last = client.post(url, json={"source": "user:u0", "reward": reward, "replace": True})
+    assert last.status_code == 409
+    assert "THINKPATH_MAX_OUTCOME_REVISIONS" in last.json()["detail"]
+    outcomes = client.get(f"/api/v1/decisions/{decision['id']}").json()["outcomes"]
+    assert {o["source"] for o in outcomes} == set(sources)
+    assert len(outcomes) == len(sources) + engine.config.max_outcome_revisions - 1
 
 
 def test_conflicting_outcome_is_409_and_nothing_changes(client: TestClient) -> None:
@@ -65,6 +110,13 @@ def test_conflicting_outcome_is_409_and_nothing_changes(client: TestClient) -> N
         ("/api/v1/decisions", {"query": 5}, 422, "query"),
         ("/api/v1/decisions", {"query": "x", "extra": 1}, 422, "extra"),
         ("/api/v1/decisions", {"query": "x", "expected_answer": "4"}, 422, "together"),
+        ("/api/v1/decisions", {"query": "x", "source": "user"}, 422, "give expected_answer"),
+        (
+            "/api/v1/decisions",
+            {"query": "x", "expected_answer": "4", "answer_kind": "numeric", "source": "checker"},
+            422,
+            "is reserved",
+        ),
         (
             "/api/v1/decisions",
             {"query": "x", "expected_answer": "soon", "answer_kind": "date"},

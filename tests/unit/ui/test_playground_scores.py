@@ -1,4 +1,5 @@
-"""Scores on the Ask tab: corrected in place, shown on the card at once, contradictions flagged."""
+"""Scores on the Ask tab: corrected in place, shown on the card at once, an expected answer's
+check corrected like any score of the user's."""
 
 from engine.orchestration.facade import Engine
 from ui.playground import Actions
@@ -30,19 +31,27 @@ def test_wrong_then_correct_replaces_the_score_and_redraws_the_card(engine: Engi
     assert len(after) == len(outcomes)  # the same score again records nothing
 
 
-def test_a_user_score_contradicting_the_exact_check_is_flagged(engine: Engine) -> None:
+def test_the_expected_answer_is_the_users_claim_and_scoring_corrects_it(engine: Engine) -> None:
     actions = Actions(engine)
-    view = actions.ask("What is 2 + 3?", "5", "")
+    view = actions.ask("What is 6 * 7?", "43", "")  # a wrong expected answer
     assert view.decision_id is not None
-    assert "by the exact check" in view.card
-    assert "Flag" not in view.card
-    flagged = actions.score(view.decision_id, 0.0, view.kind_note)
-    assert flagged.card is not None
-    assert "**Flag: your score (0.00) contradicts the exact check (1.00).**" in flagged.card
-    assert "checked as **numeric** (inferred" in flagged.card  # the kind note survives
-    agreed = actions.score(view.decision_id, 1.0, view.kind_note)
-    assert agreed.card is not None
-    assert "Flag" not in agreed.card
+    assert (
+        "**Score:** 0.00, by the exact check against the expected answer you gave (the check was "
+        "set by you, and only you can correct it: score again)"
+    ) in view.card
+    corrected = actions.score(view.decision_id, 1.0, view.kind_note)
+    assert corrected.status.startswith(
+        "Changed your score from 0.00 (the check against your expected answer) to 1.00"
+    )
+    assert corrected.card is not None
+    assert "**Score:** 1.00, by you, correcting the check against the expected answer" in (
+        corrected.card
+    )
+    assert "0.00" not in corrected.card.split("**Score:**", 1)[1]  # the claim's place, taken
+    assert "checked as **numeric** (inferred" in corrected.card  # the kind note survives
+    decision = engine.get_decision(view.decision_id)
+    arm = next(a for a in engine.arms() if (a.role, a.arm_id) == ("path", decision.path.arm_id))
+    assert (arm.outcomes, arm.mean_reward) == (1, 1.0)  # the correction took effect
 
 
 def test_a_score_without_a_decision_changes_nothing(engine: Engine) -> None:

@@ -148,9 +148,16 @@ def test_allowed_hosts_default_to_loopback_and_the_bound_name(
     assert allowed_hosts(load_service_settings(serve_args())) == ["a.lan", "b.lan"]
 
 
-def forwarded_client(monkeypatch: pytest.MonkeyPatch, trusted: str | None) -> str:
+def forwarded_client(
+    monkeypatch: pytest.MonkeyPatch,
+    trusted: str | None,
+    forwarded_for: bytes = b"203.0.113.9",
+    *,
+    scheme: list[str] | None = None,
+) -> str:
     """The client address the app sees behind uvicorn for a loopback peer that sends
-    X-Forwarded-For and Forwarded naming another address."""
+    X-Forwarded-For (`forwarded_for`, comma-separated lines) and Forwarded naming another
+    address; `scheme`, when given, collects the request's scheme."""
     import uvicorn
 
     from ui.serve import server_config
@@ -164,6 +171,8 @@ def forwarded_client(monkeypatch: pytest.MonkeyPatch, trusted: str | None) -> st
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         seen.append(scope["client"][0])
+        if scheme is not None:
+            scheme.append(scope["scheme"])
         await send_response(send, 200, b"", b"text/plain")
 
     config = server_config(app, load_service_settings(serve_args()))
@@ -182,7 +191,8 @@ def forwarded_client(monkeypatch: pytest.MonkeyPatch, trusted: str | None) -> st
         "server": ("127.0.0.1", 8765),
         "headers": [
             (b"host", b"localhost"),
-            (b"x-forwarded-for", b"203.0.113.9"),
+            *((b"x-forwarded-for", line) for line in forwarded_for.split(b"\n")),
+            (b"x-forwarded-proto", b"https"),
             (b"forwarded", b"for=198.51.100.7"),
         ],
     }
@@ -205,6 +215,39 @@ def test_forwarded_headers_are_believed_only_from_a_trusted_proxy(
     assert forwarded_client(monkeypatch, None) == "127.0.0.1"
     assert forwarded_client(monkeypatch, "10.0.0.2") == "127.0.0.1"  # not this peer
     assert forwarded_client(monkeypatch, "127.0.0.0/8") == "203.0.113.9"
+
+
+@pytest.mark.parametrize(
+    ("forwarded_for", "client"),
+    [
+        # Not an address: the peer keeps its own, so no header picks a back-off identity.
+        (b"garbage-1", "127.0.0.1"),
+        (b"garbage-2, 127.0.0.1", "127.0.0.1"),
+        (b"203.0.113.9, garbage-3", "127.0.0.1"),
+        (b"203.0.113.9:443", "127.0.0.1"),
+        (b"", "127.0.0.1"),
+        # The rightmost entry no trusted proxy holds; what the client wrote left of it is not read.
+        (b"garbage-4, 198.51.100.7", "198.51.100.7"),
+        (b"10.9.9.9, 198.51.100.7, 127.0.0.1", "198.51.100.7"),
+        (b" 2001:db8::7 ", "2001:db8::7"),
+        # Two header lines are one list: the proxy's own line is read, not the client's.
+        (b"10.9.9.9\n198.51.100.7", "198.51.100.7"),
+        (b"127.0.0.2, 127.0.0.1", "127.0.0.1"),  # all trusted: the peer itself
+    ],
+)
+def test_a_forwarded_address_is_believed_only_where_it_is_one(
+    monkeypatch: pytest.MonkeyPatch, forwarded_for: bytes, client: str
+) -> None:
+    assert forwarded_client(monkeypatch, "127.0.0.0/8", forwarded_for) == client
+
+
+def test_the_forwarded_scheme_is_believed_only_from_a_trusted_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    schemes: list[str] = []
+    forwarded_client(monkeypatch, "127.0.0.0/8", scheme=schemes)
+    forwarded_client(monkeypatch, "10.0.0.2", scheme=schemes)
+    assert schemes == ["https", "http"]
 
 
 @pytest.mark.parametrize(
