@@ -29,6 +29,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from engine.domain.announced_llm import announced
 from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
@@ -110,7 +111,7 @@ class Pipeline:
         first = RunState(
             query,
             tuple(float(x) for x in features),
-            self._llm,
+            announced(self._llm, listener),  # a progress display names each call as it starts
             budget or self._config.budget,
         )
         assembly = Assembly(first, listener)
@@ -268,6 +269,7 @@ class Pipeline:
                 outputs={
                     "arm": arm,
                     "propensity": probability,
+                    "untried": sorted(untried),  # what it drew from: "none" alone, none left
                     "sequence": list(tried),
                     "sequence_propensity": sequence,
                 },

@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 import gradio as gr
 
-from engine.domain.checkers import ANSWER_KINDS
-from engine.orchestration.facade import Engine
+from engine import ANSWER_KINDS, Engine
 from experiments.environments import experiment_workloads
 from ui.playground.actions import ARM_COLUMNS, Actions
 from ui.playground.figures import POSTERIOR_NOTE, REGRET_NOTE, REWARD_NOTE

@@ -18,9 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from engine.domain.checkers import check_answer
-from engine.domain.models import Decision
-from engine.domain.records import ChatMessage, ChatOptions
+from engine import ChatMessage, ChatOptions, Decision, check_answer
 from templates.text import check_visible
 
 BASE_MODEL = "thinkpath"
