@@ -57,8 +57,8 @@ _MIN_COPIED_WORDS = 6
 _HEADING = re.compile(r"^\[\d+\]\s.*\(([^()\s]+)\)\s*$", re.MULTILINE)
 # "The answer is: Answer: Tokyo", "Final answer: Answer: 4": a label run into a second label.
 _DOUBLED_LABEL = re.compile(
-    r"^[^\S\n]*(?:\*\*)?(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*:?\s*(?:\*\*)?\s*"
-    r"(?=answer\s*:)",
+    r"^[^\S\n]*(?:\*\*)?(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*:?\s*(?:\*\*)??\s*"
+    r"(?=(?:\*\*)?answer\s*:)",
     re.IGNORECASE | re.MULTILINE,
 )
 _FINAL_VALUE = re.compile(r"answer\s*(?:is)?\s*:?\s*\**\s*([-+]?[\d,]+)\s*\**\s*\.?\s*$", re.I)

@@ -123,7 +123,8 @@ class Actions:
                 working = "Working on the next step"
             elif kind == "token":
                 answer_so_far += value
-                now = f"- *{working}:* {plain_text(clip(answer_so_far, 200, keep_end=True))}"
+                said = plain_text(clip(answer_so_far, 200, keep_end=True))
+                now = f"- *{CALL_TITLES['answer']}:* {said}"
             if kind == "error":
                 if not isinstance(value, ThinkPathError | ValueError):
                     raise value

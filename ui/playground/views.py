@@ -203,8 +203,7 @@ def _seed_lines(decision: Decision) -> list[str]:
 
 def _why_no_seed(decision: Decision) -> str:
     """Which step left the decision without a seed, in plain words (the trace's own)."""
-    searches = _steps(decision, ("search",))
-    found = len(searches[-1].outputs.get("sources", [])) if searches else 0
+    found = len(decision.seed.sources)  # the passages the seed check judged
     passages = f"{found} passage{'s' * (found != 1)}"
     stages = {step.stage: step for step in decision.trace}
     brief = stages.get("seed")
@@ -228,12 +227,14 @@ def _verdict(decision: Decision, standing: list[OutcomeResult]) -> str:
         outcome = by.get(source)
         if outcome is None:
             continue
-        who = "the exact check against your expected answer" if source == "checker" else "you"
+        who = "your score"
+        if source == "checker":
+            who = "the exact check against your expected answer"
         if outcome.reward >= 1.0:
-            return f"**Verified** by {who}."
+            return f"**Verified:** {who} says it is right."
         if outcome.reward <= 0.0:
-            return f"**Wrong**, by {who}."
-        return f"**Partly right** ({outcome.reward:.2f}), by {who}."
+            return f"**Wrong:** {who} says so."
+        return f"**Partly right:** {who} gives it {outcome.reward:.2f}."
     how = (
         "the tool's own reading of the question"
         if _answered_directly(decision)
