@@ -59,6 +59,7 @@ class AskView:
     raw_trace: list[dict[str, Any]] = field(default_factory=list)
     chosen_path: str | None = None
     kind_note: str = ""  # kept with the decision on screen, so a re-drawn card keeps it
+    answer: str = ""  # the answer as the model or tool wrote it, for the copy button
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,7 @@ class Actions:
             raw_trace=decision.model_dump(mode="json")["trace"],
             chosen_path=decision.path.arm_id,
             kind_note=kind_note,
+            answer=decision.answer or "",
         )
 
     def _paths_figure(self, decision: Decision) -> Figure:

@@ -268,3 +268,48 @@ def test_the_card_says_which_step_left_the_answer_without_a_seed(engine: Engine)
     assert "(check: covers 10% of terms)" in card
     nothing = decision.model_copy(update={"seed": Seed(), "trace": []})
     assert "the search found nothing" in card_markdown(nothing)
+
+
+def _dependency(page: Any, button_id: str, nth: int = 0) -> dict[str, Any]:
+    """The `nth` event wired to the element with `elem_id` `button_id`, with its output types."""
+    ids = {c["id"]: c for c in page.config["components"]}
+    target = next(i for i, c in ids.items() if c.get("props", {}).get("elem_id") == button_id)
+    wired = [
+        d
+        for d in page.config["dependencies"]
+        if (target, "click") in [tuple(t) for t in d["targets"]]
+    ]
+    dependency = dict(wired[nth])
+    dependency["output_elems"] = [
+        ids[o].get("props", {}).get("elem_id") for o in wired[nth]["outputs"]
+    ]
+    dependency["output_types"] = [ids[o]["type"] for o in wired[nth]["outputs"]]
+    return dependency
+
+
+def test_asking_clears_the_last_plot_and_offers_copy_buttons(engine: Engine) -> None:
+    from ui.playground.page import build_playground
+
+    page = build_playground(engine)
+    lock = _dependency(page, "ask")
+    assert "plot" in lock["output_types"]  # the previous question's plot goes at once
+    assert {"card", "answer-copy", "id-copy", "trace-table"} <= set(lock["output_elems"])
+    copies = [
+        c["props"]
+        for c in page.config["components"]
+        if c.get("props", {}).get("elem_id") in ("answer-copy", "id-copy")
+    ]
+    assert [props["buttons"] for props in copies] == [["copy"], ["copy"]]
+    view = Actions(engine).ask("What is 2 + 3?", "", "")
+    assert view.answer == "Answer: 5"
+
+
+def test_retire_can_be_cancelled_and_the_why_box_clears(engine: Engine) -> None:
+    from ui.playground.page import build_playground
+
+    page = build_playground(engine)
+    assert _dependency(page, "cancel-retire")["output_elems"][1:] == [
+        "confirm-retire",
+        "cancel-retire",
+    ]
+    assert "retire-reason" in _dependency(page, "confirm-retire")["output_elems"]
