@@ -15,15 +15,14 @@ import math
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
-from engine.domain.checkers import ANSWER_KINDS, checker_for
-from engine.domain.evidence import client_source
+from engine import ANSWER_KINDS, checker_for, client_source
 from engine.errors import InvalidQueryError, InvalidRewardError
 from ui.progress import StagePrinter, answer_notes, money_text, tool_facts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from engine.domain.models import Decision
+    from engine import Decision
 
 __all__ = ["parse_reward", "register", "summary"]
 

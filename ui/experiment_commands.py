@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.domain.ports import LLM
+from engine import LLM
 from engine.errors import ThinkPathError
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def _settings(args: argparse.Namespace) -> "Settings":
 
 def _tracking(args: argparse.Namespace) -> tuple["Settings", str]:
     """The settings and the tracking URI: `--tracking-uri`, else the SQLite file in the home."""
-    from engine.adapters.tracking import default_tracking_uri  # noqa: PLC0415
+    from engine import default_tracking_uri  # noqa: PLC0415
 
     settings = _settings(args)
     return settings, args.tracking_uri or default_tracking_uri(settings.data_dir)

@@ -1,11 +1,12 @@
 """One plain-English line per decision stage, for live progress in the playground and the CLI.
 
-A `DecisionListener` hears each `TraceStep` as its stage finishes; `describe_stage` turns the step
-into a line a first-time user can read ("Searched: 2 passages found", "Chose the path
+A `DecisionListener` hears each `TraceStep` as its stage finishes, and each model call as it
+starts (`on_call`, named by `CALL_TITLES`, so a 20 s call is never silent); `describe_stage`
+turns the step into a line a first-time user can read ("Searched: 2 passages found", "Chose the path
 `worked_example` from what it has learned"), without the engine's internal words. The playground
 and `thinkpath ask` print the same lines, so the two never explain a stage differently.
 
->>> from engine.domain.models import TraceStep
+>>> from engine import TraceStep
 >>> describe_stage(TraceStep(stage="selection", reason="cold_start",
 ...                          outputs={"arm": "direct_answer", "propensity": 0.5}))[41:]
 '(the paths are still new, so the rating led; it makes this pick 50% of the time in this state)'
@@ -16,10 +17,11 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from engine.domain.models import TraceStep
-from engine.domain.records import Cost
+from engine import Cost, TraceStep
+from ui.markup import clip, code_span, quoted
 
 __all__ = [
+    "CALL_TITLES",
     "STAGE_TITLES",
     "ProgressQueue",
     "StagePrinter",
@@ -38,17 +40,28 @@ STAGE_TITLES = {
     "retirement": "Retired a path",
     "search": "Searched for background",
     "seed": "Thinking seed",
-    "seed_check": "Checked the seed",
+    "seed_check": "Checked the passages",
     "rating": "Rated the reasoning paths",
     "detour": "Considered a new path (detour)",
     "selection": "Chose the reasoning path",
     "tool_selection": "Chose the tool",
     "tool": "Ran the tool",
-    "tool_fallback": "Fell back to another tool",
+    "tool_fallback": "Fell back",
     "answer_direct": "Answered with the tool's result",
     "answer": "Wrote the answer",
     "checker": "Checked the answer against the expected one",
     "referee": "Judged the answer (referee)",
+}
+
+# What a model call is for (its request's purpose), named while it runs.
+CALL_TITLES = {
+    "seed": "Writing the thinking seed",
+    "rate": "Rating the reasoning paths",
+    "detour": "Writing a new path (detour)",
+    "program": "Writing a program for the tool",
+    "plan": "Planning the answer",
+    "answer": "Writing the answer",
+    "referee": "Judging the answer (referee)",
 }
 
 _REASONS = {
@@ -87,7 +100,7 @@ def _search(outputs: dict[str, Any], step: TraceStep) -> str:
     failures = outputs.get("failures", [])
     tail = f"; {len(failures)} search(es) failed" if failures else ""
     searched = str(step.inputs.get("query", ""))
-    what = f" for {searched[:60]!r}" if searched else ""
+    what = f" for {quoted(clip(searched, 60))}" if searched else ""
     return f"{what}: {found} passage{'s' * (found != 1)} found{tail}"
 
 
@@ -162,17 +175,24 @@ def _tool(outputs: dict[str, Any], step: TraceStep) -> str:
     name = step.inputs.get("tool", "?")
     if not outputs.get("ok"):
         return f" `{name}`: failed"
-    result = " ".join(str(outputs.get("output", "")).split())
-    return f" `{name}`: gave {result[:80]!r}" + "".join(f"; {fact}" for fact in _parsed(outputs))
+    gave = code_span(clip(str(outputs.get("output", "")), 80))
+    return f" `{name}`: gave {gave}" + "".join(f"; {fact}" for fact in _parsed(outputs))
 
 
 def _fallback(outputs: dict[str, Any], step: TraceStep) -> str:
     refused = step.inputs.get("refused", "?")
     share = float(outputs.get("propensity", 0.0))
-    return (
-        f" `{outputs.get('arm', '?')}`, after `{refused}` refused (drawn by what the tool choice"
-        f" has learned: {share:.0%} of the chance left to the tools not yet tried)"
+    drawn = (
+        f"drawn by what the tool choice has learned: {share:.0%} of the chance left to the"
+        " tools not yet tried"
     )
+    arm = outputs.get("arm", "?")
+    if arm != "none":
+        return f" to the tool `{arm}`, after `{refused}` refused ({drawn})"
+    untried = outputs.get("untried")
+    if untried is not None and set(untried) <= {"none"}:
+        return f" to no tool, after `{refused}` refused: none was left, so the model answers alone"
+    return f" to no tool, after `{refused}` refused, so the model answers alone ({drawn})"
 
 
 def _answer_direct(outputs: dict[str, Any], _step: TraceStep) -> str:
@@ -214,6 +234,14 @@ def answer_notes(outputs: dict[str, Any]) -> list[str]:
     echoed = int(outputs.get("echoed_lines", 0))
     if echoed:
         notes.append(f"{echoed} line{'s' * (echoed != 1)} repeating the prompt removed")
+    copied = int(outputs.get("copied_lines", 0))
+    if copied:
+        notes.append(
+            f"{copied} line{'s' * (copied != 1)} copying the tool's search result removed "
+            "(a result to check is not the answer)"
+        )
+    if outputs.get("degenerate"):
+        notes.append(f"degenerate: {outputs['degenerate']}")
     return notes
 
 
@@ -327,11 +355,14 @@ class StagePrinter:
 
 
 class ProgressQueue:
-    """A `DecisionListener` that hands steps and answer tokens to another thread, in order.
+    """A `DecisionListener` that hands steps, model calls and answer tokens to another thread,
+    in order.
 
-    The decision runs on a worker thread (`run`); the caller iterates `events()` and gets each
-    ("stage", TraceStep) and ("token", str) as it arrives, then ("done", result) or
-    ("error", exception). The callbacks only enqueue, so they are quick and cannot raise.
+    The decision runs on a worker thread (`run`); the caller iterates its events and gets each
+    ("call", purpose), ("stage", TraceStep) and ("token", str) as it arrives, then
+    ("done", result) or ("error", exception); with `tick_s`, also ("tick", None) after each
+    `tick_s` seconds with nothing else, so a display can count the seconds of a long call. The
+    callbacks only enqueue, so they are quick and cannot raise.
     """
 
     def __init__(self) -> None:
@@ -343,7 +374,12 @@ class ProgressQueue:
     def on_token(self, text: str) -> None:
         self._events.put(("token", text))
 
-    def run(self, work: Callable[["ProgressQueue"], object]) -> Iterator[tuple[str, Any]]:
+    def on_call(self, purpose: str) -> None:
+        self._events.put(("call", purpose))
+
+    def run(
+        self, work: Callable[["ProgressQueue"], object], tick_s: float | None = None
+    ) -> Iterator[tuple[str, Any]]:
         """Run `work(self)` on a worker thread; yield its events until it returns or raises."""
 
         def target() -> None:
@@ -354,7 +390,11 @@ class ProgressQueue:
 
         threading.Thread(target=target, name="decision", daemon=True).start()
         while True:
-            kind, value = self._events.get()
+            try:
+                kind, value = self._events.get(timeout=tick_s)
+            except queue.Empty:  # only with a tick: nothing new, but time has passed
+                yield "tick", None
+                continue
             yield kind, value
             if kind in ("done", "error"):
                 return

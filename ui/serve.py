@@ -40,7 +40,7 @@ from ui.service.limits import MAX_BODY_BYTES
 if TYPE_CHECKING:
     import uvicorn
 
-    from engine.orchestration.facade import Engine
+    from engine import Engine
     from ui.service.auth import Access
 
 

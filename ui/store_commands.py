@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from engine.errors import StoreError
 
 if TYPE_CHECKING:
-    from engine.adapters.store.sql import SqlStore
+    from engine import SqlStore
 
 
 def register(subparsers: Any) -> None:

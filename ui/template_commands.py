@@ -12,7 +12,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from engine.orchestration.facade import Engine
+    from engine import Engine
 
 
 def register(subparsers: Any) -> None:

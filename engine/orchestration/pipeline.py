@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
+from engine.domain.announced_llm import announced
 from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
@@ -110,7 +111,12 @@ class Pipeline:
         """
         started = start()
         match = self._kinds.find(query, task=task)  # a bad task name raises before any work
-        first = RunState(query, match.kind.anchor, self._llm, budget or self._config.budget)
+        first = RunState(
+            query,
+            match.kind.anchor,
+            announced(self._llm, listener),  # a progress display names each call as it starts
+            budget or self._config.budget,
+        )
         assembly = Assembly(first, listener)
         kind = assembly.take(lambda _run: _kind_step(match, started))
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, kind))
@@ -269,6 +275,7 @@ class Pipeline:
                 outputs={
                     "arm": arm,
                     "propensity": probability,
+                    "untried": sorted(untried),  # what it drew from: "none" alone, none left
                     "sequence": list(tried),
                     "sequence_propensity": sequence,
                 },

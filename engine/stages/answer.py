@@ -128,10 +128,14 @@ def write_answer(
     # Every message is the program's words or fenced data: the chat history's turns included,
     # since a model echoing an earlier turn is not answering this one.
     prompt = "\n".join(message.content for message in request.messages)
+    # A result the model was told to check (not read whole: a search's passages) is never
+    # handed back as the answer: lines copying it are removed (`keep_answer`).
+    checkable = tool_run is not None and tool_run.ok and not tool_run.fully_parsed
     return keep_answer(
         response.text,
         prompt,
         finish_reason=response.finish_reason,
         tokens=response.completion_tokens,
         max_tokens=request.max_tokens or max_tokens,
+        to_check=tool_run.output if checkable and tool_run is not None else None,
     )

@@ -10,6 +10,13 @@ removed (data the prompt carried, such as a tool's output, stays: repeating it i
 Two endings are named rather than hidden: a loop (the same phrase again and again) and a cut-off
 at the token limit (the provider's finish reason "length", or as many tokens as were allowed).
 
+A result to check (a search's passages, a tool that did not read the whole question) is data the
+model should answer from, not the answer: lines that copy it (a passage heading with its source,
+a long run of its words) are removed, since the 135M model pasted a corpus passage as its answer
+to an arithmetic question. A degenerate answer is named: a run of digits ("Answer: 1234567890")
+is no computed value, and an answer label written twice ("The answer is: Answer: Tokyo") is
+scaffolding, cut to one.
+
 >>> reply = "Question: What is 2 + 2?\\n2 + 2 = 4\\nEnd with a line 'Answer: 2 + 2'"
 >>> prompt = "Question: What is 2 + 2?\\nWork it out.\\nEnd with a line 'Answer: <answer>'."
 >>> kept = keep_answer(reply, prompt, finish_reason="stop", tokens=12, max_tokens=300)
@@ -19,12 +26,13 @@ at the token limit (the provider's finish reason "length", or as many tokens as 
 Loop(phrase='Canberra', times=17)
 """
 
+import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["KeptAnswer", "Loop", "find_loop", "keep_answer", "scaffold_patterns"]
+__all__ = ["KeptAnswer", "Loop", "degeneracy", "find_loop", "keep_answer", "scaffold_patterns"]
 
 # A line of the prompt shorter than this (in words) is not matched: "Answer:" or "Steps:" may
 # well start the model's own answer.
@@ -42,6 +50,19 @@ _RUN_OF_WORD = re.compile(r"\b(\w{2,})\b(?:\W+\1\b){4,}", re.IGNORECASE)
 # ("x = 5", "yes") must come back more often, since working may well repeat it.
 LOOP_TIMES = 3
 SHORT_LOOP_TIMES = 5
+# A line of the model's this long (in words) found whole in a result to check is a copy of it;
+# shorter ones ("17 - 5 = 12") are what answering from the result looks like.
+_MIN_COPIED_WORDS = 6
+# A search tool's passage heading, "[2] Title (source)" (`engine.adapters.tools.search`).
+_HEADING = re.compile(r"^\[\d+\]\s.*\(([^()\s]+)\)\s*$", re.MULTILINE)
+# "The answer is: Answer: Tokyo", "Final answer: Answer: 4": a label run into a second label.
+_DOUBLED_LABEL = re.compile(
+    r"^[^\S\n]*(?:\*\*)?(?:the\s+)?(?:final\s+)?answer(?:\s+is)?\s*:?\s*(?:\*\*)??\s*"
+    r"(?=(?:\*\*)?answer\s*:)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_FINAL_VALUE = re.compile(r"answer\s*(?:is)?\s*:?\s*\**\s*([-+]?[\d,]+)\s*\**\s*\.?\s*$", re.I)
+_MIN_DIGIT_RUN = 5  # "12345": shorter runs are ordinary numbers
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,8 @@ class KeptAnswer:
     loop: Loop | None
     cut_off: bool  # stopped at the token limit: the end of the text is missing
     finish_reason: str | None
+    copied: int = 0  # lines removed because they copy a result the model was to check
+    degenerate: str | None = None  # why the text is no answer, or what scaffolding was cut
 
     def notes(self) -> dict[str, Any]:
         """The trace's record of the above (JSON-safe)."""
@@ -69,20 +92,32 @@ class KeptAnswer:
             "loop": None if self.loop is None else vars(self.loop),
             "cut_off": self.cut_off,
             "finish_reason": self.finish_reason,
+            "copied_lines": self.copied,
+            "degenerate": self.degenerate,
         }
 
 
 def keep_answer(
-    reply: str, prompt: str, *, finish_reason: str | None, tokens: int, max_tokens: int
+    reply: str,
+    prompt: str,
+    *,
+    finish_reason: str | None,
+    tokens: int,
+    max_tokens: int,
+    to_check: str | None = None,
 ) -> KeptAnswer:
-    """The reply without lines that repeat `prompt`'s own words, with its loop and cut-off."""
+    """The reply without lines that repeat `prompt`'s own words or copy `to_check` (a result
+    given to check, not to hand back), with its loop, cut-off and degeneracy named."""
     patterns, openings = scaffold_patterns(prompt)
     kept: list[str] = []
-    echoed = 0
+    echoed = copied = 0
     for line in reply.strip().splitlines():
         plain = _plain(line)
         if plain and any(pattern.fullmatch(plain) for pattern in patterns):
             echoed += 1
+            continue
+        if to_check and _copies(plain, to_check):
+            copied += 1
             continue
         opening = next((o for o in openings if plain.startswith(o) and plain != o), None)
         if opening is not None:  # "The calculator tool found: 42" keeps "42"
@@ -92,7 +127,48 @@ def keep_answer(
             kept.append(line)
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
     cut_off = finish_reason == "length" or (finish_reason is None and tokens >= max_tokens)
-    return KeptAnswer(text, echoed, find_loop(text), cut_off, finish_reason)
+    text, degenerate = degeneracy(text)
+    return KeptAnswer(text, echoed, find_loop(text), cut_off, finish_reason, copied, degenerate)
+
+
+def _copies(plain: str, data: str) -> bool:
+    """Whether a line (as `_plain`) copies `data`: a passage heading's source, or a run of at
+    least `_MIN_COPIED_WORDS` words found whole in it."""
+    if any(source.casefold() in plain for source in _HEADING.findall(data)):
+        return True
+    return len(plain.split()) >= _MIN_COPIED_WORDS and plain in _plain(data.replace("\n", " "))
+
+
+def degeneracy(text: str) -> tuple[str, str | None]:
+    """The text with a doubled answer label cut to one, and why it is degenerate (None: it is
+    not): a final value that is a run of digits, or the label that was written twice.
+
+    >>> degeneracy("The answer is: Answer: Tokyo")
+    ('Answer: Tokyo', "an answer label written twice ('The answer is: Answer:'); cut to one")
+    >>> degeneracy("Answer: 1234567890")[1]
+    'the answer is a run of digits (1234567890), not a computed value'
+    >>> degeneracy("17 * 23 = 391\\nAnswer: 391")[1] is None
+    True
+    """
+    doubled = _DOUBLED_LABEL.search(text)
+    if doubled is not None:
+        label = text[doubled.start() : doubled.end()].strip() + " Answer:"
+        text = text[: doubled.start()] + text[doubled.end() :]
+        return text.strip(), f"an answer label written twice ({label!r}); cut to one"
+    last = text.strip().splitlines()[-1] if text.strip() else ""
+    value = _FINAL_VALUE.search(last)
+    digits = value.group(1).replace(",", "").lstrip("+-") if value else ""
+    if _is_digit_run(digits):
+        return text, f"the answer is a run of digits ({digits}), not a computed value"
+    return text, None
+
+
+def _is_digit_run(digits: str) -> bool:
+    """Counting up or down ("1234567890", "98765"), or one digit again and again ("000000")."""
+    if len(digits) < _MIN_DIGIT_RUN or not digits.isdigit():
+        return False
+    steps = {(int(b) - int(a)) % 10 for a, b in itertools.pairwise(digits)}
+    return steps in ({1}, {9}) or (len(set(digits)) == 1 and len(digits) > _MIN_DIGIT_RUN)
 
 
 def scaffold_patterns(prompt: str) -> tuple[list[re.Pattern[str]], list[str]]:

@@ -17,6 +17,8 @@ ALLOWED = {
     "ui": {"learning", "templates", "retrieval", "engine", "experiments"},
 }
 THIRD_PARTY_IN_LEARNING = {"numpy", "scipy"}
+# The engine's floors (ARCHITECTURE.md): `ui/` reaches them only through `engine`'s public names.
+ENGINE_FLOORS = {"domain", "orchestration", "adapters", "stages"}
 
 
 def imported_top_levels(path: Path) -> set[str]:
@@ -38,6 +40,57 @@ def test_package_imports_only_inner_layers(package: str) -> None:
         for path in (ROOT / package).rglob("*.py")
     }
     assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def engine_floor_imports(path: Path) -> list[str]:
+    """The imports in `path` that reach into one of the engine's floors, as written."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+
+    def floor(name: str) -> bool:
+        parts = name.split(".")
+        return parts[0] == "engine" and len(parts) > 1 and parts[1] in ENGINE_FLOORS
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names if floor(alias.name)]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if floor(node.module):
+                found.append(node.module)
+            else:  # `from engine import domain` reaches a floor as surely as `import engine.domain`
+                named = (f"{node.module}.{alias.name}" for alias in node.names)
+                found += [name for name in named if floor(name)]
+    return found
+
+
+def test_ui_comes_in_through_the_engines_public_surface() -> None:
+    """`ui/` imports `engine`'s public names, never its floors (engine/__init__.py says why)."""
+    offenders = {
+        str(path.relative_to(ROOT)): engine_floor_imports(path)
+        for path in (ROOT / "ui").rglob("*.py")
+    }
+    assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def test_the_floor_check_sees_every_spelling(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "import engine.domain.ports\nfrom engine.orchestration.facade import Engine\n"
+        "from engine import stages, Decision\nfrom engine.errors import ThinkPathError\n"
+        "from engine.compose import build_engine\n"
+    )
+    assert engine_floor_imports(sample) == [
+        "engine.domain.ports",
+        "engine.orchestration.facade",
+        "engine.stages",
+    ]
+
+
+def test_every_public_engine_name_resolves() -> None:
+    """Each name `engine` exports is found where `engine/__init__.py` says it lives."""
+    import engine
+
+    assert [name for name in engine.__all__ if getattr(engine, name, None) is None] == []
 
 
 def test_learning_is_pure() -> None:

@@ -1,20 +1,21 @@
 """The playground's handlers, bound to one engine: plain Python that tests call without a browser.
 
 Errors come back as text for the page, never raised. `ask_live` runs the decision on a worker
-thread and yields as each stage finishes, so the page can show progress while the model works.
+thread and yields as each model call starts, each stage finishes and each second passes, so the
+page shows what is working and for how long while the model works.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from engine import checker_for
-from engine.domain.models import ArmStats, Decision
+from engine import ArmStats, Decision, Engine, checker_for
 from engine.errors import ThinkPathError
-from engine.orchestration.facade import Engine
 from templates import parse_template
+from ui.markup import clip, plain_text
 from ui.playground.figures import (
     fits_workload,
     posterior_figure,
@@ -29,7 +30,7 @@ from ui.playground.views import (
     standing_scores,
     trace_rows,
 )
-from ui.progress import ProgressQueue, describe_stage
+from ui.progress import CALL_TITLES, ProgressQueue, describe_stage
 
 if TYPE_CHECKING:  # matplotlib loads when a figure is first drawn (`ui.playground.figures`)
     from matplotlib.figure import Figure
@@ -43,6 +44,7 @@ PULLS_NOTE = (
     "*mean* is the weighted mean of the scores. *P(best)* is read off the posteriors plotted "
     "below (all questions together), within each role."
 )
+TICK_S = 1.0  # how often the progress line's seconds count up while nothing else happens
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class AskView:
     raw_trace: list[dict[str, Any]] = field(default_factory=list)
     chosen_path: str | None = None
     kind_note: str = ""  # kept with the decision on screen, so a re-drawn card keeps it
+    answer: str = ""  # the answer as the model or tool wrote it, for the copy button
 
 
 @dataclass(frozen=True)
@@ -82,8 +85,9 @@ class ArmsView:
 class Actions:
     """The playground's handlers, bound to one engine."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, clock: Callable[[], float] = time.monotonic) -> None:
         self.engine = engine
+        self._clock = clock  # for the elapsed seconds on the progress line
 
     # -- Ask -------------------------------------------------------------------------------------
 
@@ -104,27 +108,39 @@ class Actions:
             return
         lines: list[str] = []
         answer_so_far = ""
+        began = self._clock()
+        working = "Starting"  # what runs now: the last model call announced, or the next step
         listener = ProgressQueue()
         events = listener.run(
             # The expected answer is the user's claim: scored as theirs, theirs to correct.
             lambda heard: self.engine.decide(
                 text, checker=checker, listener=heard, checked_by="user" if checker else None
-            )
+            ),
+            TICK_S,
         )
         for kind, value in events:
-            if kind == "stage":
-                lines.append(f"- {describe_stage(value)}")
-                yield "\n".join(lines), None
+            now = f"- *{working}... ({self._clock() - began:.0f} s so far)*"
+            if kind == "call":
+                working = CALL_TITLES.get(value, f"Calling the model ({value})")
+                answer_so_far = ""
+            elif kind == "stage":
+                lines.append(f"- {describe_stage(value)} ({value.seconds:.1f} s)")
+                working = "Working on the next step"
             elif kind == "token":
                 answer_so_far += value
-                yield "\n".join([*lines, f"- Writing the answer: {answer_so_far[-200:]}"]), None
-            elif kind == "error":
+                said = plain_text(clip(answer_so_far, 200, keep_end=True))
+                now = f"- *{CALL_TITLES['answer']}:* {said}"
+            if kind == "error":
                 if not isinstance(value, ThinkPathError | ValueError):
                     raise value
                 yield "\n".join(lines), AskView(None, f"**Error:** {value}")
-            else:
-                lines.append("- **Done.**")
+            elif kind == "done":
+                lines.append(f"- **Done** in {self._clock() - began:.1f} s.")
                 yield "\n".join(lines), self._view(value, kind_note)
+            else:
+                if kind != "token":
+                    now = f"- *{working}... ({self._clock() - began:.0f} s so far)*"
+                yield "\n".join([*lines, now]), None
 
     def _view(self, decision: Decision, kind_note: str) -> AskView:
         return AskView(
@@ -136,6 +152,7 @@ class Actions:
             raw_trace=decision.model_dump(mode="json")["trace"],
             chosen_path=decision.path.arm_id,
             kind_note=kind_note,
+            answer=decision.answer or "",
         )
 
     def _paths_figure(self, decision: Decision) -> Figure:
@@ -159,8 +176,8 @@ class Actions:
             return ScoreView(f"**Error:** {error}")
         if before is None:
             status = (
-                f"Recorded your score {result.reward:.2f} for `{decision_id}` "
-                f"(outcome #{result.seq}); score again to correct it."
+                f"Recorded your score {result.reward:.2f} for `{decision_id}`; "
+                "score again to correct it."
             )
         elif before == result.reward:
             status = f"Your score was {before:.2f} already; it counts once."

@@ -11,9 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.domain.evidence import Evidence, in_force, split_source_key, teaches
-from engine.domain.models import ArmStats
-from engine.domain.records import LearnedOutcome
+from engine import ArmStats, Evidence, LearnedOutcome, in_force, split_source_key, teaches
 from engine.errors import ConfigError
 from experiments.environments import experiment_workloads
 from learning import KeyedPolicy, make_policy

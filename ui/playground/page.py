@@ -9,8 +9,7 @@ from typing import Any, Literal
 
 import gradio as gr
 
-from engine.domain.checkers import ANSWER_KINDS
-from engine.orchestration.facade import Engine
+from engine import ANSWER_KINDS, Engine
 from experiments.environments import experiment_workloads
 from ui.playground.actions import ARM_COLUMNS, Actions
 from ui.playground.figures import POSTERIOR_NOTE, REGRET_NOTE, REWARD_NOTE
@@ -82,6 +81,13 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     ask = gr.Button("Ask", variant="primary", elem_id="ask")
     progress = gr.Markdown(elem_id="progress", label="Progress")
     card = gr.Markdown(elem_id="card")
+    with gr.Row():  # the card is Markdown, which has no copy button: these two copy exactly
+        answer_copy = gr.Textbox(
+            label="Answer (copy)", buttons=["copy"], interactive=False, elem_id="answer-copy"
+        )
+        id_copy = gr.Textbox(
+            label="Decision id (copy)", buttons=["copy"], interactive=False, elem_id="id-copy"
+        )
     cost = gr.Markdown(elem_id="cost")
     with gr.Row():
         good = gr.Button("Correct (1.0)", elem_id="score-good", interactive=False)
@@ -108,8 +114,11 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
 
     controls = [query, ask, good, bad, record]
 
+    # A new question clears the last one's card, plot and trace: a stale plot under a new
+    # question's progress read as its result.
     def lock() -> tuple[Any, ...]:
-        return (*(gr.update(interactive=False) for _ in controls), None, "", "", "", "Starting...")
+        cleared: tuple[Any, ...] = (None, "", "", "", "Starting...", None, [], None, "", "")
+        return (*(gr.update(interactive=False) for _ in controls), *cleared)
 
     def unlock(current: str | None) -> tuple[Any, ...]:
         scorable = gr.update(interactive=current is not None)
@@ -130,13 +139,20 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
                 trace: view.trace,
                 raw: view.raw_trace,
                 kind_note: view.kind_note,
+                answer_copy: view.answer,
+                id_copy: view.decision_id or "",
             }
 
     outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw, kind_note]
+    outputs += [answer_copy, id_copy]
     # The Ask button's run is the page's API for programs (`gradio_client`: api_name "/ask");
     # pressing Enter runs the same, privately, and the lock and unlock steps are no API at all.
     for trigger, name in ((ask.click, "ask"), (query.submit, None)):
-        cleared = [*controls, decision_id, score_status, card, cost, progress]
+        cleared = [
+            *controls,
+            *(decision_id, score_status, card, cost, progress),
+            *(posteriors, trace, raw, answer_copy, id_copy),
+        ]
         visibility: Literal["public", "private"] = "public" if name else "private"
         trigger(lock, None, cleared, queue=False, api_visibility="private").then(
             run, [query, expected, kind], outputs, api_name=name, api_visibility=visibility
@@ -230,6 +246,7 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
         confirm = gr.Button(
             "Confirm retire", variant="stop", elem_id="confirm-retire", visible=False
         )
+        cancel = gr.Button("Cancel", elem_id="cancel-retire", visible=False)
 
     def listing() -> tuple[Any, ...]:
         others_rows = actions.other_paths()
@@ -242,10 +259,15 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
 
     def ask_first(arm_id: str | None, why: str) -> tuple[Any, ...]:
         question, offer = actions.ask_to_retire(arm_id, why)
-        return question, gr.update(visible=offer)
+        return question, gr.update(visible=offer), gr.update(visible=offer)
 
     def confirmed(arm_id: str | None, why: str) -> tuple[Any, ...]:
-        return actions.retire(arm_id, why), gr.update(visible=False)
+        # The Why box empties once its reason is kept, so the next retire starts blank.
+        said = actions.retire(arm_id, why)
+        return said, gr.update(visible=False), gr.update(visible=False), ""
+
+    def cancelled() -> tuple[Any, ...]:
+        return "Not retired.", gr.update(visible=False), gr.update(visible=False)
 
     wiring: dict[str, Any] = {
         "fn": listing,
@@ -254,10 +276,12 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
     }
     add.click(actions.add_template, new_template, [status, templates]).then(**wiring)
     # Retiring cannot be undone, so it takes two presses: the first says what will happen.
-    retire.click(ask_first, [retire_id, reason], [status, confirm])
-    confirm.click(confirmed, [retire_id, reason], [status, confirm]).then(**wiring)
+    retire.click(ask_first, [retire_id, reason], [status, confirm, cancel])
+    confirm.click(confirmed, [retire_id, reason], [status, confirm, cancel, reason]).then(**wiring)
+    cancel.click(cancelled, None, [status, confirm, cancel])
     # A different pick cancels a pending confirmation: the question was about the old one.
-    retire_id.change(lambda: gr.update(visible=False), None, confirm)
+    hide = (gr.update(visible=False), gr.update(visible=False))
+    retire_id.change(lambda: hide, None, [confirm, cancel])
     return wiring
 
 

@@ -3,6 +3,12 @@
 Plain functions from engine models to Markdown or rows, so tests can read them without a browser.
 Words are chosen for a first-time user: the engine's reasons ("chose_by_posterior") and the seed
 check's measures ("34% of the query terms") are translated, the raw values stay in the trace.
+
+One truth per card: what the card says about the tool, the seed and the path is read from the
+decision's trace, in the progress log's own words (`ui.progress.describe_stage`), so the card and
+the progress lines cannot tell two stories (the bus question's card once said "no tool was left"
+where its progress said a fallback drew "none"). The model's text is shown as text
+(`ui.markup.plain_text`), never as Markdown.
 """
 
 import html
@@ -10,10 +16,16 @@ import re
 from collections import Counter
 from typing import Any
 
-from engine.domain.checkers import find_dates, parse_number_words
-from engine.domain.models import Choice, Decision, OutcomeResult
-from engine.stages.answer_text import find_loop
-from ui.markup import code_span
+from engine import (
+    Choice,
+    Decision,
+    OutcomeResult,
+    TraceStep,
+    find_dates,
+    find_loop,
+    parse_number_words,
+)
+from ui.markup import code_span, plain_text, quoted
 from ui.progress import (
     STAGE_TITLES,
     answer_notes,
@@ -42,6 +54,11 @@ SHOWN_ANSWER_CHARS = 700  # longer answers (often a small model looping) are fol
 _SHORT_REASON = 4  # a referee "reason" shorter than this explains nothing ("x")
 _NUMBER = re.compile(r"^[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?%?$")
 _LETTER = re.compile(r"^\(?[A-Ja-j]\)?$")
+# The answer's own label: the card's heading already says "Answer".
+_LABEL = re.compile(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", re.IGNORECASE)
+TOOL_STAGES = ("tool", "tool_fallback", "answer_direct")
+SEED_STAGES = ("search", "seed_check", "seed")
+_VERIFIERS = ("checker", "user")  # sources whose score checks the answer; a referee's is a view
 
 
 def infer_answer_kind(expected: str) -> str:
@@ -81,8 +98,9 @@ def answer_markdown(answer: str | None, notes: dict[str, Any] | None = None) -> 
     said = "; ".join(answer_notes(notes))
     tail = f"\n\n*Note: {said}.*" if said else ""
     loop = notes["loop"]
+    answer = _LABEL.sub("", answer, count=1) if "\n" not in answer.strip() else answer
     if len(answer) <= SHOWN_ANSWER_CHARS and not loop:
-        return _hard_breaks(answer) + tail
+        return plain_text(answer) + tail
     cut = answer[:SHOWN_ANSWER_CHARS]
     if loop:  # show up to the second time the repeated phrase appears
         first = answer.find(loop["phrase"])
@@ -93,16 +111,11 @@ def answer_markdown(answer: str | None, notes: dict[str, Any] | None = None) -> 
         why = f"it has {len(answer)} characters"
     others = "; ".join(note for note in answer_notes({**notes, "loop": None}))
     return (
-        f"{_hard_breaks(cut.rstrip())}\n\n*... {why}; folded.*"
+        f"{plain_text(cut.rstrip())}\n\n*... {why}; folded.*"
         + (f"\n\n*Note: {others}.*" if others else "")
         + f"\n\n<details><summary>Show the whole answer</summary>\n\n<pre>{html.escape(answer)}"
         "</pre>\n\n</details>"
     )
-
-
-def _hard_breaks(text: str) -> str:
-    """Keep the model's line breaks: Markdown would run its lines together into one."""
-    return "  \n".join(text.splitlines())
 
 
 def _choice_line(label: str, choice: Choice) -> str:
@@ -113,72 +126,125 @@ def _choice_line(label: str, choice: Choice) -> str:
     return f"**{label}:** {code_span(choice.arm_id)} - {why}; {chance_words(choice.propensity)}"
 
 
+def _steps(decision: Decision, stages: tuple[str, ...]) -> list[TraceStep]:
+    return [step for step in decision.trace if step.stage in stages]
+
+
+def _answered_directly(decision: Decision) -> bool:
+    """Whether the answer is the tool's result itself, written with no model call."""
+    return any(step.stage == "answer" and step.inputs.get("direct") for step in decision.trace)
+
+
+def _path_line(decision: Decision) -> str:
+    """The path, unless it played no part: a direct answer made no model call to follow it."""
+    if _answered_directly(decision):
+        return (
+            "**Reasoning path:** none used - the tool's result is the answer itself, with no "
+            f"model call (the path drawn, {code_span(decision.path.arm_id)}, played no part)"
+        )
+    return _choice_line("Reasoning path", decision.path)
+
+
 def _tool_lines(decision: Decision) -> list[str]:
-    if decision.tool.arm_id == "none":
-        return [_choice_line("Tool", decision.tool).replace("`none`", "none")]
-    lines = [_choice_line("Tool", decision.tool)]
-    steps = [step for step in decision.trace if step.stage == "tool"]
-    run = decision.tool_run
-    # A refusal falls back at once to the next tool: say each refusal, so that the output shown
-    # below is never taken for the chosen tool's own.
-    refused = steps[:-1] if run is not None else steps
-    for step in refused:
-        name = step.inputs.get("tool", "the tool")
-        lines.append(f"  - {code_span(str(name))} refused: {step.error or 'no detail'}")
-    if run is None:
-        if refused:
-            lines.append("  - no tool was left to try, so the model answered alone")
-        return lines
-    if refused:
-        lines.append(f"  - fell back to {code_span(run.tool)}")
-    lines.append(f"  - input: {code_span(run.argument)}")
-    if run.ok:
-        lines.append(f"  - output: {code_span(run.output)} ({run.seconds:.2f} s)")
-    else:
-        lines.append(f"  - failed: {run.error or 'no detail'}")
-    lines += [f"  - {fact}" for fact in tool_facts(steps[-1] if steps else None)]
+    """The tool choice, then each tool step in the progress log's words: every refusal, every
+    fallback, the tool that gave the output (its input, output and how), a direct answer not
+    taken; all from the trace."""
+    head = _choice_line("Tool", decision.tool)
+    lines = [head.replace("`none`", "none") if decision.tool.arm_id == "none" else head]
+    for step in _steps(decision, TOOL_STAGES):
+        lines.append(f"  - {describe_stage(step)}")
+        if step.stage != "tool" or step.reason == "fault":
+            continue
+        lines.append(f"  - input: {code_span(str(step.inputs.get('argument', '')))}")
+        if step.outputs.get("ok"):
+            output = code_span(str(step.outputs.get("output", "")))
+            lines.append(f"  - output: {output} ({step.seconds:.2f} s)")
+        lines += [f"  - {fact}" for fact in tool_facts(step)]
     return lines
 
 
+def _producer(decision: Decision) -> str:
+    """Which tool gave the output the answer saw, from the trace: the last one that ran fine."""
+    ran = [s for s in _steps(decision, ("tool",)) if s.reason != "fault" and s.outputs.get("ok")]
+    if not ran:
+        return "no tool gave an output, so the model answered alone"
+    return f"the output came from {code_span(str(ran[-1].inputs.get('tool', '?')))}"
+
+
 def _seed_lines(decision: Decision) -> list[str]:
+    """The seed's verdict, then each seed step in the progress log's words."""
+    steps = [f"  - {describe_stage(step)}" for step in _steps(decision, SEED_STAGES)]
     seed = decision.seed
     if seed.brief is None:
         why = _why_no_seed(decision)
         detail = "; ".join(r for r in seed.check_reasons if r not in why)
         return [
             f"**Thinking seed:** none - {why}, so the answer was written without background "
-            "notes." + (f" *(check: {detail})*" if detail else "")
+            "notes." + (f" *(check: {detail})*" if detail else ""),
+            *steps,
         ]
-    steps = [step for step in decision.trace if step.stage == "seed"]
-    dropped = steps[-1].outputs.get("dropped", []) if steps else []
+    briefs = _steps(decision, ("seed",))
+    dropped = briefs[-1].outputs.get("dropped", []) if briefs else []
     check = "the brief passed its check (not empty, short, sharing terms with the question)"
     if dropped:
         check += f"; {len(dropped)} unsupported sentence{'s' * (len(dropped) != 1)} dropped"
     lines = [
-        f"**Thinking seed** ({check}" + (", rebuilt once" if seed.rebuilt else "") + f"): "
-        f"{seed.brief}"
+        f"**Thinking seed** ({check}"
+        + (", rebuilt once" if seed.rebuilt else "")
+        + "): "
+        + plain_text(seed.brief),
+        *steps,
     ]
     for source in seed.sources:
         title = source.title.strip().strip("()[] ") or source.source
         flags = f" - flagged: {', '.join(source.flags)}" if source.flags else ""
-        lines.append(f"  - {title} - {code_span(source.source)}{flags}")
+        lines.append(f"  - source: {plain_text(title)} - {code_span(source.source)}{flags}")
     return lines
 
 
 def _why_no_seed(decision: Decision) -> str:
     """Which step left the decision without a seed, in plain words (the trace's own)."""
-    found = len(decision.seed.sources)
+    found = len(decision.seed.sources)  # the passages the seed check judged
     passages = f"{found} passage{'s' * (found != 1)}"
     stages = {step.stage: step for step in decision.trace}
     brief = stages.get("seed")
     if brief is not None and brief.reason == "skipped":
         return seed_gate_words(brief.outputs)
-    if brief is not None and brief.reason in ("weak_seed", "fault"):
+    if brief is not None and brief.reason in ("weak_seed", "fault", "budget_stop"):
         why = brief.error or "it did not fit"
-        return f"the model's brief of the {passages} found was not usable ({why})"
+        return f"the passages were relevant, but the model's brief of them was not usable ({why})"
     if not found:
         return "the search found nothing"
     return f"the {passages} found did not match the question well"
+
+
+def _verdict(decision: Decision, standing: list[OutcomeResult]) -> str:
+    """Whether a check verified the answer: an exact check or a person's score does; nothing
+    else does (a referee's score is the model's view, a tool's result its own reading)."""
+    by = {o.source.split(":")[0]: o for o in standing if o.source.split(":")[0] in _VERIFIERS}
+    if not decision.answer:
+        return ""
+    for source in _VERIFIERS:
+        outcome = by.get(source)
+        if outcome is None:
+            continue
+        who = "your score"
+        if source == "checker" or outcome.source == check_set_by(decision):
+            who = "the exact check against the expected answer"
+        if outcome.reward >= 1.0:
+            return f"**Verified:** {who} says it is right."
+        if outcome.reward <= 0.0:
+            return f"**Wrong:** {who} says so."
+        return f"**Partly right:** {who} gives it {outcome.reward:.2f}."
+    how = (
+        "the tool's own reading of the question"
+        if _answered_directly(decision)
+        else "the model's own text"
+    )
+    return (
+        f"*Unverified:* no check confirmed it; it is {how}. Give an expected answer to check "
+        "it, or score it below."
+    )
 
 
 def check_set_by(decision: Decision) -> str | None:
@@ -223,7 +289,7 @@ def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
         steps = [step for step in decision.trace if step.stage == "referee"]
         reason = str(steps[-1].outputs.get("reason", "")).strip() if steps else ""
         said = (
-            f'its reason: "{reason}"'
+            f"its reason: {plain_text(quoted(reason))}"
             if len(reason) >= _SHORT_REASON
             else "it gave no usable reason"
         )
@@ -238,7 +304,8 @@ def _score_line(decision: Decision, outcome: OutcomeResult) -> str:
     if outcome.source == "tool":  # the picked tool refused or failed: a fact about the tool
         return (
             f"**Tool outcome:** {outcome.reward:.2f} for {code_span(decision.tool.arm_id)}, which "
-            "refused or failed: it teaches the tool choice, not the answer's score"
+            f"refused or failed; {_producer(decision)}. It teaches the tool choice, not the "
+            "answer's score"
         )
     return f"**Score:** {outcome.reward:.2f}, by {outcome.source}"
 
@@ -256,12 +323,14 @@ def card_markdown(decision: Decision, kind_note: str = "") -> str:
     """The labelled result card: answer, path and tool with why, seed and sources, scores."""
     answers = [step for step in decision.trace if step.stage == "answer"]
     notes = answers[-1].outputs if answers else {}
+    standing = standing_scores(decision.outcomes)
     lines = [f"#### Answer  <small>(decision {code_span(decision.id)})</small>", ""]
     lines += [answer_markdown(decision.answer, notes), ""]
-    lines += [_choice_line("Reasoning path", decision.path), ""]
+    verdict = _verdict(decision, standing)
+    lines += [verdict, ""] if verdict else []
+    lines += [_path_line(decision), ""]
     lines += [*_tool_lines(decision), ""]
     lines += [*_seed_lines(decision), ""]
-    standing = standing_scores(decision.outcomes)
     scores = [_score_line(decision, outcome) for outcome in standing]
     # A tool's own outcome scores the tool, not the answer; with no checker, and a referee not
     # asked where it was never measured, the answer waits for the user.
@@ -280,8 +349,9 @@ def cost_markdown(decision: Decision) -> str:
     """Calls, tokens and time; money as "free (local)" when no call had a price."""
     cost = decision.cost
     money = money_text(cost)
+    calls = f"{cost.calls} model call{'s' * (cost.calls != 1)}"
     return (
-        f"**Cost:** {cost.calls} model calls, {cost.prompt_tokens} prompt + "
+        f"**Cost:** {calls}, {cost.prompt_tokens} prompt + "
         f"{cost.completion_tokens} answer tokens, {cost.seconds:.2f} s, {money}"
     )
 
@@ -306,7 +376,7 @@ def trace_rows(decision: Decision) -> list[list[Any]]:
             detail += " (the first passages did not match the question well enough)"
         said = str(step.outputs.get("reason", "")).strip() if step.stage == "referee" else ""
         if len(said) >= _SHORT_REASON:
-            detail += f' - its reason: "{said}"'
+            detail += f" - its reason: {quoted(said)}"
         rows.append(
             [
                 title,

@@ -14,8 +14,7 @@ from fastapi import APIRouter, FastAPI, Path, Query, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from engine.domain.models import ArmStats, Decision, OutcomeResult
-from engine.domain.records import PathDefinition
+from engine import ArmStats, Decision, Engine, OutcomeResult, PathDefinition
 from engine.errors import (
     BudgetExceededError,
     OutcomeConflictError,
@@ -27,7 +26,6 @@ from engine.errors import (
     UnknownArmError,
     UnknownDecisionError,
 )
-from engine.orchestration.facade import Engine
 from templates import Template
 from ui.service.auth import Access
 from ui.service.guard_stack import Guards, GuardStack

@@ -5,7 +5,7 @@ from collections.abc import Sequence
 import gradio as gr
 from fastapi import FastAPI, Request
 
-from engine.orchestration.facade import Engine
+from engine import Engine
 from ui.playground import build_playground
 from ui.service.api import create_api
 from ui.service.auth import Access

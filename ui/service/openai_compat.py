@@ -33,8 +33,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException
 
-from engine.domain.models import Decision, TraceStep
-from engine.domain.records import ChatOptions
+from engine import ChatOptions, Decision, Engine, TraceStep
 from engine.errors import (
     BudgetExceededError,
     InvalidQueryError,
@@ -43,7 +42,6 @@ from engine.errors import (
     ThinkPathError,
     UnknownArmError,
 )
-from engine.orchestration.facade import Engine
 from ui.service.schemas import (
     BASE_MODEL,
     ChatCompletionRequest,

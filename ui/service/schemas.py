@@ -17,9 +17,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from engine import ExpectedChecker, checker_for
-from engine.domain.models import Decision
-from engine.domain.records import ChatMessage, ChatOptions
+from engine import ChatMessage, ChatOptions, Decision, ExpectedChecker, checker_for
 from templates.text import check_visible
 
 BASE_MODEL = "thinkpath"

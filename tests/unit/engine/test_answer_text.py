@@ -1,5 +1,7 @@
 """What the answer stage keeps of a reply: the echoed prompt goes; a loop, a cut-off are named."""
 
+import pytest
+
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.domain.checkers import check_answer
 from engine.domain.models import ToolRun
@@ -79,3 +81,77 @@ def test_write_answer_records_how_the_reply_ended() -> None:
     assert kept.cut_off
     assert kept.finish_reason == "length"
     assert kept.notes()["loop"] == {"phrase": "Canberra", "times": 20}
+
+
+SEARCH_RESULT = ToolRun(
+    tool="local_search",
+    argument="eggs",
+    ok=True,
+    output=(
+        "[1] Working backwards › When to use it (thinkpath-corpus/strategies/backwards.md)\n"
+        "Start from the goal and undo each step in reverse order until the start is reached."
+    ),
+)
+
+
+def test_a_search_result_pasted_as_the_answer_is_not_kept() -> None:
+    """The eggs question fell back to local_search and the answer was the passage itself."""
+    pasted = (
+        "Working backwards › When to use it (thinkpath-corpus/strategies/backwards.md)\n"
+        "Start from the goal and undo each step in reverse order until the start is reached."
+    )
+    llm = ScriptedLLM(lambda request: pasted)
+    kept = write_answer(
+        llm, REFINE, "How many eggs?", None, SEARCH_RESULT, max_tokens=100, timeout_s=5
+    )
+    assert kept.text == ""
+    assert kept.notes()["copied_lines"] == 2
+    # in other words, mixed with the model's own: only the copy goes
+    own = (
+        "She had 3 eggs left.\nstart from the goal and undo each step in reverse order.\nAnswer: 3"
+    )
+    kept = write_answer(
+        ScriptedLLM(lambda request: own),
+        REFINE,
+        "How many eggs?",
+        None,
+        SEARCH_RESULT,
+        max_tokens=100,
+        timeout_s=5,
+    )
+    assert kept.text == "She had 3 eggs left.\nAnswer: 3"
+    # an exact result read whole is what the answer is made of: repeating it stays
+    exact = write_answer(
+        ScriptedLLM(lambda request: "17 * 23 = 391\nAnswer: 391"),
+        REFINE,
+        QUERY,
+        None,
+        TOOL.model_copy(update={"fully_parsed": True}),
+        max_tokens=100,
+        timeout_s=5,
+    )
+    assert exact.text == "17 * 23 = 391\nAnswer: 391"
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown", "named"),
+    [
+        ("Answer: 1234567890", "Answer: 1234567890", "a run of digits (1234567890)"),
+        ("So the total is\nAnswer: 98765", "So the total is\nAnswer: 98765", "(98765)"),
+        ("The answer is 0000000.", "The answer is 0000000.", "(0000000)"),
+        ("The answer is: Answer: Tokyo", "Answer: Tokyo", "label written twice"),
+        ("Final answer: **Answer:** 12", "**Answer:** 12", "label written twice"),
+    ],
+)
+def test_a_degenerate_answer_is_caught_and_named(reply: str, shown: str, named: str) -> None:
+    kept = keep_answer(reply, "Question: q", finish_reason="stop", tokens=5, max_tokens=100)
+    assert kept.text == shown
+    assert named in (kept.degenerate or "")
+
+
+@pytest.mark.parametrize(
+    "reply", ["Answer: 391", "Answer: 100000", "Answer: 2024", "Answer: 1,234"]
+)
+def test_ordinary_numbers_are_not_degenerate(reply: str) -> None:
+    kept = keep_answer(reply, "Question: q", finish_reason="stop", tokens=5, max_tokens=100)
+    assert kept.degenerate is None

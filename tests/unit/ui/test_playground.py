@@ -1,5 +1,6 @@
 """The playground's actions and views, without a browser (the browser test drives the page)."""
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,7 @@ def test_live_progress_names_each_stage_before_the_result(engine: Engine) -> Non
     # the first stage: the search for a seed, or the seed gate's choice to skip it
     assert progress[0][0].startswith(("- Searched for background", "- Thinking seed: skipped"))
     assert "- Chose the reasoning path `" in final_lines
-    assert final_lines.endswith("**Done.**")
+    assert re.search(r"- \*\*Done\*\* in \d+\.\d s\.$", final_lines)
     assert len(progress) >= 6  # one update per finished stage, at least
 
 
@@ -101,7 +102,7 @@ def test_a_looping_answer_is_folded() -> None:
     shown = answer_markdown(looping)
     assert "the model repeated 'I am not sure' 40 times; folded" in shown
     assert shown.index("<details>") < 200
-    assert answer_markdown("Answer: 4") == "Answer: 4"
+    assert answer_markdown("Answer: 4") == "4"  # the card's heading says "Answer" once
     assert "it has 2000 characters; folded" in answer_markdown("x" * 2000)
 
 
@@ -219,7 +220,7 @@ def test_answer_tokens_show_while_the_answer_is_written(
 
     monkeypatch.setattr(engine, "decide", streaming)
     updates = [lines for lines, view in Actions(engine).ask_live("What is 2 + 3?", "", "")]
-    assert "- Writing the answer: Answer: 5" in updates[1]
+    assert "- *Writing the answer:* Answer\\: 5" in updates[1]
 
 
 def test_a_detour_is_listed_with_why_it_was_created(tmp_path: Path) -> None:
@@ -256,7 +257,7 @@ def test_the_card_says_which_step_left_the_answer_without_a_seed(engine: Engine)
             ],
         }
     )
-    assert "the model's brief of the 1 passage found was not usable" in card_markdown(
+    assert "the model's brief of them was not usable (the brief shares no terms)" in card_markdown(
         rejected_brief
     )
     unmatched = decision.model_copy(
@@ -267,3 +268,48 @@ def test_the_card_says_which_step_left_the_answer_without_a_seed(engine: Engine)
     assert "(check: covers 10% of terms)" in card
     nothing = decision.model_copy(update={"seed": Seed(), "trace": []})
     assert "the search found nothing" in card_markdown(nothing)
+
+
+def _dependency(page: Any, button_id: str, nth: int = 0) -> dict[str, Any]:
+    """The `nth` event wired to the element with `elem_id` `button_id`, with its output types."""
+    ids = {c["id"]: c for c in page.config["components"]}
+    target = next(i for i, c in ids.items() if c.get("props", {}).get("elem_id") == button_id)
+    wired = [
+        d
+        for d in page.config["dependencies"]
+        if (target, "click") in [tuple(t) for t in d["targets"]]
+    ]
+    dependency = dict(wired[nth])
+    dependency["output_elems"] = [
+        ids[o].get("props", {}).get("elem_id") for o in wired[nth]["outputs"]
+    ]
+    dependency["output_types"] = [ids[o]["type"] for o in wired[nth]["outputs"]]
+    return dependency
+
+
+def test_asking_clears_the_last_plot_and_offers_copy_buttons(engine: Engine) -> None:
+    from ui.playground.page import build_playground
+
+    page = build_playground(engine)
+    lock = _dependency(page, "ask")
+    assert "plot" in lock["output_types"]  # the previous question's plot goes at once
+    assert {"card", "answer-copy", "id-copy", "trace-table"} <= set(lock["output_elems"])
+    copies = [
+        c["props"]
+        for c in page.config["components"]
+        if c.get("props", {}).get("elem_id") in ("answer-copy", "id-copy")
+    ]
+    assert [props["buttons"] for props in copies] == [["copy"], ["copy"]]
+    view = Actions(engine).ask("What is 2 + 3?", "", "")
+    assert view.answer == "Answer: 5"
+
+
+def test_retire_can_be_cancelled_and_the_why_box_clears(engine: Engine) -> None:
+    from ui.playground.page import build_playground
+
+    page = build_playground(engine)
+    assert _dependency(page, "cancel-retire")["output_elems"][1:] == [
+        "confirm-retire",
+        "cancel-retire",
+    ]
+    assert "retire-reason" in _dependency(page, "confirm-retire")["output_elems"]

@@ -44,7 +44,7 @@ def test_the_card_shows_the_tools_input_output_and_whether_it_read_it_all(
     unknown = card_markdown(_with_tool(decision, {"ok": True, "output": "30 - 12 = 18"}))
     assert "whether it read the whole question is not known" in unknown
     line = describe_stage(_with_tool(decision, {"ok": True, "output": "18"}).trace[0])
-    assert line == "Ran the tool `calculator`: gave '18'"
+    assert line == "Ran the tool `calculator`: gave `18`"
 
 
 def test_a_loop_and_a_cut_off_are_named(engine: Engine) -> None:
@@ -119,10 +119,11 @@ def test_the_bus_question_card_with_the_scripted_model(engine: Engine) -> None:
     refusals = [step for step in tool_steps if step.reason == "fault"]
     assert refusals  # the exact tools refuse a question they cannot read whole
     for step in refusals:
-        assert f"  - `{step.inputs['tool']}` refused: {step.error}" in view.card
+        said = f"  - Ran the tool `{step.inputs['tool']}`: refused or failed ({step.error})"
+        assert said in view.card
     run = decision.tool_run
     if run is not None:
-        assert f"  - fell back to `{run.tool}`" in view.card
+        assert f"  - Fell back to the tool `{run.tool}`" in view.card
         assert f"  - input: `{BUS}`" in view.card
         assert f"  - output: `{run.output}`" in view.card  # what the tool gave, right or wrong
     assert "worked this out exactly" not in view.card  # no prompt scaffolding echoed

@@ -1,10 +1,15 @@
 """Progress lines and the queue that carries a running decision's events to another thread."""
 
+import re
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
-from engine.domain.models import TraceStep
+from engine import Engine, TraceStep
+from tests.unit.ui.conftest import scripted_engine
+from ui.playground import Actions
 from ui.progress import STAGE_TITLES, ProgressQueue, describe_stage
 
 STAGES = [
@@ -85,7 +90,7 @@ def test_a_refusal_the_fallback_and_a_direct_answer_are_said_in_words() -> None:
         outputs={"arm": "text", "propensity": 0.25},
     )
     assert describe_stage(fallback) == (
-        "Fell back to another tool `text`, after `calculator` refused (drawn by what the tool"
+        "Fell back to the tool `text`, after `calculator` refused (drawn by what the tool"
         " choice has learned: 25% of the chance left to the tools not yet tried)"
     )
     direct = TraceStep(
@@ -98,3 +103,51 @@ def test_a_refusal_the_fallback_and_a_direct_answer_are_said_in_words() -> None:
         "Wrote the answer: the tool's result itself, with no model call (it parsed the whole"
         " question)"
     )
+
+
+def test_each_model_call_is_named_as_it_starts_with_the_seconds_so_far(engine: Engine) -> None:
+    """A 20 s call was never named while it ran: the line under the finished stages names the
+    call in progress and counts the seconds (a stand-in clock: one second per reading)."""
+    readings = iter(range(1000))
+    actions = Actions(engine, clock=lambda: float(next(readings)))
+    updates = [lines for lines, _view in actions.ask_live("Who wrote Hamlet?", "", "")]
+    naming = [u for u in updates if u.splitlines()[-1].startswith("- *Writing the answer...")]
+    assert naming  # the answer call was named before the answer stage finished
+    assert re.search(r"\(\d+ s so far\)\*$", naming[0])
+    finished = updates[-1].splitlines()
+    assert re.fullmatch(r"- \*\*Done\*\* in \d+\.\d s\.", finished[-1])
+    assert all(re.search(r"\(\d+\.\d s\)$", line) for line in finished[:-1])
+
+
+def test_the_queue_ticks_while_the_work_is_silent() -> None:
+    release = threading.Event()
+
+    def work(listener: ProgressQueue) -> str:
+        listener.on_call("answer")
+        release.wait(5)
+        return "decided"
+
+    events = ProgressQueue().run(work, tick_s=0.01)
+    assert next(events) == ("call", "answer")
+    assert next(events) == ("tick", None)  # nothing new, yet the display can count on
+    release.set()
+    assert [kind for kind, _ in events][-1] == "done"
+
+
+def test_a_listener_hears_the_purpose_of_each_call_before_it_is_made() -> None:
+    heard: list[str] = []
+
+    class Listener:
+        def on_stage(self, step: TraceStep) -> None:
+            heard.append(f"stage:{step.stage}")
+
+        def on_token(self, text: str) -> None:
+            del text
+
+        def on_call(self, purpose: str) -> None:
+            heard.append(f"call:{purpose}")
+
+    scripted_engine(Path(tempfile.mkdtemp())).decide("Who wrote Hamlet?", listener=Listener())
+    calls = [entry for entry in heard if entry.startswith("call:")]
+    assert "call:answer" in calls
+    assert heard.index("call:answer") < heard.index("stage:answer")
