@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine import Cost, TraceStep
-from ui.markup import clip, code_span, quoted
+from ui.markup import clip, code_span, plain_text, quoted
 
 __all__ = [
     "CALL_TITLES",
@@ -30,6 +30,7 @@ __all__ = [
     "check_setter",
     "describe_reason",
     "describe_stage",
+    "kind_words",
     "money_text",
     "seed_gate_words",
     "tool_facts",
@@ -37,6 +38,7 @@ __all__ = [
 
 # What each stage is for, in the words shown before its result.
 STAGE_TITLES = {
+    "kind": "Kind of query",
     "retirement": "Retired a path",
     "search": "Searched for background",
     "seed": "Thinking seed",
@@ -93,6 +95,19 @@ def describe_stage(step: TraceStep) -> str:
         return f"{title}: {describe_reason(step.reason)} ({step.error or 'no detail'})"
     detail = _DETAILS.get(step.stage, _generic)(step.outputs, step)
     return f"{title}{detail}"
+
+
+def kind_words(outputs: dict[str, Any]) -> str:
+    """The kind of query a decision was made for, and why, in the trace's own words."""
+    label = str(outputs.get("label") or outputs.get("id") or "?")
+    origin = "the named task" if outputs.get("origin") == "task" else "the kind"
+    new = ", new" if outputs.get("new") else ""
+    why = plain_text(str(outputs.get("why") or "no reason recorded"))
+    return f"{origin} {code_span(label)}{new}: {why}"
+
+
+def _kind(outputs: dict[str, Any], _step: TraceStep) -> str:
+    return f": {kind_words(outputs)}"
 
 
 def _search(outputs: dict[str, Any], step: TraceStep) -> str:
@@ -289,6 +304,7 @@ def _generic(_outputs: dict[str, Any], step: TraceStep) -> str:
 
 
 _DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
+    "kind": _kind,
     "search": _search,
     "seed": _seed,
     "seed_check": _seed_check,
@@ -313,7 +329,11 @@ def money_text(cost: Cost) -> str:
     ('free (local)', 'price unknown')
     >>> money_text(Cost(calls=3, cost_usd=0.0123, unpriced_calls=1))
     '$0.0123 or more'
+    >>> money_text(Cost())  # a tool's own result answered: nothing was asked of a model
+    'free (no model call)'
     """
+    if cost.calls == 0:
+        return "free (no model call)"
     if cost.cost_usd is None:
         return "price unknown"
     if cost.cost_usd == 0 and not cost.unpriced_calls:

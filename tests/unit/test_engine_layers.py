@@ -30,7 +30,9 @@ FLOORS: dict[str, set[str]] = {
     "orchestration": {"domain", "stages"},
     "settings": {"domain"},
     "compose": {"domain", "stages", "adapters", "orchestration", "settings"},
-    "surface": {"compose", "orchestration", "domain", "settings"},
+    # The public surface is the one door of ui/ and experiments/ into the engine: it names
+    # (lazily) what they use from every floor, adapters such as the SQL store included.
+    "surface": {"compose", "orchestration", "domain", "settings", "stages", "adapters"},
 }
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from engine import ArmStats, Decision, Engine, checker_for
 from engine.errors import ThinkPathError
 from templates import parse_template
-from ui.markup import clip, plain_text
+from ui.markup import clip, code_span, plain_text, quoted
 from ui.playground.figures import (
     fits_workload,
     posterior_figure,
@@ -91,16 +91,18 @@ class Actions:
 
     # -- Ask -------------------------------------------------------------------------------------
 
-    def ask(self, text: str, expected_text: str, answer_kind: str) -> AskView:
+    def ask(self, text: str, expected_text: str, answer_kind: str, task: str = "") -> AskView:
         """Decide and return the finished view (the page uses `ask_live` for progress)."""
-        *_, (_, view) = self.ask_live(text, expected_text, answer_kind)
+        *_, (_, view) = self.ask_live(text, expected_text, answer_kind, task)
         assert view is not None
         return view
 
     def ask_live(
-        self, text: str, expected_text: str, answer_kind: str
+        self, text: str, expected_text: str, answer_kind: str, task: str = ""
     ) -> Iterator[tuple[str, AskView | None]]:
-        """Yield (progress so far, None) as each stage finishes, then (progress, the view)."""
+        """Yield (progress so far, None) as each stage finishes, then (progress, the view).
+
+        `task` names the kind of query (blank: the engine finds it from the query)."""
         try:
             checker, kind_note = expected_checker(expected_text, answer_kind)
         except (ThinkPathError, ValueError) as error:
@@ -114,7 +116,11 @@ class Actions:
         events = listener.run(
             # The expected answer is the user's claim: scored as theirs, theirs to correct.
             lambda heard: self.engine.decide(
-                text, checker=checker, listener=heard, checked_by="user" if checker else None
+                text,
+                checker=checker,
+                listener=heard,
+                checked_by="user" if checker else None,
+                task=(task or "").strip() or None,
             ),
             TICK_S,
         )
@@ -145,7 +151,7 @@ class Actions:
     def _view(self, decision: Decision, kind_note: str) -> AskView:
         return AskView(
             decision_id=decision.id,
-            card=card_markdown(decision, kind_note),
+            card=card_markdown(decision, kind_note, self._kind_size(decision)),
             cost=cost_markdown(decision),
             posteriors=self._paths_figure(decision),
             trace=trace_rows(decision),
@@ -154,6 +160,13 @@ class Actions:
             kind_note=kind_note,
             answer=decision.answer or "",
         )
+
+    def _kind_size(self, decision: Decision) -> int | None:
+        """How many decisions the decision's kind of query has (for "and N more")."""
+        if decision.kind is None:
+            return None
+        sizes = {row["kind"]: row["decisions"] for row in self.engine.kinds()}
+        return sizes.get(decision.kind.id)
 
     def _paths_figure(self, decision: Decision) -> Figure:
         live = [s for s in self.engine.arms() if s.role == "path" and not s.retired]
@@ -188,21 +201,43 @@ class Actions:
                 f"Changed your score from {before:.2f}{was} to {result.reward:.2f}: the new "
                 "score takes the place of the old one in what the engine learned."
             )
-        return ScoreView(status, card_markdown(decision, kind_note), self._paths_figure(decision))
+        card = card_markdown(decision, kind_note, self._kind_size(decision))
+        return ScoreView(status, card, self._paths_figure(decision))
 
     # -- Arms ------------------------------------------------------------------------------------
 
-    def arms(self, query: str = "", chosen: str | None = None) -> ArmsView:
-        """Every arm, in one order for table and plot; cold/confident and P(best) for `query`."""
+    def kind_choices(self) -> list[tuple[str, str]]:
+        """The kinds of query as (what a person reads, kind id), largest first, for a filter."""
+        rows = sorted(self.engine.kinds(), key=lambda row: -int(row["decisions"]))
+        return [(kind_label(row), str(row["kind"])) for row in rows]
+
+    def rename_kind(self, kind_id: str | None, name: str) -> str:
+        """Name a kind of query; it keeps what it learned, and the name works as a task name."""
+        if not kind_id:
+            return "Choose a kind of query first."
+        try:
+            row = self.engine.rename_kind(kind_id, (name or "").strip())
+        except ThinkPathError as error:
+            return f"**Error:** {error}"
+        return (
+            f"Named the kind {code_span(kind_id)} {code_span(str(row['name']))}: it keeps what it "
+            f"learned, and the task name {code_span(str(row['name']))} now joins it."
+        )
+
+    def arms(self, query: str = "", chosen: str | None = None, kind: str = "") -> ArmsView:
+        """Every arm, in one order for table and plot; cold/confident and P(best) for a kind of
+        query (chosen by its id) or for the kind `query` would join."""
         asked = (query or "").strip()
         note = []
         try:
-            stats = self.engine.arms(asked or None)
+            stats = self.engine.arms(kind=kind) if kind else self.engine.arms(asked or None)
         except ThinkPathError as error:
             stats = self.engine.arms()
-            note.append(f"**That query cannot be used:** {error}.")
-            asked = ""
-        if not asked:
+            note.append(f"**That query or kind cannot be used:** {error}.")
+            asked, kind = "", ""
+        if kind:
+            note.append(f"*State* and P(best) for the kind of query {code_span(kind)}.")
+        elif not asked:
             note.append(
                 "*State* (cold or confident) depends on the question, because the engine learns "
                 "per kind of question: type one above and press Refresh."
@@ -297,6 +332,13 @@ class Actions:
             return regret_figure(policies, workload, int(steps), int(runs)), ""
         except (ThinkPathError, ValueError) as error:
             return None, f"**Error:** {error}"
+
+
+def kind_label(row: dict[str, Any]) -> str:
+    """A kind of query as the Arms tab lists it: its name or id, size and first question."""
+    name = row["name"] or row["kind"]
+    example = clip(str(row["example"]), 50)
+    return f"{name} ({row['decisions']} asked) - like {quoted(example)}"
 
 
 def arms_table(stats: list[ArmStats]) -> list[list[Any]]:

@@ -78,6 +78,11 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
             label="Answer kind (blank: inferred from the expected answer)",
             elem_id="kind",
         )
+        task = gr.Textbox(
+            label="Task (optional): a name such as ticket-triage keeps its learning apart; "
+            "blank: the kind of query is found from the question",
+            elem_id="task",
+        )
     ask = gr.Button("Ask", variant="primary", elem_id="ask")
     progress = gr.Markdown(elem_id="progress", label="Progress")
     card = gr.Markdown(elem_id="card")
@@ -124,8 +129,10 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         scorable = gr.update(interactive=current is not None)
         return (gr.update(interactive=True), gr.update(interactive=True), *[scorable] * 3)
 
-    def run(text: str, expected_text: str, answer_kind: str) -> Iterator[dict[Any, Any]]:
-        for lines, view in actions.ask_live(text, expected_text, answer_kind):
+    def run(
+        text: str, expected_text: str, answer_kind: str, task_name: str
+    ) -> Iterator[dict[Any, Any]]:
+        for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name):
             if view is None:
                 yield {progress: lines}
                 continue
@@ -155,7 +162,7 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         ]
         visibility: Literal["public", "private"] = "public" if name else "private"
         trigger(lock, None, cleared, queue=False, api_visibility="private").then(
-            run, [query, expected, kind], outputs, api_name=name, api_visibility=visibility
+            run, [query, expected, kind, task], outputs, api_name=name, api_visibility=visibility
         ).then(unlock, decision_id, controls, queue=False, api_visibility="private")
 
     def scorer(fixed: float | None) -> Any:
@@ -188,7 +195,20 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
             label="For a query (optional): cold or confident, and P(best), in its context",
             elem_id="arms-query",
         )
+        kinds = gr.Dropdown(
+            [],
+            value=None,
+            label="Or for a kind of query (the engine learns per kind)",
+            elem_id="arms-kind",
+        )
         refresh = gr.Button("Refresh", elem_id="refresh-arms")
+    with gr.Row():
+        new_name = gr.Textbox(
+            label="Name the chosen kind (a slug such as ticket-triage): it keeps what it learned",
+            elem_id="kind-name",
+        )
+        rename = gr.Button("Name it", elem_id="rename-kind")
+    renamed = gr.Markdown(elem_id="kind-renamed")
     note = gr.Markdown(elem_id="arms-note")
     table = gr.Dataframe(
         headers=ARM_COLUMNS, interactive=False, elem_id="arms-table", max_height=TALL
@@ -198,17 +218,20 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     rewards = gr.Plot(label="Reward over time")
     gr.Markdown(REWARD_NOTE, elem_classes="figure-note")
 
-    def show(text: str, current: str | None) -> tuple[Any, ...]:
-        view = actions.arms(text, current)
-        return view.note, view.table, view.posteriors, view.rewards
+    def show(text: str, current: str | None, kind: str | None) -> tuple[Any, ...]:
+        view = actions.arms(text, current, kind or "")
+        offered = gr.update(choices=[("", ""), *actions.kind_choices()], value=kind or "")
+        return view.note, view.table, view.posteriors, view.rewards, offered
 
     wiring: dict[str, Any] = {
         "fn": show,
-        "inputs": [query, chosen],
-        "outputs": [note, table, posteriors, rewards],
+        "inputs": [query, chosen, kinds],
+        "outputs": [note, table, posteriors, rewards, kinds],
     }
     refresh.click(**wiring)
     query.submit(**wiring)
+    kinds.input(**wiring)
+    rename.click(actions.rename_kind, [kinds, new_name], renamed).then(**wiring)
     return wiring
 
 

@@ -25,7 +25,7 @@ from engine import (
     find_loop,
     parse_number_words,
 )
-from ui.markup import code_span, plain_text, quoted
+from ui.markup import clip, code_span, plain_text, quoted
 from ui.progress import (
     STAGE_TITLES,
     answer_notes,
@@ -33,6 +33,7 @@ from ui.progress import (
     check_setter,
     describe_reason,
     describe_stage,
+    kind_words,
     money_text,
     seed_gate_words,
     tool_facts,
@@ -230,7 +231,7 @@ def _verdict(decision: Decision, standing: list[OutcomeResult]) -> str:
             continue
         who = "your score"
         if source == "checker" or outcome.source == check_set_by(decision):
-            who = "the exact check against the expected answer"
+            who = "the exact check against your expected answer"
         if outcome.reward >= 1.0:
             return f"**Verified:** {who} says it is right."
         if outcome.reward <= 0.0:
@@ -319,8 +320,22 @@ def standing_scores(outcomes: list[OutcomeResult]) -> list[OutcomeResult]:
     return list(latest.values())
 
 
-def card_markdown(decision: Decision, kind_note: str = "") -> str:
-    """The labelled result card: answer, path and tool with why, seed and sources, scores."""
+def _kind_line(decision: Decision, size: int | None) -> list[str]:
+    """Which kind of query the decision was made for, and why (its trace's kind step)."""
+    steps = [step for step in decision.trace if step.stage == "kind"]
+    if not steps:
+        return []  # a decision stored before kinds
+    outputs = steps[-1].outputs
+    others = ""
+    if size is not None and size > 1 and outputs.get("origin") == "discovered":
+        example = plain_text(quoted(clip(str(outputs.get("example", "")), 80)))
+        others = f" It groups {size} questions, like {example} and {size - 1} more."
+    return [f"**Kind of query:** {kind_words(outputs)}.{others}", ""]
+
+
+def card_markdown(decision: Decision, kind_note: str = "", kind_size: int | None = None) -> str:
+    """The labelled result card: answer, path and tool with why, seed and sources, scores;
+    `kind_size` is how many decisions the decision's kind of query has (the engine's `kinds`)."""
     answers = [step for step in decision.trace if step.stage == "answer"]
     notes = answers[-1].outputs if answers else {}
     standing = standing_scores(decision.outcomes)
@@ -328,6 +343,7 @@ def card_markdown(decision: Decision, kind_note: str = "") -> str:
     lines += [answer_markdown(decision.answer, notes), ""]
     verdict = _verdict(decision, standing)
     lines += [verdict, ""] if verdict else []
+    lines += _kind_line(decision, kind_size)
     lines += [_path_line(decision), ""]
     lines += [*_tool_lines(decision), ""]
     lines += [*_seed_lines(decision), ""]

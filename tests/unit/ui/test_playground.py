@@ -48,8 +48,8 @@ def test_live_progress_names_each_stage_before_the_result(engine: Engine) -> Non
     *progress, (final_lines, view) = updates
     assert view is not None
     assert all(update[1] is None for update in progress)
-    # the first stage: the search for a seed, or the seed gate's choice to skip it
-    assert progress[0][0].startswith(("- Searched for background", "- Thinking seed: skipped"))
+    # the first stage: the query's kind (a new one here), said with why
+    assert progress[0][0].startswith("- Kind of query: the kind `k1`, new: a new kind")
     assert "- Chose the reasoning path `" in final_lines
     assert re.search(r"- \*\*Done\*\* in \d+\.\d s\.$", final_lines)
     assert len(progress) >= 6  # one update per finished stage, at least
@@ -107,8 +107,11 @@ def test_a_looping_answer_is_folded() -> None:
 
 
 def test_a_local_models_cost_is_free_not_zero_dollars(engine: Engine) -> None:
-    decision = engine.decide("What is 1 + 1?")
+    decision = engine.decide("Who wrote Hamlet?")  # no tool reads it: the model answers
     assert cost_markdown(decision).endswith("free (local)")
+    direct = engine.decide("What is 1 + 1?")  # the calculator's own reading answers
+    assert direct.cost.calls == 0
+    assert cost_markdown(direct).endswith("free (no model call)")
     priced = decision.model_copy(update={"cost": Cost(calls=1, cost_usd=0.0123)})
     assert cost_markdown(priced).endswith("$0.0123")
     unknown = decision.model_copy(update={"cost": Cost(calls=1, cost_usd=None)})
@@ -118,7 +121,8 @@ def test_a_local_models_cost_is_free_not_zero_dollars(engine: Engine) -> None:
 def test_the_trace_table_has_a_row_per_stage(engine: Engine) -> None:
     view = Actions(engine).ask("What is 12 + 30?", "", "")
     stages = [row[0] for row in view.trace]
-    assert stages[0] in ("Searched for background", "Thinking seed")  # the seed gate may skip
+    assert stages[0] == "Kind of query"  # then the seed, or the seed gate's choice to skip it
+    assert stages[1] in ("Searched for background", "Thinking seed")
     assert "Chose the reasoning path" in stages
     assert len(view.trace) == len(view.raw_trace)
     selection = next(row for row in view.trace if row[0] == "Chose the reasoning path")

@@ -217,6 +217,8 @@ def test_a_single_path_makes_one_answer_call() -> None:
     assert result.outputs == {  # how the one reply ended (stages.answer_text), for the card
         "procedure": "single",
         "echoed_lines": 0,
+        "copied_lines": 0,
+        "degenerate": None,
         "loop": None,
         "cut_off": False,
         "finish_reason": "stop",
