@@ -11,6 +11,7 @@ replicas that meet one new kind of query at once end with one kind, not two.
 
 import logging
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +59,11 @@ class KindBook:
         self._kinds: dict[str, Kind] = {}
         self._by_name: dict[str, str] = {}  # name -> kind id
         self._discovered: list[Kind] = []  # the kinds an unnamed query may join, in log order
-        self._anchors = np.zeros((0, dimension))  # their anchors, one row each
+        # Their profiles (unit vectors, one row each: the mean of their first members), the
+        # sums behind them, and how many members each has.
+        self._profiles = np.zeros((0, dimension))
+        self._sums = np.zeros((0, dimension))
+        self._members: list[int] = []
         self._last_seq = 0
         self.sync()
 
@@ -105,7 +110,7 @@ class KindBook:
         for _ in range(_MAX_APPEND_TRIES):
             with self._lock:
                 seq = self._last_seq
-                index, similarity = rules.nearest_kind(vector, self._anchors)
+                index, similarity = rules.nearest_kind(vector, self._profiles)
                 near = index >= 0 and similarity >= self._settings.threshold
                 full = len(self._discovered) >= self._settings.max_kinds
                 if near or (full and index >= 0):
@@ -116,7 +121,11 @@ class KindBook:
                         else f"the most kinds allowed ({self._settings.max_kinds}) exist: joined "
                         f"the nearest, like {kind.example!r} (cosine {similarity:.2f})"
                     )
+                    profiled = self._members[index] >= rules.PROFILE_MEMBERS
+            if near or (full and index >= 0):
+                if profiled or self._add_member(seq, kind, vector):
                     return KindMatch(kind, similarity, False, why)
+                continue  # another process changed the kinds meanwhile: assign it again
             created = self._append(seq, "discovered", None, vector, query)
             if created is not None:
                 why = "a new kind: no known kind is near enough"
@@ -143,7 +152,7 @@ class KindBook:
                     else rules.placeholder_anchor(rules.UNSORTED, self.dimension)
                 )
             if task is None:
-                index, similarity = rules.nearest_kind(vector, self._anchors)
+                index, similarity = rules.nearest_kind(vector, self._profiles)
                 full = len(self._discovered) >= self._settings.max_kinds
                 if index >= 0 and (similarity >= self._settings.threshold or full):
                     return self._discovered[index].anchor
@@ -203,6 +212,10 @@ class KindBook:
             self.sync()  # created by another process since this one last read the log
 
     def _apply(self, event: KindEvent) -> None:
+        if event.action == "member":
+            index = next(i for i, k in enumerate(self._discovered) if k.kind_id == event.kind_id)
+            self._add_to_profile(index, event.anchor or ())
+            return
         if event.action == "rename":
             kind = self._kinds[event.kind_id]
             if kind.name is not None:
@@ -224,7 +237,32 @@ class KindBook:
             self._by_name[kind.name] = kind.kind_id
         if kind.origin == "discovered" and event.anchor is not None:
             self._discovered.append(kind)
-            self._anchors = np.vstack((self._anchors, np.asarray(anchor)[None, :]))
+            self._profiles = np.vstack((self._profiles, np.zeros((1, self.dimension))))
+            self._sums = np.vstack((self._sums, np.zeros((1, self.dimension))))
+            self._members.append(0)
+            self._add_to_profile(len(self._discovered) - 1, anchor)
+
+    def _add_to_profile(self, index: int, vector: Sequence[float]) -> None:
+        self._sums[index] += np.asarray(vector, dtype=np.float64)
+        self._members[index] += 1
+        norm = float(np.linalg.norm(self._sums[index]))
+        self._profiles[index] = self._sums[index] / norm if norm > 0 else self._sums[index]
+
+    def _add_member(self, seq: int, kind: Kind, vector: np.ndarray) -> bool:
+        """Write `vector` into the kind's profile at `seq + 1`; False when that seq was taken
+        (the book has then read the log again)."""
+        event = KindEvent(
+            self._namespace,
+            seq + 1,
+            kind.kind_id,
+            "member",
+            kind.origin,
+            None,
+            rules.round_anchor(vector),
+        )
+        appended = self._log.append_kind_event(event)
+        self.sync()
+        return appended
 
     # -- creating --------------------------------------------------------------------------------
 
@@ -297,7 +335,8 @@ class KindBook:
     def _embed(self, query: str) -> np.ndarray:
         if self._embedder is None:
             return np.zeros(self.dimension)
-        return np.asarray(self._embedder.embed([query])[0], dtype=np.float64)
+        text = query[: rules.KIND_TEXT_CHARS]
+        return np.asarray(self._embedder.embed([text])[0], dtype=np.float64)
 
 
 def _checked_name(name: object) -> str:

@@ -1,7 +1,7 @@
 """What a person waits for: decisions on a new kind of query, beside one bare call to the model.
 
-    python -m experiments.benchmarks.decision_latency [--decisions 12] [--model local/smollm2]
-        [--checker] [--json results.json]
+    python -m experiments.benchmarks.decision_latency [--workload capitals|addition]
+        [--decisions 12] [--model local/smollm2] [--checker] [--json results.json]
     python -m experiments.benchmarks.decision_latency --rating-prompt [--pairs 4]
 
 One model is loaded in this process (the embedded SmolLM2-135M by default) and shared by three
@@ -9,16 +9,18 @@ contenders, which take turns query by query (the order rotates, so a busy machin
 seconds fall on all of them alike):
 
 - `bare`: one plain chat call with the query alone, the answer's token limit: the yardstick;
-- `before`: the engine rating the paths on every cold decision (`rating_cache_size=0`, as
-  before issue 19);
-- `after`: the engine as shipped, rating once per query family and candidate set.
+- `before`: the engine as the last wave shipped it: the model rates the paths on a cold draw
+  (once per kind and candidate set, `THINKPATH_RATE_COLD_PATHS=true`);
+- `after`: the engine as shipped: no rating, a kind's first decision makes no call besides its
+  answer, exact tools read a new kind's question themselves.
 
-Each engine has its own in-memory store and sees the family for the first time. The queries are
-"What is A plus B?" with fresh numbers each time. Per decision it records the total and each
-stage's seconds from the trace, and classes the decision by what its rating step did: `rated`
-(the call ran: a cold start), `cached` (a cold arm explored on the family's stored prior, no
-call) or `warm` (the policies drew warm arms, no rating needed). Figures are medians and p90s
-and, since the machine is shared, ratios to the bare call measured in the same run.
+Each engine has its own in-memory store and sees the kind for the first time. The workloads:
+`capitals` asks "What is the capital of X?" (a factual kind where no tool fits), `addition`
+asks "What is A plus B?" (a kind whose whole question the calculator reads). Per decision it
+records the total and each stage's seconds from the trace, and classes the decision: `first`
+(it created its kind), `rated` (the rating call ran), `cached` (a cold arm explored on the
+kind's stored rating), `cold` (a cold arm drawn without a rating) or `warm`. Figures are medians
+and p90s and, since the machine is shared, ratios to the bare call measured in the same run.
 
 `--rating-prompt` times the rating call alone, its prompt as before (full descriptions) and as
 shipped (`rating.gist`, each description's first clause), beside the bare call, in rotating
@@ -60,22 +62,53 @@ class Timings:
     kinds: list[str] = field(default_factory=list)
 
 
-def query_stream(count: int, seed: int) -> list[tuple[str, str]]:
-    """`count` questions like "What is 23 plus 19?" with their answers, fresh numbers each.
+CAPITALS = (
+    ("France", "Paris"),
+    ("Japan", "Tokyo"),
+    ("Italy", "Rome"),
+    ("Egypt", "Cairo"),
+    ("Canada", "Ottawa"),
+    ("Kenya", "Nairobi"),
+    ("Peru", "Lima"),
+    ("Norway", "Oslo"),
+    ("Greece", "Athens"),
+    ("Cuba", "Havana"),
+    ("Chile", "Santiago"),
+    ("Poland", "Warsaw"),
+    ("Spain", "Madrid"),
+    ("Germany", "Berlin"),
+    ("Russia", "Moscow"),
+    ("Ireland", "Dublin"),
+)
+WORKLOADS = ("addition", "capitals")
+
+
+def query_stream(count: int, seed: int, workload: str = "addition") -> list[tuple[str, str]]:
+    """`count` questions of one kind with their answers: "What is 23 plus 19?" with fresh
+    numbers each, or "What is the capital of Japan?" (cycling through `CAPITALS`).
 
     >>> query_stream(1, 0)[0][0].startswith("What is ")
     True
+    >>> query_stream(2, 0, "capitals")[1]
+    ('What is the capital of Japan?', 'Tokyo')
     """
+    if workload == "capitals":
+        picks = [CAPITALS[(seed + index) % len(CAPITALS)] for index in range(count)]
+        return [(f"What is the capital of {country}?", city) for country, city in picks]
     rng = np.random.default_rng(seed)
     pairs = rng.integers(11, 90, size=(count, 2))
     return [(f"What is {a} plus {b}?", str(a + b)) for a, b in pairs.tolist()]
 
 
 def decision_kind(decision: Decision) -> str:
-    """ "rated", "cached" or "warm", by what the decision's rating step did."""
-    reason = decision.step("rating").reason
-    names = {"done": "rated", "cached": "cached", "skipped": "warm"}
-    return names.get(reason, reason)
+    """`first`, `rated`, `cached`, `cold` or `warm` (see the module)."""
+    if decision.kind is not None and decision.kind.new:
+        return "first"
+    ratings = [step for step in decision.trace if step.stage == "rating"]
+    if ratings and ratings[-1].reason in ("done", "cached"):
+        return "rated" if ratings[-1].reason == "done" else "cached"
+    selection = decision.step("selection")
+    return "cold" if decision.path.arm_id in selection.inputs.get("cold", []) else "warm"
 
 
 def stage_seconds(decision: Decision) -> dict[str, float]:
@@ -93,12 +126,18 @@ def bare_call(llm: LLM, query: str, max_tokens: int) -> None:
 
 
 def run(
-    llm: LLM, engines: dict[str, Engine], decisions: int, *, checker: bool, seed: int
+    llm: LLM,
+    engines: dict[str, Engine],
+    decisions: int,
+    *,
+    checker: bool,
+    seed: int,
+    workload: str = "addition",
 ) -> dict[str, Timings]:
     """Interleave the bare call and each engine's decision, query by query."""
     answer_tokens = next(iter(engines.values())).config.answer_max_tokens
     timings = {name: Timings() for name in CONTENDERS}
-    for index, (query, expected) in enumerate(query_stream(decisions, seed)):
+    for index, (query, expected) in enumerate(query_stream(decisions, seed, workload)):
         order = CONTENDERS[index % 3 :] + CONTENDERS[: index % 3]
         for name in order:
             started = time.perf_counter()
@@ -207,6 +246,7 @@ def rating_prompt_pairs(llm: LLM, pairs: int) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workload", choices=WORKLOADS, default="addition")
     parser.add_argument("--decisions", type=int, default=12)
     parser.add_argument("--model", default="local/smollm2")
     parser.add_argument("--checker", action="store_true", help="score by the exact answer")
@@ -236,19 +276,27 @@ def main(argv: list[str] | None = None) -> int:
         engines = {
             name: build_engine(
                 load_settings(
-                    home=Path(home), model=args.model, store_url="memory", rating_cache_size=size
+                    home=Path(home), model=args.model, store_url="memory", rate_cold_paths=rated
                 ),
                 llm=llm,
                 store=InMemoryStore(),
                 searcher=searcher,
             )
-            for name, size in (("before", 0), ("after", 256))
+            for name, rated in (("before", True), ("after", False))
         }
-        timings = run(llm, engines, args.decisions, checker=args.checker, seed=args.seed)
+        timings = run(
+            llm,
+            engines,
+            args.decisions,
+            checker=args.checker,
+            seed=args.seed,
+            workload=args.workload,
+        )
     result = summary(timings)
     result.update(
         {
             "decisions": args.decisions,
+            "workload": args.workload,
             "model": args.model,
             "checker": args.checker,
             "model_and_index_load_s": round(ready_s, 2),

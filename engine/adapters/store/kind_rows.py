@@ -38,8 +38,9 @@ def append(connection: Connection, insert: Any, event: KindEvent) -> bool:
         "example": event.example,
         "created_at": datetime.now(UTC),
     }
-    result = connection.execute(insert(KIND_EVENTS).values(row).on_conflict_do_nothing())
-    return bool(result.rowcount)
+    # RETURNING, not the row count: a driver may report -1 for a statement it did not count.
+    statement = insert(KIND_EVENTS).values(row).on_conflict_do_nothing()
+    return connection.execute(statement.returning(KIND_EVENTS.c.seq)).first() is not None
 
 
 def since(connection: Connection, namespace: str, after_seq: int) -> list[KindEvent]:

@@ -72,7 +72,10 @@ def check_kind_event(event: KindEvent) -> None:
     seq = event.seq
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
         raise StoreError(f"a kind event's seq must be a positive integer, got {seq!r}")
-    if event.action not in ("create", "rename") or event.origin not in ("task", "discovered"):
+    if event.action not in ("create", "rename", "member") or event.origin not in (
+        "task",
+        "discovered",
+    ):
         raise StoreError(f"kind event {seq}: unknown action {event.action!r} or origin")
     if event.name is not None:
         _check_name("kind name", event.name, MAX_ID)

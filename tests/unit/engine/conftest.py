@@ -61,6 +61,26 @@ def family(query: str) -> str:
     return "arithmetic" if featurize(query)[0] else "spelling"
 
 
+class Directions:
+    """An embedding double: each query's first word picks one of four orthogonal directions
+    (any other first word: the mean of all four)."""
+
+    model_id = "directions"
+    dimension = 4
+    words = ("add", "capital", "spell", "date")
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            first = text.split()[0]
+            if first in self.words:
+                rows[row, self.words.index(first)] = 1.0
+            else:
+                rows[row] = [float(word in text.split()) for word in self.words]
+                rows[row] /= max(float(np.linalg.norm(rows[row])), 1.0)
+        return rows
+
+
 class FamilyEmbedder:
     """An embedding double: the test world's two families as orthogonal unit vectors, so that
     each family is one kind of query (a query joins its family's kind at cosine 1)."""

@@ -27,22 +27,25 @@ def test_the_queries_are_one_new_family_with_right_answers() -> None:
     assert stream == query_stream(5, seed=3)
 
 
-def test_before_rates_every_cold_decision_and_after_once_per_family() -> None:
+@pytest.mark.parametrize("workload", ["capitals", "addition"])
+def test_before_rates_a_kinds_cold_decisions_and_after_never_does(workload: str) -> None:
     llm = ScriptedLLM(canned_script)
     engines = {
         name: build_engine(
-            load_settings(store_url="memory", rating_cache_size=size, cold_pulls=50.0),
+            load_settings(store_url="memory", rate_cold_paths=rated, cold_pulls=50.0),
             llm=llm,
             store=InMemoryStore(),
             searcher=InMemorySearcher([]),
         )
-        for name, size in (("before", 0), ("after", 256))
+        for name, rated in (("before", True), ("after", False))
     }
-    timings = run(llm, engines, 4, checker=True, seed=0)
-    assert timings["before"].kinds == ["rated"] * 4
-    assert timings["after"].kinds == ["rated", "cached", "cached", "cached"]
+    timings = run(llm, engines, 4, checker=True, seed=0, workload=workload)
+    assert timings["before"].kinds == ["first", "rated", "cached", "cached"]
+    assert timings["after"].kinds[0] == "first"
+    assert set(timings["after"].kinds[1:]) <= {"cold", "warm"}
     assert len(timings["bare"].total) == 4
-    assert "rating" in timings["after"].stages
+    assert "rating" in timings["before"].stages
+    assert "rating" not in timings["after"].stages
 
 
 def test_the_summary_gives_ratios_to_the_bare_call_per_kind() -> None:

@@ -1,0 +1,163 @@
+"""Kinds of query: named tasks, kinds found from embeddings, their bound, their names, restarts,
+and an engine without an embedding model."""
+
+import logging
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine import compose
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.memory import InMemoryStore
+from engine.domain.kinds import PROFILE_MEMBERS, check_task_name
+from engine.errors import InvalidKindError, UnknownKindError
+from engine.orchestration.kind_book import KindBook, KindSettings
+from engine.settings import load_settings
+from tests.unit.engine.conftest import Directions, World, known_kinds
+
+
+def book(store: Any = None, **settings: Any) -> KindBook:
+    return KindBook(
+        log=store or InMemoryStore(),
+        namespace="default",
+        embedder=Directions(),
+        dimension=Directions.dimension,
+        settings=KindSettings(**settings),
+    )
+
+
+def test_a_query_joins_the_nearest_kind_above_the_threshold_else_starts_one() -> None:
+    kinds = book(threshold=0.5)
+    first = kinds.find("add 2 and 3")
+    assert (first.kind.kind_id, first.new, first.similarity) == ("k1", True, None)
+    again = kinds.find("add 5 and 8")
+    assert (again.kind.kind_id, again.new, again.similarity) == ("k1", False, 1.0)
+    assert "like 'add 2 and 3' (cosine 1.00)" in again.why
+    other = kinds.find("capital of Peru")
+    assert (other.kind.kind_id, other.new) == ("k3", True)  # seq 2 was the second member
+    assert "below 0.50" in other.why
+    between = kinds.find("mixed add capital")  # cosine 0.71 with both: joins the older
+    assert between.kind.kind_id == "k1"
+
+
+def test_at_the_bound_a_query_joins_its_nearest_kind_and_says_so() -> None:
+    kinds = book(max_kinds=2)
+    kinds.find("add 1")
+    kinds.find("capital of Peru")
+    full = kinds.find("spell apple")  # orthogonal to both, but no room for a third kind
+    assert not full.new
+    assert full.kind.kind_id in ("k1", "k2")
+    assert "the most kinds allowed (2) exist" in full.why
+    assert len(kinds.kinds) == 2
+
+
+def test_a_kinds_profile_is_its_first_members_and_then_stays() -> None:
+    store = InMemoryStore()
+    kinds = book(store)
+    for n in range(PROFILE_MEMBERS + 5):
+        kinds.find(f"add {n}")
+    members = [e for e in store.kind_events_since("default", 0) if e.action == "member"]
+    assert len(members) == PROFILE_MEMBERS - 1  # the creating query is the first member
+
+
+def test_a_named_task_is_a_kind_of_its_own_and_names_are_slugs() -> None:
+    kinds = book()
+    triage = kinds.find("add up the invoice", task="triage")
+    assert (triage.kind.kind_id, triage.kind.origin, triage.new) == ("task:triage", "task", True)
+    assert kinds.find("add up the invoice", task="triage").kind == triage.kind
+    assert kinds.find("add up the invoice").kind.kind_id != "task:triage"  # unnamed: not joined
+    for bad in ("Ticket Triage", "triage!", "", "a" * 65, "сheck"):  # the last: a Cyrillic с
+        with pytest.raises(InvalidKindError, match="task name"):
+            kinds.find("add 1", task=bad)
+    with pytest.raises(ValueError, match="'с' at position 1"):
+        check_task_name("сheck")
+
+
+def test_renaming_a_kind_keeps_it_and_its_name_then_works_as_a_task() -> None:
+    store = InMemoryStore()
+    kinds = book(store)
+    made = kinds.find("capital of Peru").kind
+    renamed = kinds.rename(made.kind_id, "capitals")
+    assert (renamed.kind_id, renamed.name, renamed.anchor) == (
+        made.kind_id,
+        "capitals",
+        made.anchor,
+    )
+    assert kinds.find("spell it", task="capitals").kind.kind_id == made.kind_id
+    assert book(store).kind(made.kind_id).name == "capitals"  # another process reads it too
+    other = kinds.find("spell apple").kind
+    with pytest.raises(InvalidKindError, match="taken by kind"):
+        kinds.rename(other.kind_id, "capitals")
+    with pytest.raises(UnknownKindError):
+        kinds.rename("k99", "nothing")
+
+
+def test_kinds_are_identical_after_a_restart_and_decisions_keep_theirs(world: World) -> None:
+    engine = world.engine()
+    decisions = [
+        engine.decide(q) for q in ("What is the sum 3 + 4?", "What is the first letter of kite?")
+    ]
+    restarted = world.engine()
+    assert restarted.kinds() == engine.kinds()
+    for decision in decisions:
+        assert decision.kind is not None
+        stored = world.store.get_decision(decision.id)
+        assert stored.kind == decision.kind.id
+        assert restarted.get_decision(decision.id).kind == decision.kind
+    snapshot = restarted.snapshot()
+    assert [row["decisions"] for row in snapshot["kinds"]] == [1, 1]
+    assert {row["example"] for row in snapshot["kinds"]} == {
+        "What is the sum 3 + 4?",
+        "What is the first letter of kite?",
+    }
+
+
+def test_an_engine_names_and_renames_kinds_and_filters_arms_by_kind(world: World) -> None:
+    engine = known_kinds(world.engine())
+    named = engine.decide("What is the sum 3 + 4?", task="sums")
+    assert named.kind is not None
+    assert (named.kind.id, named.kind.origin) == ("task:sums", "task")
+    assert named.step("kind").outputs["why"] == "the named task 'sums', first seen"
+    kind_id = engine.kinds()[0]["kind"]
+    assert engine.rename_kind(kind_id, "additions")["name"] == "additions"
+    assert engine.decide("What is the sum 1 + 9?", task="additions").kind.id == kind_id  # type: ignore[union-attr]
+    rows = engine.arms(kind=kind_id)
+    assert all(row.prob_best is not None for row in rows if not row.retired)
+    with pytest.raises(InvalidKindError):
+        engine.decide("What is 2 + 2?", task="Not A Slug")
+
+
+def test_without_an_embedding_model_kinds_come_from_shared_words_and_it_warns_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import retrieval.embedding as embedding
+
+    monkeypatch.setattr(embedding, "load_default_embedder", lambda **_: None)
+    compose._warn_no_embedder.cache_clear()
+    settings = load_settings(store_url="memory")
+    with caplog.at_level(logging.WARNING, logger="engine.compose"):
+        first = compose.build_embedder(settings)
+        compose.build_embedder(settings)
+    warnings = [r for r in caplog.records if "no sentence-embedding model" in r.getMessage()]
+    assert len(warnings) == 1
+    assert "name your tasks" in warnings[0].getMessage()
+    assert first.model_id.startswith("hashing")
+    engine = compose.build_engine(settings, llm=World().llm(), searcher=InMemorySearcher([]))
+    same = [
+        engine.decide(q).kind
+        for q in ("What is the capital of Peru?", "What is the capital of Chile?")
+    ]
+    assert same[0] is not None and same[1] is not None
+    assert same[0].id == same[1].id  # the words they share place them together
+
+
+def test_a_query_with_no_words_to_embed_joins_the_unsorted_kind() -> None:
+    class Blank(Directions):
+        def embed(self, texts: list[str]) -> np.ndarray:
+            return np.zeros((len(texts), self.dimension), dtype=np.float32)
+
+    kinds = KindBook(log=InMemoryStore(), namespace="default", embedder=Blank(), dimension=4)
+    first, second = kinds.find("???"), kinds.find("!!!")
+    assert first.kind.kind_id == second.kind.kind_id == "unsorted"
+    assert (first.new, second.new) == (True, False)
