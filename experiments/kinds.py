@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import adjusted_rand_score
+from sklearn.metrics import adjusted_rand_score  # type: ignore[import-untyped]
 
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_embedder

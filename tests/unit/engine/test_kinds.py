@@ -2,6 +2,7 @@
 and an engine without an embedding model."""
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -131,7 +132,7 @@ def test_an_engine_names_and_renames_kinds_and_filters_arms_by_kind(world: World
 def test_without_an_embedding_model_kinds_come_from_shared_words_and_it_warns_once(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    import retrieval.embedding as embedding
+    from retrieval import embedding
 
     monkeypatch.setattr(embedding, "load_default_embedder", lambda **_: None)
     compose._warn_no_embedder.cache_clear()
@@ -148,13 +149,14 @@ def test_without_an_embedding_model_kinds_come_from_shared_words_and_it_warns_on
         engine.decide(q).kind
         for q in ("What is the capital of Peru?", "What is the capital of Chile?")
     ]
-    assert same[0] is not None and same[1] is not None
+    assert same[0] is not None
+    assert same[1] is not None
     assert same[0].id == same[1].id  # the words they share place them together
 
 
 def test_a_query_with_no_words_to_embed_joins_the_unsorted_kind() -> None:
     class Blank(Directions):
-        def embed(self, texts: list[str]) -> np.ndarray:
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
             return np.zeros((len(texts), self.dimension), dtype=np.float32)
 
     kinds = KindBook(log=InMemoryStore(), namespace="default", embedder=Blank(), dimension=4)
