@@ -8,6 +8,8 @@ add up (letters out of order, an empty option, a block that starts inside prose)
 import re
 from dataclasses import dataclass
 
+from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word
+
 __all__ = ["MAX_OPTIONS", "MAX_OPTION_CHARS", "OptionBlock", "read_bulleted", "read_lettered"]
 
 MAX_OPTIONS = 26  # one per letter of the alphabet
@@ -102,28 +104,42 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     expected = [chr(ord(letters[0]) + offset) for offset in range(len(letters))]
     if letters[0].upper() != "A" or letters != expected:
         return f"options marked {style} run {', '.join(letters)} rather than A, B, C, …"
-    first = markers[0]
-    before = text[: first.start]
-    if style != "(A)" and before.rstrip(" \t")[-1:] not in {"", "\n", "?", ":"}:
-        return f"{first.letter}{style[-1]} follows prose, not a question or a header"
+    before = text[: markers[0].start]
+    if style != "(A)" and before.rstrip(" \t")[-1:] not in {"", "\n", "?", ":", "."}:
+        return f"{letters[0]}{style[-1]} follows prose, not a question or a header"
     ends = [marker.start for marker in markers[1:]] + [_line_end(text, markers[-1].end)]
-    texts = [
-        _option_text(text[marker.end : end]) for marker, end in zip(markers, ends, strict=True)
-    ]
-    problem = _block_problem(texts)
+    raw = [text[marker.end : end] for marker, end in zip(markers, ends, strict=True)]
+    texts = [_option_text(option) for option in raw]
+    one_per_line = all(_opens_line(text, marker.start) for marker in markers)
+    tail = text[ends[-1] :]
+    problem = (
+        _block_problem(texts, one_per_line)
+        or _wrapping_problem(before, raw[-1])
+        or (f"a question follows the lettered list: {tail.strip()!r:.60}" if "?" in tail else None)
+    )
     if problem:
         return problem
     header = _HEADER.search(before)
     if header and len(header.group(1).split()) > 3:
         header = None  # a sentence ending in a colon, not a header
     stem = before[: header.start()] if header else before
-    one_per_line = all(_opens_line(text, marker.start) for marker in markers)
     understood = (
         f"{len(texts)} lettered options {letters[0]}–{letters[-1]} marked {style}"
         + (" one per line" if one_per_line else "")
         + (f" after '{header.group(1).strip()}:'" if header else "")
     )
     return OptionBlock(tuple(texts), tuple(letters), stem.strip(), understood)
+
+
+def _wrapping_problem(before: str, last: str) -> str | None:
+    """Options inside a sentence ("Is it (A) Mars or (B) Jupiter?") need one that opens as a
+    question: in "See figure (a) and figure (b)." or "In part (a) we showed x. What does part
+    (b) show?" the letters name figures and parts."""
+    inside = before.rstrip()[-1:].isalnum() or last.rstrip().endswith("?")
+    opening = re.split(r"[.!?\n]\s", before)[-1]
+    if not inside or first_word(opening) in WH_WORDS | AUXILIARIES:
+        return None
+    return f"the options sit inside a sentence that does not open as a question: {opening!r:.60}"
 
 
 def _line_end(text: str, start: int) -> int:
@@ -140,14 +156,17 @@ def _option_text(raw: str) -> str:
     return text
 
 
-def _block_problem(texts: list[str]) -> str | None:
+def _block_problem(texts: list[str], one_per_line: bool) -> str | None:
     for letter_index, option in enumerate(texts):
         if not option:
             return f"option {chr(ord('A') + letter_index)} is empty"
         if len(option) > MAX_OPTION_CHARS:
             return f"option {chr(ord('A') + letter_index)} is over {MAX_OPTION_CHARS} characters"
-    if _SENTENCE_BREAK.search(texts[-1]):
-        return f"the last option runs on into more text: {texts[-1]!r:.80}"
+    # On one line, a sentence that ends inside an option means the letters are not a list.
+    checked = texts[-1:] if one_per_line else texts
+    broken = [option for option in checked if _SENTENCE_BREAK.search(option)]
+    if broken:
+        return f"an option runs on into more text: {broken[0]!r:.80}"
     return None
 
 

@@ -15,7 +15,8 @@ accounted for (a reason). Any such reason, or two readers that both read the que
 options: precision comes before recall, because a question read wrongly is answered outside its
 own answer space, while one left unread is answered in free text as it was before.
 
-A grammar library (pyparsing, lark) was weighed and not used: the option block itself is a
+The block readers live in `engine.domain.option_blocks`, the words a question opens with in
+`engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the option block itself is a
 trivial grammar, and the hard part, where in free prose a block starts and whether the prose
 around it is a question, is exactly what a grammar does not decide.
 
@@ -42,6 +43,7 @@ from engine.domain.option_blocks import (
     read_bulleted,
     read_lettered,
 )
+from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 from engine.errors import InvalidQueryError
 
 __all__ = [
@@ -174,23 +176,18 @@ _NAMED = {
     ("Yes", "No"): re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE),
 }
 
-
-def _word_set(words: str) -> frozenset[str]:
-    return frozenset(words.split())
-
-
-_WH_WORDS = _word_set("what which who whom whose where when why how")
-_AUXILIARIES = _word_set(
-    "am is are was were do does did have has had can could will would shall should may might must"
-)
 # The verbs an instruction about the answer's form opens with ("Answer yes or no.").
-_INSTRUCTING = _word_set(
-    "answer reply respond say choose pick select write decide determine state tell classify "
-    "label output give mark"
+_INSTRUCTING = frozenset(
+    words_of(
+        "answer reply respond say choose pick select write decide determine state tell classify "
+        "label output give mark"
+    )
 )
 # Where a sentence ends, for the sentence around a phrase: a colon ends a header too.
 _BOUNDARY = re.compile(r"[.!?:][\"'”’)]*(?=\s)|\n")
-_INSTRUCTION_WORDS = 8  # "Please answer with only yes or no."; longer ones say more than that
+# Words between an instruction's verb and the phrase: "Answer with only yes or no." Longer ones
+# ("Write a poem about true or false …") are about something else.
+_INSTRUCTION_WORDS = 5
 
 
 def _read_named(text: str) -> Reading:
@@ -207,9 +204,9 @@ def _read_named(text: str) -> Reading:
     ):
         return f"'{phrase}' is part of a sentence, not a header, an instruction or its question"
     rest = text[:start] + " " + text[end:]
-    if len(_words(text[: match.start()] + " " + text[match.end() :])) < 3:
+    if len(words_of(text[: match.start()] + " " + text[match.end() :])) < 3:
         return f"'{phrase}' names an answer space, but there is no statement to judge"
-    if any(_first_word(question) in _WH_WORDS for question in _asked(rest)):
+    if any(first_word(question) in WH_WORDS for question in _asked(rest)):
         return f"'{phrase}' stands beside a wh-question"
     return Options(texts, "word", stem=text, understood=f"answer space named: '{phrase}'")
 
@@ -217,18 +214,31 @@ def _read_named(text: str) -> Reading:
 def _names_answer_space(sentence: str, before: str, after: str) -> bool:
     """Whether a phrase such as "true or false" stands where a question names its answers.
 
-    As a header ("True or false: …"), an instruction ("Answer yes or no."), in brackets ("…
-    (yes/no)"), as a tag after a comma or dash ("…, true or false?"), or as what a question of
-    truth asks ("Is the following statement true or false?").
+    As a header ("True or false: …"), an instruction that ends with it ("Answer yes or no."), in
+    brackets ("… (yes/no)"), as a tag after a comma or dash ("…, true or false?"), or as what a
+    question of truth asks ("Is the following statement true or false?", "… true or false that
+    …?"). "Write a poem about true or false friends." is none of these.
     """
-    words = _words(sentence)
-    opening = [word for word in words if word != "please"][:1]
+    opening = [word for word in words_of(before) if word != "please"]
+    closing = words_of(after)
+    asks = sentence.rstrip().endswith("?")
     return (
-        (not _words(before) and len(_words(after)) <= 2)
-        or (bool(opening) and opening[0] in _INSTRUCTING and len(words) <= _INSTRUCTION_WORDS + 3)
+        (not opening and not closing)
+        or (
+            opening[:1] != []
+            and opening[0] in _INSTRUCTING
+            and len(opening) <= _INSTRUCTION_WORDS
+            and set(closing) <= {"only"}
+        )
         or bool(re.search(r"[(\[]\s*$", before) and re.match(r"\s*[)\]]", after))
         or bool(re.search(r"[,–—-]\s*$", before) and re.fullmatch(r"\s*\?", after))
-        or (bool(words) and words[0] in _AUXILIARIES and sentence.rstrip().endswith("?"))
+        or (
+            asks
+            and opening[:1] != []
+            and opening[0] in AUXILIARIES
+            and opening[1:2] != ["you"]
+            and closing[:1] in ([], ["that"])
+        )
     )
 
 
@@ -237,15 +247,6 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
     before = [match.end() for match in _BOUNDARY.finditer(text, 0, start)]
     after = _BOUNDARY.search(text, end)
     return (before[-1] if before else 0), (after.end() if after else len(text))
-
-
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.casefold())
-
-
-def _first_word(text: str) -> str:
-    words = _words(text)
-    return words[0] if words else ""
 
 
 def _asked(text: str) -> list[str]:
@@ -260,12 +261,12 @@ def _read_yes_no(text: str) -> Reading:
     question = _only_question(text)
     if question is None or any(pattern.search(text) for pattern in _NAMED.values()):
         return None  # not one question; or one that names its own answer space
-    if _first_word(question) in _WH_WORDS:
+    if first_word(question) in WH_WORDS:
         return None  # "What do you think, is 91 prime?" asks what first
     # The question itself, or its last clause: "Tell me, is 91 prime?", "If x = 3, is x > 2?"
     for clause in (question, re.split(r"[:,]\s+", question)[-1]):
-        words = _words(clause)
-        if words[:1] and words[0] in _AUXILIARIES:
+        words = words_of(clause)
+        if words[:1] and words[0] in AUXILIARIES:
             if len(words) > 1 and words[1] in {"you", "u"}:
                 return None  # "Can you tell me …?" asks for something, not whether
             if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
@@ -298,13 +299,13 @@ def _read_alternatives(text: str) -> Reading:
         return None  # "True or false?" names an answer space (`_read_named`)
     body = question[:-1].strip()
     head = re.match(r"[^,:]+[,:]\s+", body)
-    if _first_word(body) in _WH_WORDS and head:
+    if first_word(body) in WH_WORDS and head:
         return _headed_alternatives(text, head.group(0), body[head.end() :])
     # No wh-clause: the question is the list itself, and short ("Plausible or implausible?").
     items = _list_items(body)
     if isinstance(items, str) or any(len(item.split()) > _HEADLESS_WORDS for item in items):
         return None
-    if any(_first_word(item) in _WH_WORDS | _AUXILIARIES | {"not"} for item in items):
+    if any(first_word(item) in WH_WORDS | AUXILIARIES | {"not"} for item in items):
         return None  # "Is it raining or not?" is a yes/no question
     return _alternatives(items, "", text)
 

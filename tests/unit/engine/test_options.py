@@ -42,6 +42,10 @@ READ = {
         ("a", "b", "c"),
     ),
     "Who wrote Hamlet?\nA: Dickens\nB: Shakespeare": (("Dickens", "Shakespeare"), ("A", "B")),
+    "Choose wisely. A) the red pill B) the blue pill": (
+        ("the red pill", "the blue pill"),
+        ("A", "B"),
+    ),
     "Which is the author?\nA. J. R. R. Tolkien.\nB. U.S. Grant": (
         ("J. R. R. Tolkien", "U.S. Grant"),
         ("A", "B"),
@@ -60,6 +64,8 @@ READ = {
     ),
     "Penguins can fly (true/false)": (("True", "False"), ()),
     "Is 17 prime? Answer yes or no.": (("Yes", "No"), ()),
+    "Is it true or false that the sun is a star?": (("True", "False"), ()),
+    "Decide whether the claim is true or false: bats are blind.": (("True", "False"), ()),
     "Yes or no: a tomato is a fruit.": (("Yes", "No"), ()),
     # yes/no questions
     "Is 91 prime?": (("Yes", "No"), ()),
@@ -112,7 +118,10 @@ NOT_READ = [
     "Which is right? (A) 3 (B) 4. Explain why in two sentences.",  # runs on
     "Which is right? (A) 3 (B) 4\nOr is it (A) again?",  # a letter comes back
     "Write a list:\n1. eggs\n2. milk",
-    "Choose wisely. A) the red pill B) the blue pill",  # prose, not a question or header
+    "Steps:\nA. boil water\nB. add pasta\nHow long does step B take?",  # a list asked about
+    "We keep plan A) and plan B) ready. Which one?",  # prose, not a question or header
+    "In part (a) we showed x > 0. What does part (b) show?",  # letters that name parts
+    "See figure (a) and figure (b), then say what changed.",
     # lists that are not options
     "What can I cook with these?\nIngredients:\n- flour\n- eggs",
     "Options:\n- a\n- b",  # no question before the options
@@ -122,6 +131,8 @@ NOT_READ = [
     "What is true or false in Boolean logic?",
     "True or false?",  # nothing to judge
     "True or false: what is 2 + 2?",
+    "Write a story about yes or no answers.",
+    "Could you explain what a true or false quiz is?",
     "Answer yes or no, true or false: the sky is blue.",
     # not one yes/no question
     "Can you tell me the capital of France?",
