@@ -16,9 +16,9 @@ options: precision comes before recall, because a question read wrongly is answe
 own answer space, while one left unread is answered in free text as it was before.
 
 The block readers live in `engine.domain.option_blocks`, the words a question opens with in
-`engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the option block itself is a
-trivial grammar, and the hard part, where in free prose a block starts and whether the prose
-around it is a question, is exactly what a grammar does not decide.
+`engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the
+option block itself is a trivial grammar, and the hard part, where in free prose a block starts
+and whether the prose around it is a question, is exactly what a grammar does not decide.
 
 >>> read_options("Which planet is largest? (A) Mars (B) Jupiter").letters
 ('A', 'B')
