@@ -5,10 +5,11 @@ the same port, so the pipeline never knows whether it talks to a bare adapter or
 What crosses a port is a frozen record from `engine.domain.records`.
 """
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from engine.domain.kinds import KindEvent
+from engine.domain.likelihood import Likelihoods
 from engine.domain.models import TraceStep
 from engine.domain.records import (
     ArmRecord,
@@ -33,6 +34,7 @@ __all__ = [
     "DecisionLog",
     "Embedder",
     "KindLog",
+    "OptionScorer",
     "OutcomeLog",
     "Searcher",
     "Store",
@@ -57,6 +59,25 @@ class LLM(Protocol):
 
         The pieces joined are the response's text. An exception raised by `on_text` is the
         sink's bug: it ends the call and surfaces unchanged, never as an `LLMError`.
+        """
+        ...
+
+
+class OptionScorer(Protocol):
+    """A model's own log-probability of each continuation of a prompt (option likelihood).
+
+    Implemented where a model exposes prompt log-probabilities: the in-process local model
+    (`engine.adapters.llm.local_scoring.LocalOptionScorer`). Hosted chat providers do not, and
+    where there is no scorer the option-likelihood procedure is unavailable.
+    """
+
+    def score_continuations(
+        self, prompt: str, continuations: Sequence[str], timeout_s: float
+    ) -> Likelihoods:
+        """Score each continuation after `prompt` (plain text, no chat template), in order.
+
+        Raises `LLMTimeoutError` past `timeout_s`, `LLMError` when the prompt and a
+        continuation do not fit the model's context or a continuation is empty.
         """
         ...
 

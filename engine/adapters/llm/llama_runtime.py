@@ -11,6 +11,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from engine.errors import LLMUnavailableError
 
 if TYPE_CHECKING:
@@ -53,7 +55,7 @@ def load_llama(path: Path, settings: LocalModelSettings) -> ChatRuntime:
 @cache
 def _deadline_llama_class() -> type[Any]:
     """`Llama` with a stop hook polled after every token (defined lazily: llama.cpp is heavy)."""
-    from llama_cpp import Llama, StoppingCriteriaList  # noqa: PLC0415
+    from llama_cpp import Llama, StoppingCriteriaList, llama_get_logits_ith  # noqa: PLC0415
 
     class DeadlineLlama(Llama):
         stop_requested: Callable[[], bool] | None = None
@@ -70,6 +72,17 @@ def _deadline_llama_class() -> type[Any]:
             if criteria:
                 kwargs["stopping_criteria"] = criteria
             return super().create_completion(*args, **kwargs)
+
+        def next_token_logprobs(self) -> Any:
+            """Log-probabilities of the token after the last one evaluated (a float32 array).
+
+            Read from llama.cpp's output row: `Llama.eval` keeps no logits unless the model was
+            built with `logits_all`, which would hold n_ctx x n_vocab floats (~400 MB for
+            SmolLM2) for a score that needs one row at a time.
+            """
+            row = llama_get_logits_ith(self.ctx, -1)
+            logits = np.ctypeslib.as_array(row, shape=(self.n_vocab(),))
+            return Llama.logits_to_logprobs(logits)
 
         def _text_criterion(self, text_hook: Callable[[str], bool]) -> Callable[..., bool]:
             """A criterion on the completion text: the ids it sees start with the prompt."""

@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from engine.adapters.llm.llama_runtime import compile_json_schema_grammar, load_llama
+from engine.adapters.llm.local_scoring import ScoringRuntime, score_continuations
 from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
+from engine.domain.likelihood import Likelihoods
 from engine.domain.stopping import should_stop, trim_repetition
 from engine.errors import LLMError, LLMTimeoutError, LLMUnavailableError
 
@@ -195,6 +197,24 @@ class LocalModels:
             if trimmed != generation.text:
                 return replace(generation, text=trimmed, finish_reason="loop")
         return generation
+
+    def score_continuations(
+        self, name: str, prompt: str, continuations: Sequence[str], *, timeout_s: float
+    ) -> Likelihoods:
+        """Each continuation's log-probability after `prompt` on model `name` (see
+        `engine.adapters.llm.local_scoring`); holds the model's lock like a generation."""
+        with self._turn(name, 1, timeout_s) as turn, turn.translating_errors():
+            runtime = turn.runtime
+            if not callable(getattr(runtime, "next_token_logprobs", None)):
+                raise LLMUnavailableError(
+                    f"local model {turn.path.name} was loaded without log-probabilities"
+                )
+            return score_continuations(
+                cast(ScoringRuntime, runtime),
+                prompt,
+                continuations,
+                past_deadline=runtime.stop_requested or (lambda: False),
+            )
 
     def _free_text_options(self, turn: "_Turn", free_text: bool) -> dict[str, Any]:
         """Free text (no grammar) stops after its answer line or once it loops, when the

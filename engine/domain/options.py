@@ -1,0 +1,365 @@
+"""The options a question offers, read from its text or given by the client; answers in their form.
+
+A question that asks for one of a known set of answers can be answered by choosing among them.
+`read_options` finds that set, and only where it can account for the structure it claims:
+
+- lettered options: "(A) Mars (B) Jupiter", "A. Mars" one per line, "a) …", after an optional
+  header such as "Options:"; the answer is the letter, as written;
+- bulleted options under a header ("Options:\\n- Yes\\n- No") that end the question;
+- a named two-way answer space: "True or false: …", "… Answer yes or no.";
+- a yes/no question: "Is 91 prime?";
+- alternatives after a wh-question: "Which is larger, 0.7 or 0.65?", or a short "Tea or coffee?".
+
+Each reader says whether its structure is absent (None), read (`Options`), or present but not
+accounted for (a reason). Any such reason, or two readers that both read the question, means no
+options: precision comes before recall, because a question read wrongly is answered outside its
+own answer space, while one left unread is answered in free text as it was before.
+
+The block readers live in `engine.domain.option_blocks`, the words a question opens with in
+`engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the
+option block itself is a trivial grammar, and the hard part, where in free prose a block starts
+and whether the prose around it is a question, is exactly what a grammar does not decide.
+
+>>> read_options("Which planet is largest? (A) Mars (B) Jupiter").letters
+('A', 'B')
+>>> read_options("Which is larger, 0.7 or 0.65?").texts
+('0.7', '0.65')
+>>> answer_in_form(read_options("Is 91 prime?"), 1)
+'No'
+>>> read_options("What is 2 or 3 times 4?") is None
+True
+"""
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from engine.domain.option_blocks import (
+    MAX_OPTION_CHARS,
+    MAX_OPTIONS,
+    BlockReading,
+    OptionBlock,
+    read_bulleted,
+    read_lettered,
+)
+from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
+from engine.errors import InvalidQueryError
+
+__all__ = [
+    "MAX_OPTIONS",
+    "MAX_OPTION_CHARS",
+    "AnswerForm",
+    "NoOptions",
+    "Options",
+    "answer_in_form",
+    "given_options",
+    "read_options",
+    "understand_options",
+]
+
+AnswerForm = Literal["letter", "word"]
+
+
+@dataclass(frozen=True)
+class Options:
+    """A question's answer space: its option texts in order and the form an answer takes.
+
+    `letters` are the labels as written ("A", "b"), one per option, when the answer is a letter;
+    empty when the answer is the option text itself. `stem` is the question without its option
+    block ("" when the client gave the options apart from the question). `understood` says what
+    was read, for the trace.
+    """
+
+    texts: tuple[str, ...]
+    form: AnswerForm
+    letters: tuple[str, ...] = ()
+    stem: str = ""
+    understood: str = ""
+
+    def __post_init__(self) -> None:
+        if not 2 <= len(self.texts) <= MAX_OPTIONS:
+            raise ValueError(f"options need 2 to {MAX_OPTIONS} texts, got {len(self.texts)}")
+        if self.form == "letter" and len(self.letters) != len(self.texts):
+            raise ValueError(f"{len(self.texts)} lettered options need as many letters")
+        if self.form == "word":
+            if self.letters:
+                raise ValueError("options answered by their text carry no letters")
+            if len({_key(text) for text in self.texts}) != len(self.texts):
+                raise ValueError(f"options answered by their text must differ: {self.texts}")
+
+
+@dataclass(frozen=True)
+class NoOptions:
+    """Why a question was not read as offering options (for the trace)."""
+
+    reason: str
+
+
+def answer_in_form(options: Options, index: int) -> str:
+    """Option `index` as the question asks for it: its letter, or its text ("Yes", "0.65")."""
+    if not 0 <= index < len(options.texts):
+        raise IndexError(f"option index {index} is outside 0..{len(options.texts) - 1}")
+    return options.letters[index] if options.form == "letter" else options.texts[index]
+
+
+def given_options(values: object) -> Options:
+    """Options a client gave (`options=[...]`): 2 to 26 distinct non-empty strings, in order.
+
+    Raises `InvalidQueryError` naming what is wrong; the texts keep their spelling, trimmed.
+    """
+    if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+        raise InvalidQueryError(
+            f"options must be a list of strings, got {type(values).__name__}: {values!r:.60}"
+        )
+    if not 2 <= len(values) <= MAX_OPTIONS:
+        raise InvalidQueryError(f"give 2 to {MAX_OPTIONS} options, got {len(values)}")
+    texts: list[str] = []
+    seen: dict[str, int] = {}
+    for position, value in enumerate(values, start=1):
+        if not isinstance(value, str):
+            raise InvalidQueryError(f"option {position} must be a string, got {value!r:.60}")
+        text = value.strip()
+        if not text:
+            raise InvalidQueryError(f"option {position} is empty")
+        if len(text) > MAX_OPTION_CHARS:
+            raise InvalidQueryError(
+                f"option {position} has {len(text)} characters; at most {MAX_OPTION_CHARS}"
+            )
+        if _key(text) in seen:
+            raise InvalidQueryError(
+                f"option {position} ({text!r}) repeats option {seen[_key(text)]}"
+            )
+        seen[_key(text)] = position
+        texts.append(text)
+    return Options(tuple(texts), "word", understood=f"{len(texts)} options given by the client")
+
+
+def read_options(question: str) -> Options | None:
+    """The options `question` offers, or None where it offers none or cannot be accounted for."""
+    reading = understand_options(question)
+    return reading if isinstance(reading, Options) else None
+
+
+def understand_options(question: str) -> Options | NoOptions:
+    """As `read_options`, with the reason when there are none."""
+    text = question.strip()
+    readings: list[Options] = []
+    for reader in _READERS:
+        result = reader(text)
+        if isinstance(result, str):
+            return NoOptions(result)
+        if result is not None:
+            readings.append(result)
+    if not readings:
+        return NoOptions("no option block, named answer space, yes/no question or alternatives")
+    if len(readings) > 1:
+        return NoOptions(
+            "two readings disagree: " + "; ".join(reading.understood for reading in readings)
+        )
+    return readings[0]
+
+
+# A reader's verdict: None (its structure is absent), the options read, or why the structure it
+# found cannot be accounted for.
+Reading = Options | str | None
+
+
+def _key(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+# ---- a named answer space: "true or false", "yes or no" --------------------------------------
+
+_NAMED = {
+    ("True", "False"): re.compile(r"\btrue\s*(?:or|/)\s*false\b", re.IGNORECASE),
+    ("Yes", "No"): re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE),
+}
+
+# The verbs an instruction about the answer's form opens with ("Answer yes or no.").
+_INSTRUCTING = frozenset(
+    words_of(
+        "answer reply respond say choose pick select write decide determine state tell classify "
+        "label output give mark"
+    )
+)
+# Where a sentence ends, for the sentence around a phrase: a colon ends a header too.
+_BOUNDARY = re.compile(r"[.!?:][\"'”’)]*(?=\s)|\n")
+# Words between an instruction's verb and the phrase: "Answer with only yes or no." Longer ones
+# ("Write a poem about true or false …") are about something else.
+_INSTRUCTION_WORDS = 5
+
+
+def _read_named(text: str) -> Reading:
+    named = [(texts, match) for texts, pattern in _NAMED.items() if (match := pattern.search(text))]
+    if len(named) > 1:
+        return "the question names both true/false and yes/no as its answers"
+    if not named:
+        return None
+    (texts, match), *_ = named
+    phrase = match.group(0)
+    start, end = _sentence_around(text, match.start(), match.end())
+    if not _names_answer_space(
+        text[start:end], text[start : match.start()], text[match.end() : end]
+    ):
+        return f"'{phrase}' is part of a sentence, not a header, an instruction or its question"
+    rest = text[:start] + " " + text[end:]
+    if len(words_of(text[: match.start()] + " " + text[match.end() :])) < 3:
+        return f"'{phrase}' names an answer space, but there is no statement to judge"
+    if any(first_word(question) in WH_WORDS for question in _asked(rest)):
+        return f"'{phrase}' stands beside a wh-question"
+    return Options(texts, "word", stem=text, understood=f"answer space named: '{phrase}'")
+
+
+def _names_answer_space(sentence: str, before: str, after: str) -> bool:
+    """Whether a phrase such as "true or false" stands where a question names its answers.
+
+    As a header ("True or false: …"), an instruction that ends with it ("Answer yes or no."), in
+    brackets ("… (yes/no)"), as a tag after a comma or dash ("…, true or false?"), or as what a
+    question of truth asks ("Is the following statement true or false?", "… true or false that
+    …?"). "Write a poem about true or false friends." is none of these.
+    """
+    opening = [word for word in words_of(before) if word != "please"]
+    closing = words_of(after)
+    asks = sentence.rstrip().endswith("?")
+    return (
+        (not opening and not closing)
+        or (
+            opening[:1] != []
+            and opening[0] in _INSTRUCTING
+            and len(opening) <= _INSTRUCTION_WORDS
+            and set(closing) <= {"only"}
+        )
+        or bool(re.search(r"[(\[]\s*$", before) and re.match(r"\s*[)\]]", after))
+        or bool(re.search(r"[,–—-]\s*$", before) and re.fullmatch(r"\s*\?", after))
+        or (
+            asks
+            and opening[:1] != []
+            and opening[0] in AUXILIARIES
+            and opening[1:2] != ["you"]
+            and closing[:1] in ([], ["that"])
+        )
+    )
+
+
+def _sentence_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The sentence holding text[start:end]: from the boundary before to the one after."""
+    before = [match.end() for match in _BOUNDARY.finditer(text, 0, start)]
+    after = _BOUNDARY.search(text, end)
+    return (before[-1] if before else 0), (after.end() if after else len(text))
+
+
+def _asked(text: str) -> list[str]:
+    """The questions in `text`: each sentence that ends in a question mark."""
+    return re.findall(r"[^.!?:\n]*\?", text)
+
+
+# ---- a yes/no question ------------------------------------------------------------------------
+
+
+def _read_yes_no(text: str) -> Reading:
+    question = _only_question(text)
+    if question is None or any(pattern.search(text) for pattern in _NAMED.values()):
+        return None  # not one question; or one that names its own answer space
+    if first_word(question) in WH_WORDS:
+        return None  # "What do you think, is 91 prime?" asks what first
+    # The question itself, or its last clause: "Tell me, is 91 prime?", "If x = 3, is x > 2?"
+    for clause in (question, re.split(r"[:,]\s+", question)[-1]):
+        words = words_of(clause)
+        if words[:1] and words[0] in AUXILIARIES:
+            if len(words) > 1 and words[1] in {"you", "u"}:
+                return None  # "Can you tell me …?" asks for something, not whether
+            if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
+                return None  # "Is it red or blue?" asks which, not whether
+            return Options(("Yes", "No"), "word", stem=text, understood="a yes/no question")
+    return None
+
+
+def _only_question(text: str) -> str | None:
+    """The question `text` asks, when it asks exactly one and ends with it."""
+    if text.count("?") != 1 or not text.endswith("?"):
+        return None
+    starts = [match.end() for match in re.finditer(r"[.!][\"'”’)]*(?=\s)|\n", text)]
+    return text[starts[-1] if starts else 0 :].strip()
+
+
+# ---- alternatives: "Which is larger, 0.7 or 0.65?" -------------------------------------------
+
+# Items are split at ", ", ", or " and " or ": "1,000 or 999" holds two, not three.
+_LIST_SPLIT = re.compile(r"\s*,\s+(?:or\s+)?|\s+or\s+")
+_HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
+_ITEM_WORDS = 8
+
+
+def _read_alternatives(text: str) -> Reading:
+    question = _only_question(text)
+    if question is None or not re.search(r"\bor\b", question):
+        return None
+    if any(pattern.search(question) for pattern in _NAMED.values()):
+        return None  # "True or false?" names an answer space (`_read_named`)
+    body = question[:-1].strip()
+    head = re.match(r"[^,:]+[,:]\s+", body)
+    if first_word(body) in WH_WORDS and head:
+        return _headed_alternatives(text, head.group(0), body[head.end() :])
+    # No wh-clause: the question is the list itself, and short ("Plausible or implausible?").
+    items = _list_items(body)
+    if isinstance(items, str) or any(len(item.split()) > _HEADLESS_WORDS for item in items):
+        return None
+    if any(first_word(item) in WH_WORDS | AUXILIARIES | {"not"} for item in items):
+        return None  # "Is it raining or not?" is a yes/no question
+    return _alternatives(items, "", text)
+
+
+def _headed_alternatives(text: str, head: str, listed: str) -> Reading:
+    """ "Which is larger, 0.7 or 0.65?": the list after a wh-clause and its comma or colon."""
+    if re.search(r"\bor\b", head):
+        return None  # the choice is inside the wh-clause: "Which is larger or smaller, …"
+    items = _list_items(listed)
+    if isinstance(items, str):
+        return items
+    return _alternatives(items, head.strip(" ,:"), text)
+
+
+def _list_items(listed: str) -> list[str] | str:
+    """The items of "X or Y", "X, Y, or Z", "X, Y or Z"; or why it is not such a list."""
+    separators = _LIST_SPLIT.findall(listed)
+    items = [item.strip() for item in _LIST_SPLIT.split(listed)]
+    if not separators or not re.search(r"\bor\b", separators[-1]):
+        return f"'or' does not join the last two alternatives of {listed!r:.80}"
+    if any(not item for item in items):
+        return f"an alternative is empty in {listed!r:.80}"
+    lengths = [len(item.split()) for item in items]
+    if max(lengths) > _ITEM_WORDS or max(lengths) - min(lengths) > 1:
+        # Unlike alternatives ("5" against "7 is prime" in "Which of 3, 5 or 7 is prime?") are a
+        # sign that the list runs on into the sentence.
+        return f"the alternatives in {listed!r:.80} are not alike in length"
+    return items
+
+
+def _alternatives(items: list[str], head: str, stem: str) -> Reading:
+    if len({_key(item) for item in items}) != len(items):
+        return f"the alternatives repeat one another: {items}"
+    if len(items) > MAX_OPTIONS:
+        return f"{len(items)} alternatives are more than {MAX_OPTIONS}"
+    understood = f"{len(items)} alternatives" + (f" after '{head}'" if head else "")
+    return Options(tuple(items), "word", stem=stem, understood=understood)
+
+
+def _read_block(read: Callable[[str], BlockReading]) -> Callable[[str], Reading]:
+    def reader(text: str) -> Reading:
+        block = read(text)
+        if not isinstance(block, OptionBlock):
+            return block
+        form: AnswerForm = "letter" if block.letters else "word"
+        return Options(block.texts, form, block.letters, block.stem, block.understood)
+
+    return reader
+
+
+_READERS: tuple[Callable[[str], Reading], ...] = (
+    _read_block(read_lettered),
+    _read_block(read_bulleted),
+    _read_named,
+    _read_yes_no,
+    _read_alternatives,
+)
