@@ -8,8 +8,9 @@ event is still queued, `Queue.send_message` looks the session up and raises KeyE
 that happens in `broadcast_estimations`, called from the processing loop, the KeyError ends
 `Queue.start_processing`, whose `finally` sets `stopped`: from then on every call answers 503
 "Queue is stopped." until the process restarts. About 2,100 quick calls, 50 at a time, did it.
-Upstream: gradio-app/gradio#11167 (closed without a reproduction). Pinning another version
-would not help: the cache and the lookup are the same in every 5.x and 6.x release read.
+Upstream, gradio-app/gradio#11167 reports "Queue is stopped." on 4.x and 5.x, closed without a
+reproduction; no release is known to fix it, so pinning is no remedy and Gradio stays as locked.
+If an upgrade changes these internals, `tests/unit/ui/test_gradio_queue.py` says so.
 
 The mend, on the one `Queue` of our `Blocks` (no class of Gradio's is patched):
 

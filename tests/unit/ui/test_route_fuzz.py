@@ -54,7 +54,7 @@ JSON_BODIES = [
     b'{"data": [], "fn_index": 0, "session_hash": "fuzz"}',
     b'{"text": 1, "unknown": 2}',
 ]
-QUERIES = [b"", b"session_hash=", b"session_hash=%FF", b"page=%FF&x=1&x=2"]
+QUERIES = [b"", b"session_hash=", b"session_hash=%FF", b"page=%FF&x=1&x=2", b"deep_link=%FF"]
 PARAMETER = re.compile(r"\{(\w+)(?::\w+)?\}")
 VALUES = {"api_name": ["show", "no-such-endpoint"]}  # a real endpoint and one that is not
 TIMEOUT_S = 30.0  # an answer's first line; a route that takes this long fails as a hang
