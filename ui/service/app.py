@@ -45,6 +45,10 @@ def create_app(
     access = access if access is not None else Access(token)
     page = build_playground(engine)
     mend_queue(page)
+    # Direct calls (`run/`, `api/`) skip the queue, its one-at-a-time limit included, and Gradio
+    # answers any error in them with a 500, a value outside a dropdown's choices too. The page
+    # and `gradio_client` join the queue; so queued functions refuse direct calls (404).
+    page.api_open = False
     app = create_api(
         engine,
         max_body_bytes=max_body_bytes,

@@ -13,6 +13,10 @@ answered these with a 500 (an uncaught KeyError, TypeError or ValueError, or its
   unknown name), or whose name is no public endpoint;
 - `GET /?page=<name>` for a page the app does not have.
 
+And it answered a stream it could not serve with 200, then broke it off with an exception
+(`GET queue/data` for a session it does not hold, `GET call/<name>/<event id>` for an unknown
+event): those get a 404 before the stream starts.
+
 `GradioCalls` wraps the mounted Gradio app (inside the guards, so only authenticated requests
 are read) and answers those with 404 or 422 in the service's error shape. It parses a body with
 Gradio's own models and checks it against the `Blocks` the way Gradio's routes will use it,
@@ -38,6 +42,8 @@ from ui.service.replies import replaying, send_json
 
 __all__ = ["GradioCalls"]
 
+# The result streams: `queue/data?session_hash=...` and `call/<name>/<event id>` (v2 too).
+_STREAM = re.compile(r"^/gradio_api/(?:queue/data|call/(?:v2/)?[^/]+/(?P<event>[^/]+))/?$")
 # The routes that run a function: `queue/join`, and the named ones (`run/`, `api/`, `call/`,
 # `call/v2/`), with or without a trailing slash.
 _CALL = re.compile(
@@ -67,6 +73,8 @@ class GradioCalls:
         try:
             if scope["method"] in ("GET", "HEAD") and scope["path"] == "/":
                 self._check_page(scope.get("query_string", b""))
+            elif scope["method"] == "GET" and (stream := _STREAM.match(scope["path"])):
+                self._check_stream(stream.group("event"), scope.get("query_string", b""))
             elif scope["method"] == "POST" and (call := _CALL.match(scope["path"])):
                 body = await _read_body(receive)
                 if body is None:
@@ -80,9 +88,29 @@ class GradioCalls:
 
     def _check_page(self, query: bytes) -> None:
         pages = {page for page, *_ in self.blocks.pages}
-        for page in parse_qs(query.decode("latin-1")).get("page", []):
+        for page in parse_qs(query.decode("latin-1"), keep_blank_values=True).get("page", []):
             if page not in pages:
                 raise CallRefusedError(404, f"no page {page[:80]!r} here; pages: {sorted(pages)}")
+
+    def _check_stream(self, event_id: str | None, query: bytes) -> None:
+        """A 404 for a stream of a session the queue does not hold, found as Gradio finds it."""
+        queue = self.blocks._queue
+        if event_id is None:  # queue/data: the session is named; a missing one is FastAPI's 422
+            sessions = parse_qs(query.decode("latin-1"), keep_blank_values=True).get(
+                "session_hash", []
+            )
+            session = sessions[0] if sessions else None
+            if session is None:
+                return
+        elif (event := queue.event_ids_to_events.get(event_id)) is not None:
+            session = event.session_hash
+        else:  # as `simple_predict_get`: a finished event is known by its pending id
+            pending = queue.pending_event_ids_session.items()
+            session = next((held for held, ids in pending if event_id in ids), event_id)
+        if session not in queue.pending_messages_per_session:
+            raise CallRefusedError(
+                404, "no such session or event here (its result was read, or it was let go)"
+            )
 
     def _check_call(self, kind: str, name: str | None, body: bytes) -> None:
         try:

@@ -123,6 +123,35 @@ def test_well_formed_calls_are_answered_as_before(client: TestClient) -> None:
     assert named.status_code == 200
     result = client.get(f"/gradio_api/call/show/{named.json()['event_id']}")
     assert "event: complete" in result.text
-    direct = client.post("/gradio_api/run/listing", json={"data": []})
-    assert direct.status_code == 200
-    assert direct.json()["data"][0]["headers"] == ["id", "name", "description", "added"]
+    listed = client.post("/gradio_api/call/listing", json={"data": []}).json()["event_id"]
+    assert (
+        '"headers": ["id", "name", "description", "added"]'
+        in client.get(f"/gradio_api/call/listing/{listed}").text
+    )
+
+
+def test_direct_calls_do_not_skip_the_queue(client: TestClient) -> None:
+    """`run/` skipped the queue and answered a value outside a dropdown's choices with a 500."""
+    bad_kind = client.post("/gradio_api/run/ask", json={"data": ["What is 2+2?", "", "bogus"]})
+    assert bad_kind.status_code == 404
+    assert "join the queue" in detail(bad_kind)
+    # Through the queue the same mistake is the call's own error event, not a server error.
+    joined = client.post("/gradio_api/call/ask", json={"data": ["What is 2+2?", "", "bogus"]})
+    assert joined.status_code == 200
+    events = client.get(f"/gradio_api/call/ask/{joined.json()['event_id']}").text
+    assert "event: error" in events
+    # The steps that never queue (locking the page while it asks) still answer directly.
+    assert client.post("/gradio_api/run/lock", json={"data": []}).status_code == 200
+
+
+def test_a_stream_of_nothing_is_a_404_before_it_starts(client: TestClient) -> None:
+    """Gradio answered 200, then broke the stream off with an exception."""
+    for path in (
+        "/gradio_api/queue/data?session_hash=no-such-session",
+        "/gradio_api/queue/data?session_hash=",
+        "/gradio_api/call/show/no-such-event",
+        "/gradio_api/call/v2/show/no-such-event",
+    ):
+        answer = client.get(path)
+        assert answer.status_code == 404, path
+        assert "no such session or event" in detail(answer)

@@ -52,11 +52,13 @@ JSON_BODIES = [
     b'{"data": ["", null], "fn_index": "0", "session_hash": "fuzz"}',
     b'{"data": ["", null], "fn_index": 0, "session_hash": ""}',
     b'{"data": [], "fn_index": 0, "session_hash": "fuzz"}',
+    b'{"data": ["What is 2+2?", "", "not-a-kind"]}',
     b'{"text": 1, "unknown": 2}',
 ]
 QUERIES = [b"", b"session_hash=", b"session_hash=%FF", b"page=%FF&x=1&x=2", b"deep_link=%FF"]
 PARAMETER = re.compile(r"\{(\w+)(?::\w+)?\}")
-VALUES = {"api_name": ["show", "no-such-endpoint"]}  # a real endpoint and one that is not
+# Real endpoints (one with a dropdown, whose choices Gradio checks) and one that is not.
+VALUES = {"api_name": ["show", "ask", "no-such-endpoint"]}
 TIMEOUT_S = 30.0  # an answer's first line; a route that takes this long fails as a hang
 
 
