@@ -111,8 +111,10 @@ def _repository_changes() -> set[str] | None:
 # unclosed socket's ResourceWarning does), fails with `KeyError` in `_ModuleLock.acquire`. That
 # broke one CI run. So each is imported once, here, before any server thread exists; one that is
 # not installed is marked absent (None in `sys.modules`), which makes later imports fail at once,
-# without taking the lock. Gradio reads either outcome as "not in a notebook".
-_LAZILY_IMPORTED = ("IPython", "IPython.core", "IPython.core.getipython")
+# without taking the lock. Gradio reads either outcome as "not in a notebook". FastAPI imports
+# `pydantic.v1` the first time it builds a route, which a module-scoped app fixture does: the
+# same failure struck there once the earlier tests had left a loop for the collector.
+_LAZILY_IMPORTED = ("IPython", "IPython.core", "IPython.core.getipython", "pydantic.v1")
 
 
 def pytest_configure() -> None:

@@ -6,11 +6,11 @@ FastAPI runs them in its thread pool, off the event loop, and the engine is safe
 threads.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Path, Query, Request, status
+from fastapi import APIRouter, FastAPI, Path, Query, Request, Response, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
@@ -38,6 +38,9 @@ from ui.service.strict_json import validation_error
 API_PREFIX = "/api/v1"
 # Decision and arm ids alike: short, and nothing that needs escaping in a path.
 DecisionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+# A part of the service that health asks after: its name, and a check that says what is wrong
+# with it (None when nothing is). The playground's queue is one (`ui.service.gradio_queue`).
+HealthChecks = Mapping[str, Callable[[], str | None]]
 
 
 # Each engine error becomes the 4xx (or 503) that says what the caller can do about it.
@@ -61,7 +64,7 @@ async def _engine_error(_: Request, error: Exception) -> JSONResponse:
     return JSONResponse(status_code=status.HTTP_400_BAD_REQUEST, content={"detail": str(error)})
 
 
-def build_router(engine: Engine) -> APIRouter:
+def build_router(engine: Engine, checks: HealthChecks | None = None) -> APIRouter:
     router = APIRouter(prefix=API_PREFIX)
 
     @router.post("/decisions", status_code=status.HTTP_201_CREATED, tags=["decisions"])
@@ -98,12 +101,18 @@ def build_router(engine: Engine) -> APIRouter:
     _template_routes(router, engine)
 
     @router.get("/health", tags=["service"])
-    def health() -> Health:
+    def health(response: Response) -> Health:
+        """`ok` (200), or `degraded` (503) naming what is wrong, so a load balancer looks away."""
+        found = {part: check() for part, check in (checks or {}).items()}
+        problems = {part: problem for part, problem in found.items() if problem is not None}
+        if problems:
+            response.status_code = status.HTTP_503_SERVICE_UNAVAILABLE
         return Health(
-            status="ok",
+            status="degraded" if problems else "ok",
             version=metadata.version("thinkpath"),
             namespace=engine.config.namespace,
             arms=len(engine.arms()),
+            problems=problems,
         )
 
     return router
@@ -135,6 +144,7 @@ def create_api(
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
     access: Access | None = None,
     guarded: bool = True,
+    health_checks: HealthChecks | None = None,
 ) -> FastAPI:
     """The FastAPI app: the API under `/api/v1`, every route behind the guards.
 
@@ -143,6 +153,7 @@ def create_api(
     (built from `token` when not given) is shared with whatever else must check credentials.
     `guarded=False` leaves them off for a caller that puts the same stack outside this app
     (`thinkpath serve`, whose guards already answer while the app is being built).
+    `health_checks` are the parts health asks after besides the engine (the playground's queue).
     """
     access = access if access is not None else Access(token)
     app = FastAPI(
@@ -150,7 +161,7 @@ def create_api(
         version=metadata.version("thinkpath"),
         summary="Learns which reasoning path and tools work for which task.",
     )
-    app.include_router(build_router(engine))
+    app.include_router(build_router(engine, health_checks))
     # The OpenAI-compatible endpoint beside /api/v1: a sub-application, for its own error shape.
     app.mount(OPENAI_PREFIX, create_openai_app(engine))
     app.add_exception_handler(ThinkPathError, _engine_error)

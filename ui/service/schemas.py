@@ -114,10 +114,14 @@ class RetireRequest(_Body):
 
 
 class Health(BaseModel):
-    status: Literal["ok"]
+    """`ok` (200) when every part serves; `degraded` (503) names each part that does not."""
+
+    status: Literal["ok", "degraded"]
     version: str
     namespace: str
     arms: int
+    # The part (e.g. "playground") and what is wrong with it; empty when all is well.
+    problems: dict[str, str] = Field(default_factory=dict)
 
 
 # -- OpenAI chat completions -------------------------------------------------------------------
