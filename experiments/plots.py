@@ -27,6 +27,7 @@ __all__ = [
     "colours_for",
     "comparison_figure",
     "curves_figure",
+    "is_reference",
     "style_for",
     "styles_for",
 ]
@@ -148,6 +149,15 @@ def _spare(used: set[str]) -> str:
     hues = (colorsys.hsv_to_rgb((index * 0.618033988749895) % 1.0, 0.65, 0.8) for index in count(1))
     spares = (f"#{round(255 * r):02x}{round(255 * g):02x}{round(255 * b):02x}" for r, g, b in hues)
     return next(colour for colour in spares if colour not in used)
+
+
+def is_reference(label: str) -> bool:
+    """Whether `label` is a baseline or a peer: a yardstick for the policies, not one of them.
+
+    >>> is_reference("random"), is_reference("numpy-ts"), is_reference("thompson")
+    (True, True, False)
+    """
+    return _base(label) in BASELINE_STYLES or _base(label) in PEER_STYLES
 
 
 def _base(label: str) -> str:
