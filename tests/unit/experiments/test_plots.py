@@ -4,6 +4,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.legend import Legend
 
+from experiments.benchmarks.contenders import PEER_LABELS
 from experiments.plots import (
     BASELINE_STYLES,
     POLICY_STYLES,
@@ -15,7 +16,6 @@ from experiments.plots import (
     style_for,
     styles_for,
 )
-from experiments.benchmarks.contenders import PEER_LABELS
 from experiments.runner import split_summary
 from learning import available_policies
 
