@@ -189,6 +189,22 @@ class ValueRange:
         high = np.inf if self.high is None else self.high
         return low * scale, high * scale
 
+    def interval(self, low: float, high: float, step: int = 1) -> tuple[float, float]:
+        """The interval [low, high] cut to the values the metric can take (at `step`).
+
+        Why this is right, not cosmetic: a t or normal interval is symmetric about the mean and
+        knows nothing of the metric's bounds, so with few seeds it reaches values no run can
+        take (a regret interval of [-9.8, 242.7]). The true mean lies in the range, so the cut
+        interval covers it exactly as often as the uncut one did.
+
+        >>> ValueRange(0.0, None).interval(-9.8, 242.7)
+        (0.0, 242.7)
+        >>> ValueRange(0.0, 1.0, per_step=True).interval(-0.5, 4.5, step=4)
+        (0.0, 4.0)
+        """
+        bottom, top = (float(end[0]) for end in self.bounds(np.array([step])))
+        return float(np.clip(low, bottom, top)), float(np.clip(high, bottom, top))
+
 
 @dataclass(frozen=True)
 class Band:
@@ -203,10 +219,9 @@ class Band:
     def clipped(self, value_range: ValueRange | None) -> "Band":
         """The band inside the values the metric can take.
 
-        Why clipping is right, not cosmetic: the band is a normal approximation, mean +- 1.96
-        standard errors, which with few runs and values near a bound (regret near 0 early on,
-        accuracy near 1) spills past a value no run can take. The true mean lies in the range,
-        so the interval cut to the range covers it exactly as often as the uncut one did.
+        The band is a normal approximation, mean +- 1.96 standard errors, which with few runs
+        and values near a bound (regret near 0 early on, accuracy near 1) spills past a value no
+        run can take; it is cut as `ValueRange.interval` cuts an interval, and for that reason.
 
         >>> band = Band("a", np.array([1]), np.array([0.1]), np.array([-0.2]), np.array([0.4]))
         >>> band.clipped(ValueRange(0.0, None)).low.tolist()
