@@ -46,9 +46,13 @@ def test_reference_lines_become_curves_named_in_words() -> None:
 
 
 def test_leaders_name_the_best_of_each_direction() -> None:
-    per_contender = {"regret": {"a": 3.0, "b": 1.0}, "bias": {"a": -0.1, "b": 0.3}, "acc": {"a": 1}}
+    per_contender = {
+        "regret": {"a": 3.0, "b": 1.0},
+        "bias": {"a": -0.1, "b": 0.3},
+        "accuracy": {"a": 0.9, "b": 0.4},
+    }
     assert leaders(per_contender, lower_is_better=["regret"], toward_zero=["bias"]) == {
         "thinkpath.best.regret": "b",
         "thinkpath.best.bias": "a",
-        "thinkpath.best.acc": "a",
+        "thinkpath.best.accuracy": "a",
     }
