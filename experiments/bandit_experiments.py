@@ -33,6 +33,10 @@ from experiments.policies import build_policy, fitting_policies, takes_context
 
 __all__ = ["BanditParams", "bandit_experiments"]
 
+# Regret here sums each step's gap to the best arm's expectation, never below 0; its top (step
+# times the largest gap) differs per environment, so only 0 is a bound. Its figure's band and its
+# reported interval are both cut to it.
+REGRET_RANGE = ValueRange(0.0, None)
 PEER_KEYS = ("numpy-ts", "numpy-ts-per-context", "mabwiser:thompson", "mabwiser:ucb1")
 CONTEXTUAL_PEER_KEYS = ("numpy-ts-per-context", "mabwiser:linucb", "mabwiser:lints")
 
@@ -101,6 +105,7 @@ def _curve(
 ) -> Curve:
     summary = summarise(regret[:, -1].tolist()) if params.seeds > 1 else None
     final_regret = float(regret[:, -1].mean())
+    low, high = REGRET_RANGE.interval(summary.low, summary.high) if summary else (final_regret,) * 2
     return Curve(
         label=name,
         params={
@@ -114,8 +119,8 @@ def _curve(
         series={"cumulative_regret": regret, "cumulative_reward": reward},
         final={
             "regret": final_regret,
-            "regret_ci_low": summary.low if summary else final_regret,
-            "regret_ci_high": summary.high if summary else final_regret,
+            "regret_ci_low": low,
+            "regret_ci_high": high,
             "mean_reward": float(reward[:, -1].mean() / params.horizon),
         },
     )
@@ -160,14 +165,12 @@ def _result(
         metrics=metrics,
         tables={"results.md": "\n".join(lines) + "\n", "results.csv": "\n".join(csv) + "\n"},
         figures=[
-            # Regret here sums each step's gap to the best arm's expectation, never below 0; its
-            # top (step times the largest gap) differs per environment, so only 0 is a bound.
             FigureSpec(
                 "plots/regret.png",
                 workload.title,
                 "cumulative_regret",
                 "cumulative regret",
-                value_range=ValueRange(0.0, None),
+                value_range=REGRET_RANGE,
             ),
             FigureSpec(
                 "plots/reward.png",

@@ -1,18 +1,25 @@
-"""The MLflow UI that `thinkpath experiments ui` serves: MLflow's own app, opening on the runs.
+"""The MLflow UI that `thinkpath experiments ui` serves: MLflow's own app, opening on the project.
 
-Why this exists. MLflow 3.17's web UI no longer opens an experiment by its `mlflow.experimentKind`
-tag (we still set it, `engine.adapters.tracking`, for the versions that read it): a feature flag
-that is on in this build makes every experiment page follow one per-browser setting, the
-"workflow type", kept in the browser's localStorage (`mlflow.workflowType_v1`), "genai" unless
-the user flips MLflow's switch, and overridden for one page by a `?workflowType=` query. So an
-experiment clicked from MLflow's home opened on the GenAI overview ("No data available"), while
-our printed links (`ui.experiment_commands.runs_link`) carry the query and open on the runs.
+Why this exists. MLflow 3.17's web UI keeps its first-view choices in the browser's localStorage,
+and its defaults suit neither this project nor a user who has never opened it:
+- it opens on a generic welcome page, with an "Information about UI telemetry" banner;
+- the AI assistant's panel opens by itself on a local server's first load;
+- an experiment no longer opens by its `mlflow.experimentKind` tag (we still set it,
+  `engine.adapters.tracking`, for the versions that read it) but by one per-browser "workflow
+  type", "genai" unless the user flips MLflow's switch, so an experiment clicked from the list
+  opened on the GenAI overview ("No data available");
+- its chart view shows only the first ten rows of the runs table, so an experiment's parent
+  run opened out to its contenders hid the older ten and more (the baselines, logged first).
 
-This app is MLflow's server app with one change: its index page starts with a line that sets the
-workflow type to "machine_learning" in a browser that has never chosen one. A user's own choice,
-made with MLflow's switch, is kept; the API, the artifacts and every other page are MLflow's,
-untouched. The store and artifact root come in the environment variables `mlflow server` itself
-sets for its workers (`server_environment`), named by MLflow's own constants.
+This app is MLflow's server app with one change: its index page starts with a script that,
+before any of MLflow's scripts run, fills in those choices where the browser has made none
+(`BROWSER_DEFAULTS`, and every run shown in a chart view opened for the first time), and sends
+the bare address to the experiment list. A user's own choices, made in MLflow, are kept; the
+API, the artifacts and every other page are MLflow's, untouched. MLflow offers no server setting
+for any of these: `MLFLOW_DISABLE_TELEMETRY` (set in `ui.experiment_commands`) stops the
+telemetry itself, not the banner; the assistant can be kept off remote clients, not a local one.
+The store and artifact root come in the environment variables `mlflow server` itself sets for
+its workers (`server_environment`), named by MLflow's own constants.
 """
 
 import json
@@ -22,21 +29,62 @@ from typing import Any
 
 from engine.errors import ConfigError
 
-__all__ = ["PREFERENCE_SCRIPT", "WORKFLOW_KEY", "create_app", "index_page", "server_environment"]
+__all__ = [
+    "BROWSER_DEFAULTS",
+    "EXPERIMENT_VIEW",
+    "PREFERENCE_SCRIPT",
+    "WORKFLOW_KEY",
+    "create_app",
+    "index_page",
+    "server_environment",
+]
 
-# The localStorage key and value MLflow's UI reads (`useLocalStorage({key: "mlflow.workflowType",
-# version: 1})`, stored as JSON), as found in the 3.17 bundle.
+# The localStorage entries MLflow's UI reads through its `useLocalStorage({key, version})`, stored
+# as JSON under `<key>_v<version>`, as found in the 3.17 bundle; each is written only where the
+# browser has none.
 WORKFLOW_KEY = "mlflow.workflowType_v1"
-MACHINE_LEARNING = "machine_learning"
-_KEY, _VALUE = json.dumps(WORKFLOW_KEY), json.dumps(json.dumps(MACHINE_LEARNING))
-PREFERENCE_SCRIPT = (
-    f"<script>try{{if(localStorage.getItem({_KEY})===null)"
-    f"{{localStorage.setItem({_KEY},{_VALUE})}}}}catch(e){{}}</script>"
-)
+BROWSER_DEFAULTS: dict[str, object] = {
+    WORKFLOW_KEY: "machine_learning",  # an experiment opens on its runs
+    "mlflow.telemetry.info.alert.dismissed_v1": True,  # no telemetry banner on the home page
+    # MLflow's own settings switch for UI telemetry, off as the server's is (OFFLINE.md)
+    "mlflow.settings.telemetry.enabled_v1": False,
+    # the assistant opens itself once, on a local server's first load; it counts as done
+    "mlflow.assistant.fab.autoOpenedOnFirstLoad_v1": True,
+}
+# The experiment page's saved view, one per set of experiments, read when the page opens and
+# written on every change: where none is saved yet, the page starts from this one. Its other
+# fields keep MLflow's defaults; `runsHiddenMode` replaces "the first ten rows".
+EXPERIMENT_VIEW_KEY = r"^MLflowLocalStorage-1\.1-ExperimentPage-.*-ReactComponentState$"
+EXPERIMENT_VIEW: dict[str, object] = {"runsHiddenMode": "SHOW_ALL"}
+# The bare address (MLflow's welcome page) goes to the experiment list instead.
+HOME_HASHES = ("", "#", "#/")
+EXPERIMENT_LIST = "#/experiments"
+
+
+def _script() -> str:
+    """The index page's first script: plain ES5, in a try, so that a browser without storage
+    (a private window that refuses it) still gets MLflow's own page."""
+    defaults = {key: json.dumps(value) for key, value in BROWSER_DEFAULTS.items()}
+    view, shown = json.dumps(EXPERIMENT_VIEW_KEY), json.dumps(json.dumps(EXPERIMENT_VIEW))
+    return (
+        "<script>(function(){try{"
+        f"var d={json.dumps(defaults)};"
+        "for(var k in d){if(localStorage.getItem(k)===null){localStorage.setItem(k,d[k])}}"
+        "var get=Storage.prototype.getItem;"
+        f"var view=new RegExp({view}),shown={shown};"
+        "Storage.prototype.getItem=function(key){var value=get.call(this,key);"
+        "return value===null&&this===window.localStorage&&view.test(key)?shown:value};"
+        f"if({json.dumps(list(HOME_HASHES))}.indexOf(location.hash)>=0)"
+        f"{{location.replace({json.dumps(EXPERIMENT_LIST)})}}"
+        "}catch(e){}})()</script>"
+    )
+
+
+PREFERENCE_SCRIPT = _script()
 
 
 def index_page(html: str) -> str:
-    """MLflow's index page with the preference set first, before any of MLflow's scripts run.
+    """MLflow's index page with the preferences set first, before any of MLflow's scripts run.
 
     >>> page = index_page("<html><head><title>MLflow</title></head></html>")
     >>> page.index("mlflow.workflowType_v1") < page.index("<title>")

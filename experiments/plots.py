@@ -6,9 +6,11 @@ line style in every figure (`style_for`), so "thompson" looks the same in the re
 comparison figure and the playground.
 """
 
+import colorsys
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import count
 from typing import Any
 
 import numpy as np
@@ -18,11 +20,14 @@ from matplotlib.patches import Patch
 
 __all__ = [
     "BASELINE_STYLES",
+    "PEER_STYLES",
     "POLICY_STYLES",
     "Band",
     "ValueRange",
+    "colours_for",
     "comparison_figure",
     "curves_figure",
+    "is_reference",
     "style_for",
     "styles_for",
 ]
@@ -50,22 +55,36 @@ POLICY_STYLES: dict[str, tuple[str, str]] = {
     "pooled_thompson": ("#0b3d66", ":"),
     "pooled_bayes_ucb": ("#a64d00", ":"),
 }
-# Baselines are references, not contenders: grey, told apart by their dashes.
+# Baselines are references, not contenders: greys, told apart by their dashes in a figure and by
+# their shade in MLflow's charts, which draw every run solid.
 BASELINE_STYLES: dict[str, tuple[str, str]] = {
     "random": ("#7f7f7f", "-"),
-    "uniform": ("#7f7f7f", "--"),
-    "best_fixed": ("#7f7f7f", "-."),
-    "oracle": ("#7f7f7f", ":"),
+    "uniform": ("#a3a3a3", "--"),
+    "best_fixed": ("#525252", "-."),
+    "oracle": ("#c4c4c4", ":"),
 }
-_FIXED = {**POLICY_STYLES, **BASELINE_STYLES}
-# Other labels (peers such as "numpy-ts", template arm ids) hash into a grid of ten colours
-# (matplotlib's tab10) times four line styles, and move on where they would clash in one figure.
+# The benchmark's peers (`experiments.benchmarks.contenders.PEER_LABELS`), fixed like the policies
+# so that a peer never takes a policy's colour: a test holds this table to the peer list.
+PEER_STYLES: dict[str, tuple[str, str]] = {
+    "numpy-ts": ("#6b6ecf", "--"),
+    "numpy-ts-per-context": ("#9c9ede", ":"),
+    "mabwiser:thompson": ("#637939", "-."),
+    "mabwiser:ucb1": ("#ad494a", "-."),
+    "mabwiser:linucb": ("#e7ba52", "-."),
+    "mabwiser:lints": ("#31a354", ":"),
+    "naive-variance": ("#843c39", ":"),
+}
+_FIXED = {**POLICY_STYLES, **PEER_STYLES, **BASELINE_STYLES}
+# Other labels (template arms, the online evaluation's contenders, estimators) hash to a colour of
+# this palette (matplotlib's tab10, then tab20's lighter halves) and a line style, and move on to
+# a free colour where they would clash in one figure or one MLflow experiment run.
 _COLOURS = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5",
+    "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5", "#393b79",
 )  # fmt: skip
 _LINE_STYLES = ("-", "--", "-.", ":")
-_SLOTS = len(_COLOURS) * len(_LINE_STYLES)
 
 
 def style_for(label: str) -> dict[str, Any]:
@@ -76,52 +95,77 @@ def style_for(label: str) -> dict[str, Any]:
     >>> style_for("thompson [arithmetic]") == style_for("thompson")  # a policy in one context
     True
     """
-    fixed = _FIXED.get(_base(label))
-    if fixed is not None:
-        return {"color": fixed[0], "linestyle": fixed[1]}
-    return _style(_slot(label))
+    return styles_for([label])[label]
 
 
 def styles_for(labels: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Styles for the labels of one figure: `style_for` each, moved on where two would clash.
+    """Styles for the labels of one figure: each its colour from `colours_for` and a line style.
 
-    Registered policies and baselines keep their fixed styles. Other labels hash to a slot of
-    the grid and then, in sorted order, move to the next free slot whose colour the figure does
-    not use yet, so a few of them differ in colour, not only in dashes. The same set of labels
-    gives the same styles in every figure (all the plots of one run share it).
+    Registered policies, peers and baselines keep their fixed styles; other labels take the
+    line style their name hashes to. The same set of labels gives the same styles in every
+    figure (all the plots of one run share it).
 
     >>> styles = styles_for(["numpy-ts", "mabwiser:thompson", "thompson"])
-    >>> len({(s["color"], s["linestyle"]) for s in styles.values()})
+    >>> len({s["color"] for s in styles.values()})
     3
     """
-    fixed = {label: style_for(label) for label in labels if _base(label) in _FIXED}
-    used = {(style["color"], style["linestyle"]) for style in fixed.values()}
-    taken = {
-        slot for slot in range(_SLOTS) if (_style(slot)["color"], _style(slot)["linestyle"]) in used
+    colours = colours_for(labels)
+    return {
+        label: {
+            "color": colours[label],
+            "linestyle": _FIXED[_base(label)][1]
+            if _base(label) in _FIXED
+            else _LINE_STYLES[_hash(label) // len(_COLOURS) % len(_LINE_STYLES)],
+        }
+        for label in labels
     }
-    slots: dict[str, int] = {}
-    for label in sorted(set(labels) - set(fixed)):
-        slot = _slot(label)
-        # From its own slot on, the first free one, preferring a colour not yet in the figure.
-        order = [(slot + step) % _SLOTS for step in range(_SLOTS)]
-        free = [candidate for candidate in order if candidate not in taken] or order
-        colours = {style["color"] for style in fixed.values()} | {_COLOURS[t % 10] for t in taken}
-        slot = next((c for c in free if _COLOURS[c % 10] not in colours), free[0])
-        taken.add(slot)
-        slots[label] = slot
-    return {label: fixed.get(label) or _style(slots[label]) for label in labels}
+
+
+def colours_for(labels: Sequence[str]) -> dict[str, str]:
+    """One colour per label, no two labels alike: the table's colour for a policy, peer or
+    baseline, and for any other label its palette colour, moved on to the next one nobody in
+    `labels` has yet. The same labels get the same colours in every figure and every MLflow run
+    (`experiments.runner` tags each run with its colour, which MLflow's charts then use).
+
+    >>> colours = colours_for(["glr_thompson", "epsilon_greedy", "analogy", "bare"])
+    >>> colours["glr_thompson"], colours["epsilon_greedy"], len(set(colours.values()))
+    ('#9467bd', '#7b4173', 4)
+    """
+    colours = {label: _FIXED[_base(label)][0] for label in labels if _base(label) in _FIXED}
+    used = set(colours.values())
+    for label in sorted({label for label in labels if label not in colours}):
+        start = _hash(label)
+        free = (_COLOURS[(start + step) % len(_COLOURS)] for step in range(len(_COLOURS)))
+        colour = next((c for c in free if c not in used), None) or _spare(used)
+        colours[label] = colour
+        used.add(colour)
+    return {label: colours[label] for label in labels}
+
+
+def _spare(used: set[str]) -> str:
+    """A colour none of `used` has, for a figure with more labels than the palette: hues a
+    golden angle apart, so the first few of them are far apart too (`used` is finite, so one
+    is always found)."""
+    hues = (colorsys.hsv_to_rgb((index * 0.618033988749895) % 1.0, 0.65, 0.8) for index in count(1))
+    spares = (f"#{round(255 * r):02x}{round(255 * g):02x}{round(255 * b):02x}" for r, g, b in hues)
+    return next(colour for colour in spares if colour not in used)
+
+
+def is_reference(label: str) -> bool:
+    """Whether `label` is a baseline or a peer: a yardstick for the policies, not one of them.
+
+    >>> is_reference("random"), is_reference("numpy-ts"), is_reference("thompson")
+    (True, True, False)
+    """
+    return _base(label) in BASELINE_STYLES or _base(label) in PEER_STYLES
 
 
 def _base(label: str) -> str:
     return label.split(" ", maxsplit=1)[0].split("[", maxsplit=1)[0]
 
 
-def _slot(label: str) -> int:
-    return zlib.crc32(_base(label).encode()) % _SLOTS
-
-
-def _style(slot: int) -> dict[str, Any]:
-    return {"color": _COLOURS[slot % 10], "linestyle": _LINE_STYLES[(slot // 10) % 4]}
+def _hash(label: str) -> int:
+    return zlib.crc32(_base(label).encode()) % (len(_COLOURS) * len(_LINE_STYLES))
 
 
 @dataclass(frozen=True)
@@ -145,6 +189,22 @@ class ValueRange:
         high = np.inf if self.high is None else self.high
         return low * scale, high * scale
 
+    def interval(self, low: float, high: float, step: int = 1) -> tuple[float, float]:
+        """The interval [low, high] cut to the values the metric can take (at `step`).
+
+        Why this is right, not cosmetic: a t or normal interval is symmetric about the mean and
+        knows nothing of the metric's bounds, so with few seeds it reaches values no run can
+        take (a regret interval of [-9.8, 242.7]). The true mean lies in the range, so the cut
+        interval covers it exactly as often as the uncut one did.
+
+        >>> ValueRange(0.0, None).interval(-9.8, 242.7)
+        (0.0, 242.7)
+        >>> ValueRange(0.0, 1.0, per_step=True).interval(-0.5, 4.5, step=4)
+        (0.0, 4.0)
+        """
+        bottom, top = (float(end[0]) for end in self.bounds(np.array([step])))
+        return float(np.clip(low, bottom, top)), float(np.clip(high, bottom, top))
+
 
 @dataclass(frozen=True)
 class Band:
@@ -159,10 +219,9 @@ class Band:
     def clipped(self, value_range: ValueRange | None) -> "Band":
         """The band inside the values the metric can take.
 
-        Why clipping is right, not cosmetic: the band is a normal approximation, mean +- 1.96
-        standard errors, which with few runs and values near a bound (regret near 0 early on,
-        accuracy near 1) spills past a value no run can take. The true mean lies in the range,
-        so the interval cut to the range covers it exactly as often as the uncut one did.
+        The band is a normal approximation, mean +- 1.96 standard errors, which with few runs
+        and values near a bound (regret near 0 early on, accuracy near 1) spills past a value no
+        run can take; it is cut as `ValueRange.interval` cuts an interval, and for that reason.
 
         >>> band = Band("a", np.array([1]), np.array([0.1]), np.array([-0.2]), np.array([0.4]))
         >>> band.clipped(ValueRange(0.0, None)).low.tolist()

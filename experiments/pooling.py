@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from experiments.plots import ValueRange
 from learning import PolicyLike, make_policy
 
-__all__ = ["WORLDS", "family_means", "pooling_table", "run_stream"]
+__all__ = ["WORLDS", "family_means", "interval", "pooling_table", "run_stream"]
 
 WORLDS = ("alike", "mixed", "unrelated")
 _CONCENTRATION = {"alike": 20.0, "mixed": 4.0}
@@ -89,10 +90,16 @@ def _contenders(families: int, arms: int, strengths: Sequence[float]) -> dict[st
     return contenders
 
 
-def _interval(values: np.ndarray) -> str:
+def interval(values: np.ndarray, value_range: ValueRange | None = None) -> str:
+    """Mean and 95% t interval over seeds, cut to `value_range` (`ValueRange.interval` says why).
+
+    >>> interval(np.array([0.0, 0.0, 9.0]), ValueRange(0.0, None))
+    '3.0 [0.0, 15.9]'
+    """
     mean = float(values.mean())
     half = float(stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size))
-    return f"{mean:.1f} [{mean - half:.1f}, {mean + half:.1f}]"
+    low, high = (value_range or ValueRange()).interval(mean - half, mean + half)
+    return f"{mean:.1f} [{low:.1f}, {high:.1f}]"
 
 
 def regrets(
@@ -131,8 +138,9 @@ def pooling_table(
         )
         for label, values in found.items():
             rule = label.split(" ")[0]
-            paired = _interval(values - found[FROM_ZERO[rule]]) if rule in FROM_ZERO else ""
-            lines.append(f"| {world} | {label} | {_interval(values)} | {paired} |")
+            # A regret is a sum of gaps, never below 0; a difference of two can be either sign.
+            paired = interval(values - found[FROM_ZERO[rule]]) if rule in FROM_ZERO else ""
+            lines.append(f"| {world} | {label} | {interval(values, ValueRange(0.0))} | {paired} |")
     return "\n".join(lines)
 
 

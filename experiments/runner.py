@@ -2,36 +2,55 @@
 
 The parent run holds the parameters, the result tables, the plots and one comparison figure of
 the per-contender summary metrics (a panel per metric, a bar per contender: MLflow would draw 24
-lone one-bar charts for 24 scalars), and as metrics each summary metric's best and worst value
-(`best_and_worst`) beside the metrics of no contender, so its charts say how far apart the
-contenders ended; its description is `results.md`, so the run opens on the summary. Each
-contender's child run holds its own parameters, its final metrics and its metrics over time
-(the mean over seeds or replay runs at each sampled step), so MLflow's compare view overlays
-contenders directly. Children are logged worst first: MLflow lists the newest runs first
-and its chart view shows only the first ten, so the best contenders are always among those shown.
-A run that raises, or is interrupted with Ctrl-C, is marked FAILED on its way out.
+lone one-bar charts for 24 scalars). Its own metrics are curves only (`parent_series`): at each
+step the best and the worst contender's mean of every metric the contenders share over time,
+and the figures' reference lines, so its charts say how far apart the contenders were along
+the way. A scalar would chart as a lone bar: the metrics of no contender (replay's baselines,
+the online cache's hits) are tags `thinkpath.<name>`, the number of contenders is a parameter,
+and tags `thinkpath.best.<metric>` name who was best. Its description is `results.md`, so the
+run opens on the summary. Each contender's child run holds its own parameters, its final
+metrics and its metrics over time (the mean over seeds or replay runs at each sampled step), so
+MLflow's compare view overlays contenders directly.
+
+Every run carries its colour in MLflow's run-colour tag, from the one table of
+`experiments.plots.colours_for`: a contender has the colour of its curve in the PNG figures, and
+no two runs of an invocation share one. Children are logged worst first with the references
+(baselines and peers) last: MLflow lists the newest runs first and its chart view, unless told
+otherwise (`experiments.mlflow_ui` tells it to show every run), shows only the first ten rows,
+so the references and the best contenders are the ones shown. A run that raises, or is
+interrupted with Ctrl-C, is marked FAILED on its way out.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from pydantic import BaseModel
 
-from engine.adapters.tracking import ActiveRun, TrackingStore, metric_key, params_of
+from engine.adapters.tracking import (
+    RUN_COLOUR_TAG,
+    ActiveRun,
+    TrackingStore,
+    metric_key,
+    params_of,
+)
 from experiments.experiment import Curve, Experiment, ExperimentContext, ExperimentResult
-from experiments.plots import comparison_figure, curves_figure
+from experiments.plots import colours_for, comparison_figure, curves_figure, is_reference
 
 __all__ = [
     "RunOutcome",
-    "best_and_worst",
+    "leaders",
+    "lower_is_better",
     "mlflow_experiment_name",
+    "parent_series",
     "run_experiment",
     "split_summary",
 ]
 
-# Summary metrics where a smaller value wins (everything else: larger is better).
-_LOWER_IS_BETTER = ("regret", "error", "rmse", "loss")
+# Words that make a metric one where a smaller value wins (everything else: larger is better).
+_LOWER_IS_BETTER = frozenset({"regret", "error", "rmse", "loss"})
 _TOWARD_ZERO = ("bias",)
 
 
@@ -65,15 +84,19 @@ def run_experiment(
     run_name = f"{experiment.name}-quick" if quick else experiment.name
     with store.start_run(name, run_name, params=params_of(logged), tags=tags) as parent:
         result = experiment.execute(params, context)
-        _log_result(store, name, parent, result)
+        _log_result(store, name, (run_name, parent), result)
     return RunOutcome(run_id=parent.run_id, experiment_name=name, result=result)
 
 
 def _log_result(
-    store: TrackingStore, name: str, parent: ActiveRun, result: ExperimentResult
+    store: TrackingStore, name: str, named_parent: tuple[str, ActiveRun], result: ExperimentResult
 ) -> None:
-    for curve in _worst_first(result.curves, result.metrics):
-        with store.start_run(name, curve.label, params=curve.params, parent=parent) as child:
+    run_name, parent = named_parent
+    labels = [curve.label for curve in result.curves]
+    colours = colours_for([*labels, run_name])
+    for curve in _logging_order(result.curves, result.metrics):
+        tags = {RUN_COLOUR_TAG: colours[curve.label]}
+        with store.start_run(name, curve.label, curve.params, tags, parent=parent) as child:
             child.log_series(
                 {
                     metric: (curve.steps.tolist(), values.mean(axis=0).tolist())
@@ -81,13 +104,18 @@ def _log_result(
                 }
             )
             child.log_metrics(curve.final)
-    labels = [curve.label for curve in result.curves]
     per_contender, overall = split_summary(result.metrics, labels)
-    lower = [metric for metric in per_contender if metric.startswith(_LOWER_IS_BETTER)]
+    lower = [metric for metric in per_contender if lower_is_better(metric)]
     zero = [metric for metric in per_contender if metric.startswith(_TOWARD_ZERO)]
-    extremes, leaders = best_and_worst(per_contender, lower, zero)
-    parent.log_metrics({**overall, **extremes, "contenders": float(len(labels))})
-    parent.set_tags(leaders)
+    parent.log_params({"contenders": len(labels)})
+    parent.log_series(parent_series(result))
+    parent.set_tags(
+        {
+            RUN_COLOUR_TAG: colours[run_name],
+            **leaders(per_contender, lower, zero),
+            **{metric_key("thinkpath", key): f"{value:.6g}" for key, value in overall.items()},
+        }
+    )
     if per_contender:
         parent.log_figure(
             comparison_figure(f"{name}: summary by contender", per_contender, lower, zero),
@@ -105,6 +133,52 @@ def _log_result(
             spec.title, spec.ylabel, bands, spec.references, value_range=spec.value_range
         )
         parent.log_figure(figure, spec.artifact_file)
+
+
+def lower_is_better(metric: str) -> bool:
+    """Whether a smaller value of `metric` wins: its name has a word such as regret or error.
+
+    >>> [lower_is_better(name) for name in ("cumulative_regret", "abs_error", "accuracy")]
+    [True, True, False]
+    """
+    return not _LOWER_IS_BETTER.isdisjoint(re.split(r"[._]", metric))
+
+
+def parent_series(result: ExperimentResult) -> dict[str, tuple[list[int], list[float]]]:
+    """The parent run's metrics, all over time: name -> (steps, values).
+
+    For each metric the contenders log over time, `<metric>.best` and `<metric>.worst` are the
+    best and the worst contender's mean at each step (which contender that is may change along
+    the way); a metric whose contenders were sampled at different steps has none. Each figure's
+    reference line (an oracle, a nominal coverage) is `<metric>.<its label as a word>`.
+
+    >>> from experiments.experiment import Curve
+    >>> curves = [
+    ...     Curve(label, {}, np.array([1, 2]), {"regret": np.array(values)}, {})
+    ...     for label, values in (("a", [[1.0, 4.0]]), ("b", [[2.0, 3.0]]))
+    ... ]
+    >>> parent_series(ExperimentResult(curves, {}, {}))["regret.best"]
+    ([1, 2], [1.0, 3.0])
+    """
+    series: dict[str, tuple[list[int], list[float]]] = {}
+    for metric in dict.fromkeys(name for curve in result.curves for name in curve.series):
+        carrying = [curve for curve in result.curves if metric in curve.series]
+        steps = carrying[0].steps
+        if any(not np.array_equal(curve.steps, steps) for curve in carrying[1:]):
+            continue
+        means = np.vstack([curve.series[metric].mean(axis=0) for curve in carrying])
+        low, high = means.min(axis=0).tolist(), means.max(axis=0).tolist()
+        best, worst = (low, high) if lower_is_better(metric) else (high, low)
+        series[metric_key(metric, "best")] = (steps.tolist(), best)
+        series[metric_key(metric, "worst")] = (steps.tolist(), worst)
+    for spec in result.figures:
+        for label, (steps, values) in spec.references.items():
+            word = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
+            series[metric_key(spec.metric, word)] = (
+                np.asarray(steps).astype(int).tolist(),
+                np.asarray(values, dtype=float).tolist(),
+            )
+    return series
 
 
 def split_summary(
@@ -129,44 +203,46 @@ def split_summary(
     return per_contender, overall
 
 
-def best_and_worst(
+def leaders(
     per_contender: Mapping[str, Mapping[str, float]],
     lower_is_better: Sequence[str] = (),
     toward_zero: Sequence[str] = (),
-) -> tuple[dict[str, float], dict[str, str]]:
-    """The parent run's own metrics: each summary metric's best and worst value over the
-    contenders (`<metric>.best`, `<metric>.worst`), and tags naming who is best.
+) -> dict[str, str]:
+    """Tags naming the best contender of each summary metric: `thinkpath.best.<metric>`.
 
-    Why not every contender's value: the children hold those, and 24 scalars on the parent drew
-    24 one-bar charts; the best and the worst give the parent a chart per metric that says how
-    far apart the contenders ended, and the tag says who won.
+    The values themselves stay on the children, in `summary.csv` and the comparison figure: a
+    scalar on the parent would chart as a lone bar.
 
-    >>> best_and_worst({"regret": {"a": 3.0, "b": 1.0}}, lower_is_better=["regret"])
-    ({'regret.best': 1.0, 'regret.worst': 3.0}, {'thinkpath.best.regret': 'b'})
+    >>> leaders({"regret": {"a": 3.0, "b": 1.0}}, lower_is_better=["regret"])
+    {'thinkpath.best.regret': 'b'}
     """
-    metrics: dict[str, float] = {}
     tags: dict[str, str] = {}
     for metric, values in per_contender.items():
         if not values:
             continue
         if metric in toward_zero:
-            ranked = sorted(values, key=lambda label: abs(values[label]))
+            best = min(values, key=lambda label: abs(values[label]))
+        elif metric in lower_is_better:
+            best = min(values, key=values.__getitem__)
         else:
-            ranked = sorted(values, key=values.__getitem__, reverse=metric not in lower_is_better)
-        metrics[metric_key(metric, "best")] = values[ranked[0]]
-        metrics[metric_key(metric, "worst")] = values[ranked[-1]]
-        tags[metric_key("thinkpath", "best", metric)] = ranked[0]
-    return metrics, tags
+            best = max(values, key=values.__getitem__)
+        tags[metric_key("thinkpath", "best", metric)] = best
+    return tags
 
 
-def _worst_first(curves: Sequence[Curve], metrics: Mapping[str, float]) -> list[Curve]:
-    """Curves ordered so that the best (by the first summary metric) is logged last."""
+def _logging_order(curves: Sequence[Curve], metrics: Mapping[str, float]) -> list[Curve]:
+    """Contenders worst first (by the first summary metric), then the references (baselines and
+    peers), so that MLflow, newest first, lists the references and then the best contenders."""
     per_contender, _ = split_summary(metrics, [curve.label for curve in curves])
-    if not per_contender:
-        return list(curves)
-    metric, values = next(iter(per_contender.items()))
-    sign = -1.0 if metric.startswith(_LOWER_IS_BETTER) else 1.0
-    return sorted(curves, key=lambda curve: sign * values.get(curve.label, float("-inf")))
+    values: Mapping[str, float] = {}
+    sign = 1.0
+    if per_contender:
+        metric, values = next(iter(per_contender.items()))
+        sign = -1.0 if lower_is_better(metric) else 1.0
+    return sorted(
+        curves,
+        key=lambda curve: (is_reference(curve.label), sign * values.get(curve.label, -np.inf)),
+    )
 
 
 def _summary_csv(per_contender: Mapping[str, Mapping[str, float]]) -> str:

@@ -128,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def mlflow_ui_command(port: int) -> list[str]:
-    """The UI server command: MLflow's app (`experiments.mlflow_ui`, which opens on the runs)
+    """The UI server command: MLflow's app (`experiments.mlflow_ui`, which opens on the project)
     under uvicorn as `mlflow server` runs it, local only, one worker, stoppable with SIGTERM.
 
     The store and artifact root travel in `mlflow_ui_environment`, as MLflow passes them to its
@@ -174,7 +174,7 @@ def _ui(args: argparse.Namespace) -> int:
     experiments = _experiments(settings, uri)
     environment = mlflow_ui_environment(uri, home / "mlartifacts")
     base = f"http://127.0.0.1:{args.port}"
-    print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it); it opens on the runs")
+    print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it); it opens on the experiment list")
     for name, experiment_id in experiments:
         print(f"  {name}: {runs_link(base, experiment_id)}")
     server = subprocess.Popen(command, env=environment)  # our own argv, no shell

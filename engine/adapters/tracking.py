@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPERIMENT_KIND_TAG",
+    "RUN_COLOUR_TAG",
     "TRAINING_RUNS",
     "ActiveRun",
     "MLflowTracker",
@@ -45,6 +46,9 @@ __all__ = [
 # an empty traces overview; "custom_model_development" opens on the runs (the training-runs view).
 EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
 TRAINING_RUNS = "custom_model_development"
+# MLflow's UI draws a run in the colour this tag holds ("#rrggbb"), else in one it hashes from the
+# run's id, which gives two runs the same colour often enough (read in MLflow 3.17's UI bundle).
+RUN_COLOUR_TAG = "mlflow.runColor"
 _BATCH = 900  # MLflow accepts at most 1,000 metrics per log_batch call
 _UNSAFE_KEY = re.compile(r"[^A-Za-z0-9_\-. /]")
 

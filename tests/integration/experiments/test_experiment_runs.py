@@ -13,6 +13,7 @@ from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
 from experiments.experiment import Experiment, ExperimentContext, ExperimentResult
 from experiments.ope_experiment import OPEParams
+from experiments.plots import style_for
 from experiments.registry import get_experiment, resolve_params
 from experiments.runner import mlflow_experiment_name, run_experiment
 from experiments.tasks import generate_suite
@@ -71,12 +72,26 @@ def test_a_simulator_experiment_logs_params_metrics_curves_and_artifacts(
         assert f"regret.{name}".replace(":", "_") not in parent.data.metrics
     # a uniform random policy has to pay more regret than Thompson sampling here
     assert children["random"].data.metrics["regret"] > children["thompson"].data.metrics["regret"]
-    # the parent run has metrics of its own (charts in MLflow): the best and worst of each
+    # the parent run charts curves, never lone bars: every metric of its own has a history
+    for metric in parent.data.metrics:
+        history = store.client.get_metric_history(outcome.run_id, metric)
+        assert len(history) > 1, f"{metric} would chart as a single bar"
     regrets = {name: child.data.metrics["regret"] for name, child in children.items()}
-    assert parent.data.metrics["regret.best"] == pytest.approx(min(regrets.values()))
-    assert parent.data.metrics["regret.worst"] == pytest.approx(max(regrets.values()))
-    assert parent.data.metrics["contenders"] == 4
+    best = store.client.get_metric_history(outcome.run_id, "cumulative_regret.best")
+    worst = store.client.get_metric_history(outcome.run_id, "cumulative_regret.worst")
+    assert best[-1].step == 300
+    assert best[-1].value == pytest.approx(min(regrets.values()))
+    assert worst[-1].value == pytest.approx(max(regrets.values()))
+    assert all(low.value <= high.value for low, high in zip(best, worst, strict=True))
+    assert "cumulative_reward.oracle_expected" in parent.data.metrics  # the figure's reference
+    # a count is a parameter, not a metric ("contenders 12.00" was a bar of its own)
+    assert parent.data.params["contenders"] == "4"
+    assert "contenders" not in parent.data.metrics
     assert parent.data.tags["thinkpath.best.regret"] == min(regrets, key=regrets.__getitem__)
+    # every run has a colour of its own, the same as its curve in the PNG figures
+    colours = {name: child.data.tags["mlflow.runColor"] for name, child in children.items()}
+    assert colours == {name: style_for(name)["color"] for name in children}
+    assert len({*colours.values(), parent.data.tags["mlflow.runColor"]}) == len(children) + 1
     artifacts = _artifacts(store, outcome.run_id)
     assert {
         "results.md",
@@ -90,16 +105,15 @@ def test_a_simulator_experiment_logs_params_metrics_curves_and_artifacts(
     assert "glr_thompson" in parent.data.tags["mlflow.note.content"]
     kind = store.client.get_experiment(parent.info.experiment_id).tags["mlflow.experimentKind"]
     assert kind == "custom_model_development"
-    # the best contender is logged last, so MLflow (newest first) lists it among the first ten
+    # MLflow lists the newest first, and shows ten rows: the references, then the best contender
     newest = store.client.search_runs(
         [parent.info.experiment_id],
         f"tags.mlflow.parentRunId = '{parent.info.run_id}'",
         order_by=["attribute.start_time DESC"],
-        max_results=1,
-    )[0]
-    assert newest.info.run_name == min(
-        children, key=lambda label: children[label].data.metrics["regret"]
+        max_results=3,
     )
+    assert {run.info.run_name for run in newest[:2]} == {"random", "numpy-ts"}
+    assert newest[2].info.run_name == min(("thompson", "glr_thompson"), key=regrets.__getitem__)
     png = Path(store.client.download_artifacts(outcome.run_id, "plots/regret.png", str(home)))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = Path(store.client.download_artifacts(outcome.run_id, "results.md", str(home)))
@@ -161,13 +175,14 @@ def test_the_replay_experiment_with_a_scripted_model(store: TrackingStore, home:
     assert models == ["scripted/test"]
     assert len(llm.requests) == 3 * 4
     parent = store.client.get_run(outcome.run_id)
-    metrics = parent.data.metrics
-    assert metrics["baseline.family_oracle"] == pytest.approx(1.0)
-    assert metrics["baseline.best_fixed"] == pytest.approx(0.5)
-    assert (
-        outcome.result.metrics["settled_reward.contextual_thompson"]
-        > metrics["baseline.best_fixed"]
-    )
+    # the metrics of no contender are tags: a scalar on the parent would chart as a lone bar
+    assert float(parent.data.tags["thinkpath.baseline.family_oracle"]) == pytest.approx(1.0)
+    assert float(parent.data.tags["thinkpath.baseline.best_fixed"]) == pytest.approx(0.5)
+    assert "baseline.best_fixed" not in parent.data.metrics
+    assert outcome.result.metrics["settled_reward.contextual_thompson"] > 0.5
+    # the per-family oracle's line of the reward figure is a curve on the parent
+    oracle = store.client.get_metric_history(outcome.run_id, "cumulative_reward.per_family_oracle")
+    assert [point.value for point in oracle[:2]] == pytest.approx([1.0, 2.0])
     assert {"results.md", "families.md", "outcome_matrix.json", "plots/reward.png"} <= (
         _artifacts(store, outcome.run_id)
     )

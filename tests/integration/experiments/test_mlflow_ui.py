@@ -1,10 +1,56 @@
-"""The UI app `thinkpath experiments ui` serves: MLflow's own, with the runs as the first view."""
+"""The UI app `thinkpath experiments ui` serves: MLflow's own, opening on the project's runs."""
 
+import json
+import re
+import subprocess
 from pathlib import Path
+from typing import Any
 
+import playwright
 import pytest
 
-from experiments.mlflow_ui import PREFERENCE_SCRIPT, WORKFLOW_KEY, create_app, index_page
+from experiments.mlflow_ui import (
+    BROWSER_DEFAULTS,
+    PREFERENCE_SCRIPT,
+    WORKFLOW_KEY,
+    create_app,
+    index_page,
+)
+
+VIEW_KEY = 'MLflowLocalStorage-1.1-ExperimentPage-["3"]-ReactComponentState'
+# The index page's first script, run as a browser would run it, in Node (the one Playwright
+# ships): localStorage, `window` and `location` are stand-ins that record what the script does.
+NODE_BROWSER = """
+const vm = require("vm");
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+class Storage {
+  constructor(entries) { this.entries = new Map(Object.entries(entries)); }
+  getItem(key) { return this.entries.has(key) ? this.entries.get(key) : null; }
+  setItem(key, value) { this.entries.set(key, String(value)); }
+}
+const localStorage = new Storage(input.stored);
+const other = new Storage({});
+const replaced = [];
+const context = {Storage, localStorage, window: {localStorage},
+                 location: {hash: input.hash, replace: (to) => replaced.push(to)}};
+vm.runInNewContext(input.script, context);
+process.stdout.write(JSON.stringify({
+  stored: Object.fromEntries(localStorage.entries), replaced,
+  read: Object.fromEntries(input.read.map((key) => [key, localStorage.getItem(key)])),
+  session: other.getItem(input.read[0]),
+}));
+"""
+
+
+def _in_a_browser(stored: dict[str, str], hash_: str, read: list[str]) -> dict[str, Any]:
+    node = Path(playwright.__file__).parent / "driver" / "node"
+    script = PREFERENCE_SCRIPT.removeprefix("<script>").removesuffix("</script>")
+    payload = json.dumps({"script": script, "stored": stored, "hash": hash_, "read": read})
+    done = subprocess.run(  # our own argv, no shell
+        [str(node), "-e", NODE_BROWSER], input=payload, capture_output=True, text=True, check=True
+    )
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +68,6 @@ def test_the_index_page_sets_the_runs_view_before_mlflows_scripts(index_response
     assert PREFERENCE_SCRIPT in index_response
     first_script = index_response.index("<script")
     assert index_response.index(WORKFLOW_KEY) < index_response.index("<script", first_script + 1)
-    # only where the browser has no choice yet: a user's own switch is kept
-    assert f"localStorage.getItem({WORKFLOW_KEY!r}".replace("'", '"') in index_response
 
 
 def test_the_rest_of_the_page_is_mlflows_own(index_response: str) -> None:
@@ -35,3 +79,45 @@ def test_the_rest_of_the_page_is_mlflows_own(index_response: str) -> None:
 
 def test_a_page_without_a_head_is_served_as_it_is() -> None:
     assert index_page("<p>not MLflow</p>") == "<p>not MLflow</p>"
+
+
+def test_a_new_browser_opens_on_the_experiment_list_without_banner_or_assistant() -> None:
+    seen = _in_a_browser({}, "", [VIEW_KEY, "something-else"])
+    assert seen["replaced"] == ["#/experiments"]  # not MLflow's welcome page
+    stored = {key: json.loads(value) for key, value in seen["stored"].items()}
+    assert stored["mlflow.telemetry.info.alert.dismissed_v1"] is True
+    assert stored["mlflow.settings.telemetry.enabled_v1"] is False
+    assert stored["mlflow.assistant.fab.autoOpenedOnFirstLoad_v1"] is True
+    assert stored[WORKFLOW_KEY] == "machine_learning"
+    # an experiment's chart view starts with every run shown, the baselines among them
+    assert json.loads(seen["read"][VIEW_KEY]) == {"runsHiddenMode": "SHOW_ALL"}
+    assert seen["read"]["something-else"] is None
+    assert seen["session"] is None  # another storage (sessionStorage) is left alone
+
+
+def test_a_users_own_choices_and_pages_are_kept() -> None:
+    saved_view = json.dumps({"runsHiddenMode": "FIRST_20_RUNS", "runListHidden": True})
+    mine = {WORKFLOW_KEY: json.dumps("genai"), VIEW_KEY: saved_view}
+    seen = _in_a_browser(mine, "#/experiments/3/runs", [VIEW_KEY])
+    assert seen["replaced"] == []
+    assert seen["stored"][WORKFLOW_KEY] == json.dumps("genai")
+    assert seen["read"][VIEW_KEY] == saved_view
+    assert _in_a_browser({}, "#/", [])["replaced"] == ["#/experiments"]
+
+
+def test_every_default_names_what_this_mlflow_ui_reads() -> None:
+    from mlflow.server import app as flask_app
+
+    bundle = "".join(
+        path.read_text(encoding="utf-8", errors="replace")
+        for path in (Path(str(flask_app.static_folder)) / "static" / "js").glob("*.js")
+    )
+    assert "`${e}_v${t}`" in bundle  # how MLflow's useLocalStorage names a key
+    for key in BROWSER_DEFAULTS:
+        base = re.sub(r"_v\d+$", "", key)
+        assert f'"{base}"' in bundle, f"MLflow's UI no longer reads {base!r}"
+    for word in ('"MLflowLocalStorage"', '"ReactComponentState"', '"ExperimentPage"'):
+        assert word in bundle
+    assert "runsHiddenMode" in bundle
+    assert 'SHOWALL="SHOW_ALL"' in bundle
+    assert '"/experiments"' in bundle  # the experiment list's route

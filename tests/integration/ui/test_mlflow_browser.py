@@ -1,10 +1,13 @@
-"""The MLflow UI in headless Chromium: an experiment opens on its runs, described by results.md.
+"""The MLflow UI in headless Chromium: it opens on the experiment list, quietly, and an experiment
+opens on its runs, described by results.md, every run shown.
 
 A quick experiment is logged to a fresh SQLite store, MLflow's app serves it on loopback (the
 command `thinkpath experiments ui` runs), and Chromium opens the experiment as a user would: from
-a printed link, and from MLflow's own home page.
+a printed link, and from the experiment list the bare address opens on.
 """
 
+import json
+import re
 import socket
 import subprocess
 import time
@@ -110,4 +113,27 @@ def test_mlflows_own_home_opens_an_experiment_on_its_runs(
     page.get_by_role("link", name=outcome.experiment_name).first.click()
     expect(page.get_by_text("matching runs").first).to_be_visible(timeout=120_000)
     expect(page.get_by_text("No data available")).to_have_count(0)
+    context.close()
+
+
+def test_the_bare_address_opens_on_the_experiment_list_without_banner_or_assistant(
+    logged: tuple[str, RunOutcome, str], browser: Browser, screenshots: Path
+) -> None:
+    url, outcome, experiment_id = logged
+    context = browser.new_context(viewport={"width": 1280, "height": 800})  # a fresh browser
+    page = context.new_page()
+    page.goto(url)
+    expect(page.get_by_role("link", name=outcome.experiment_name).first).to_be_visible(
+        timeout=120_000
+    )
+    assert re.search(r"#/experiments$", page.url), page.url  # not MLflow's welcome page
+    expect(page.get_by_text("Information about UI telemetry")).to_have_count(0)
+    # the assistant would have opened itself (and said so in this key) on a first load
+    assert page.evaluate("localStorage.getItem('mlflow.assistant.panelOpen_v1')") in (None, "false")
+    page.screenshot(path=str(screenshots / "mlflow-home.png"))
+    page.get_by_role("link", name=outcome.experiment_name).first.click()
+    expect(page.get_by_text("matching runs").first).to_be_visible(timeout=120_000)
+    key = f'MLflowLocalStorage-1.1-ExperimentPage-["{experiment_id}"]-ReactComponentState'
+    view = json.loads(page.evaluate(f"localStorage.getItem({json.dumps(key)})"))
+    assert view["runsHiddenMode"] == "SHOW_ALL"  # the chart view hides no run, baselines included
     context.close()

@@ -4,11 +4,13 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.legend import Legend
 
+from experiments.benchmarks.contenders import PEER_LABELS
 from experiments.plots import (
     BASELINE_STYLES,
     POLICY_STYLES,
     Band,
     ValueRange,
+    colours_for,
     comparison_figure,
     curves_figure,
     style_for,
@@ -98,3 +100,23 @@ def test_the_comparison_figure_ranks_each_metric_best_first() -> None:
 def test_a_few_unknown_labels_get_different_colours_not_just_dashes() -> None:
     styles = styles_for(["critical_questioning", "systematic_decomposition", "analogy"])
     assert len({style["color"] for style in styles.values()}) == 3
+
+
+def test_every_policy_peer_and_baseline_has_a_colour_of_its_own() -> None:
+    # MLflow's charts draw every run solid: two contenders told apart by dashes alone look alike
+    # there (glr_thompson and epsilon_greedy once shared #de7921, MLflow's own pick).
+    baselines = ["random", "uniform", "best_fixed", "oracle"]
+    labels = [*available_policies(), *PEER_LABELS, *baselines]
+    colours = [style_for(label)["color"] for label in labels]
+    assert len(set(colours)) == len(labels), "two contenders share a colour"
+    assert style_for("glr_thompson")["color"] != style_for("epsilon_greedy")["color"]
+
+
+def test_colours_stay_distinct_past_the_palette_and_fixed_ones_keep_theirs() -> None:
+    labels = [f"template_{index}" for index in range(45)] + ["thompson", "random", "numpy-ts"]
+    colours = colours_for(labels)
+    assert len(set(colours.values())) == len(labels)
+    assert colours["thompson"] == POLICY_STYLES["thompson"][0]
+    assert colours["random"] == BASELINE_STYLES["random"][0]
+    assert colours_for(list(reversed(labels))) == colours  # the same set, the same colours
+    assert all(styles_for(labels)[label]["color"] == colours[label] for label in labels)
