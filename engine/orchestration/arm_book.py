@@ -70,6 +70,8 @@ class ArmBook:
         self._learner = Learner(
             policies,
             context_dim,
+            # priced as every replayed batch is, so that a score taken out is the one put in
+            history=lambda decision_id: self._charger.charge(store.outcomes_of(decision_id)),
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
         )
