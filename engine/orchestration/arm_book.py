@@ -33,6 +33,7 @@ from templates.text import hidden_character
 __all__ = ["ArmBook", "PolicyView", "SeedChoice"]
 
 MAX_REASON_CHARS = 200
+REPLAY_BATCH = 10_000  # outcomes read from the log at a time
 
 
 class ArmBook:
@@ -234,22 +235,28 @@ class ArmBook:
     # -- changing --------------------------------------------------------------------------------
 
     def refresh(self, *, catalog: bool = True) -> int:
-        """Adopt other processes' catalogue changes (unless `catalog` is False) and apply new
-        outcomes; return how many were applied."""
+        """Adopt other processes' catalogue changes and apply new outcomes; return how many were
+        applied. With `catalog` False the catalogue is read only when an outcome names a path
+        this book does not know (reading it costs more than learning an outcome)."""
         applied = 0
         with self._lock:
             if catalog:
                 self._sync_catalog()
             while True:
                 before = self._learner.last_seq
-                batch = self._store.outcomes_since(self._namespace, before)
+                batch = self._store.outcomes_since(self._namespace, before, REPLAY_BATCH)
                 if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
                     self._checkpoints.save_if_due()
                     return applied
+                if not catalog and any(o.choices.get("path") not in self._paths for o in batch):
+                    self._sync_catalog()  # a path another process added: know it, then learn
                 report = self._learner.apply(self._charger.charge(batch))
                 applied += report.applied
                 for role, arm, reason in report.retired:
                     self._save_retirement(role, arm, reason)
+                if len(batch) < REPLAY_BATCH:  # the end of the log: no second read to learn so
+                    self._checkpoints.save_if_due()
+                    return applied
 
     def add_template(self, path: PathDefinition, *, max_templates: int) -> None:
         """Add a template path as a new arm, saved in the catalogue for every process.

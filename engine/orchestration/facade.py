@@ -177,7 +177,9 @@ class Engine:
                     raise
                 hint = f"{error}; to correct it, post with replace=True"
                 raise OutcomeConflictError(hint) from None
-        self.refresh()
+        # Learn it now; the catalogue is read only if the log names a path unknown here (other
+        # processes' retirements are adopted at the next decision, as between any two outcomes).
+        self._book.refresh(catalog=False)
         return result
 
     def refresh(self) -> int:

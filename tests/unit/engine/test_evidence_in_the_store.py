@@ -4,6 +4,7 @@ the policies' statistics alone, so they do not grow with the log (`engine.orches
 
 import json
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LearnedOutcome
 from engine.orchestration.facade import Engine
 from engine.orchestration.ledger import EvidenceLedger
-from tests.unit.engine.conftest import World
+from tests.unit.engine.conftest import TEMPLATES, World
 from tests.unit.engine.test_checkpoints import ReplaySpy
 
 ARITHMETIC = "What is the sum 3 + 4?"
@@ -146,3 +147,35 @@ def test_a_correction_after_a_restart_from_a_checkpoint_replaces_the_score(world
     assert after.mean_reward == pytest.approx((before.mean_reward or 0.0) + 1.0 / before.pulls)
     replayed = world.engine(config=config(), store=ReplaySpy(world.store, hide_checkpoints=True))
     assert restarted.arms() == replayed.arms()  # as a replay of the whole log has it
+
+
+class CatalogueSpy(ReplaySpy):
+    """The store, counting how often the arm catalogue is read."""
+
+    def __init__(self, store: Any) -> None:
+        super().__init__(store)
+        self.catalogue_reads = 0
+
+    def list_arms(self, namespace: str) -> Any:
+        self.catalogue_reads += 1
+        return self.store.list_arms(namespace)
+
+
+def test_learning_an_outcome_reads_the_catalogue_only_for_a_path_it_does_not_know(
+    world: World,
+) -> None:
+    spy = CatalogueSpy(world.store)
+    engine = world.engine(config=config(), store=spy)
+    decisions = [engine.decide(ARITHMETIC) for _ in range(3)]
+    reads = spy.catalogue_reads
+    for decision in decisions:
+        engine.record_outcome(decision.id, "user", 1.0)
+    assert spy.catalogue_reads == reads  # every path named is known here
+    # another process adds a template and decides with it; this one only records the outcome
+    other = world.engine(config=config())
+    other.add_template(replace(TEMPLATES[0], id="extra", name="Extra"))
+    added = other.decide(ARITHMETIC, force_path="extra")
+    engine.record_outcome(added.id, "user", 1.0)
+    assert spy.catalogue_reads == reads + 1
+    row = next(r for r in engine.arms() if (r.role, r.arm_id) == ("path", "extra"))
+    assert (row.outcomes, row.mean_reward) == (1, 1.0)  # learned, not skipped as unknown
