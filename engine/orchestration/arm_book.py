@@ -234,6 +234,11 @@ class ArmBook:
 
     # -- changing --------------------------------------------------------------------------------
 
+    def begin_decision(self, decision_id: str) -> None:
+        """Note a decision saved just now: its outcomes need no read of its earlier ones."""
+        with self._lock:
+            self._learner.begin_decision(decision_id)
+
     def refresh(self, *, catalog: bool = True) -> int:
         """Adopt other processes' catalogue changes and apply new outcomes; return how many were
         applied. With `catalog` False the catalogue is read only when an outcome names a path

@@ -271,6 +271,7 @@ class Engine:
             payload=decision.model_dump(mode="json"),
         )
         self._store.save_decision(record)
+        self._book.begin_decision(decision.id)  # no outcome yet: none to read back when they come
         if self._tracker is not None:
             self._tracker.log_decision(record)
         results = [

@@ -147,6 +147,10 @@ class Learner:
             report.retired.extend(self._retire_failing(outcome, moved))
         return report
 
+    def begin_decision(self, decision_id: str) -> None:
+        """A decision this process saved just now, with no outcome yet (see `EvidenceLedger`)."""
+        self._ledger.begin(decision_id)
+
     def _new_ledger(self) -> EvidenceLedger:
         def usable(decision_id: str) -> list[LearnedOutcome]:
             return [o for o in self._history(decision_id) if self._problem(o) is None]

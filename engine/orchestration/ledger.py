@@ -79,6 +79,11 @@ class EvidenceLedger:
                 changed[role] = (old, new)
         return Change(changed, (_audit_pair(before), _audit_pair(after)))
 
+    def begin(self, decision_id: str) -> None:
+        """Remember a decision saved just now, before any outcome: its first outcome then needs
+        no read from the store (any outcome from anywhere reaches it through `record`)."""
+        self._remember(decision_id, {})
+
     def _standing(self, outcome: LearnedOutcome) -> dict[str, Evidence]:
         """The decision's scores before `outcome`: remembered, or folded from the store."""
         scores = self._scores.get(outcome.decision_id)

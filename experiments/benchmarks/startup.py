@@ -1,7 +1,7 @@
 """Engine start-up on a long outcome log: a full replay against a checkpoint plus its tail.
 
     python -m experiments.benchmarks.startup [--outcomes 1000000] [--tail 500] [--repeats 3]
-        [--postgres URL] [--json results.json]
+        [--postgres URL] [--before DIR] [--json results.json]
 
 A store (a SQLite file, and with `--postgres` a fresh schema there) is filled through its bulk
 path with `--outcomes` decisions and one outcome each, spread over the built-in templates and
@@ -13,7 +13,10 @@ several kinds of query. Then, side by side in one run:
 
 Both times are `Engine(...)` on an open store, the stand-in model and an in-memory searcher (the
 store, not the model, is what is measured); medians of `--repeats`. The two engines' statistics
-are compared arm for arm, and the run fails if they differ.
+are compared arm for arm, and the run fails if they differ. `checkpoint_bytes` is the size of the
+checkpoint's state as JSON. `--outcomes` takes several sizes (`1000,1000000`), each measured on
+its own fresh store. With `--before DIR` (another checkout, run with this virtual environment)
+each size is measured on that checkout's code too, in a fresh process, just before this one's.
 """
 
 import argparse
@@ -139,9 +142,11 @@ def measure(store: SqlStore, outcomes: int, tail: int, repeats: int) -> dict[str
         checked = arms_of(engine) == arms_of(replayed)
         if not checked:
             raise SystemExit("a checkpoint start differs from a full replay: a bug")
+    saved = store.latest_checkpoint(NAMESPACE, engine._book._checkpoints._fingerprint)
     return {
         "outcomes": outcomes + tail,
         "tail": tail,
+        "checkpoint_bytes": len(json.dumps(saved.state)) if saved is not None else 0,
         "fill_s": round(fill_s, 1),
         "full_replay_s": round(statistics.median(full), 3),
         "checkpoint_s": round(statistics.median(restored), 3),
@@ -169,22 +174,43 @@ def postgres_store(url: str) -> Iterator[SqlStore]:
         yield store
 
 
+def measure_all(sizes: list[int], args: argparse.Namespace) -> dict[str, Any]:
+    """Every size on fresh stores, SQLite then (with `--postgres`) PostgreSQL."""
+    results: dict[str, Any] = {"sqlite": [], **({"postgresql": []} if args.postgres else {})}
+    for outcomes in sizes:
+        with sqlite_store() as store:
+            results["sqlite"].append(measure(store, outcomes, args.tail, args.repeats))
+        if args.postgres:
+            with postgres_store(args.postgres) as store:
+                results["postgresql"].append(measure(store, outcomes, args.tail, args.repeats))
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--outcomes", type=int, default=1_000_000)
+    parser.add_argument("--outcomes", default="1000000", help="one size, or several: 1000,1000000")
     parser.add_argument("--tail", type=int, default=500, help="outcomes after the checkpoint")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--postgres", help="also measure this PostgreSQL URL (a fresh schema)")
+    parser.add_argument("--before", type=Path, help="another checkout to measure alongside")
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    parser.add_argument("--one-line", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    results = {}
-    with sqlite_store() as store:
-        results["sqlite"] = measure(store, args.outcomes, args.tail, args.repeats)
-    print(json.dumps(results, indent=2), flush=True)
-    if args.postgres:
-        with postgres_store(args.postgres) as store:
-            results["postgresql"] = measure(store, args.outcomes, args.tail, args.repeats)
-    print(json.dumps(results, indent=2))
+    sizes = [int(size) for size in str(args.outcomes).split(",")]
+    if args.before is None:
+        results = measure_all(sizes, args)
+    else:
+        from experiments.benchmarks.checkouts import HERE, run_on  # noqa: PLC0415 - only here
+
+        results = {"before": {}, "after": {}}
+        for size in sizes:
+            options = [f"--outcomes={size}", f"--tail={args.tail}", f"--repeats={args.repeats}"]
+            options += [f"--postgres={args.postgres}"] if args.postgres else []
+            for name, checkout in (("before", args.before.resolve()), ("after", HERE)):
+                for store, rows in run_on(checkout, __file__, [*options, "--one-line"]).items():
+                    results[name].setdefault(store, []).extend(rows)
+                print(name, size, json.dumps(results[name]), flush=True)
+    print(json.dumps(results, indent=None if args.one_line else 2))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 

@@ -179,3 +179,26 @@ def test_learning_an_outcome_reads_the_catalogue_only_for_a_path_it_does_not_kno
     assert spy.catalogue_reads == reads + 1
     row = next(r for r in engine.arms() if (r.role, r.arm_id) == ("path", "extra"))
     assert (row.outcomes, row.mean_reward) == (1, 1.0)  # learned, not skipped as unknown
+
+
+class HistorySpy(ReplaySpy):
+    """The store, recording which decisions' outcomes are read back."""
+
+    def __init__(self, store: Any) -> None:
+        super().__init__(store)
+        self.read: list[str] = []
+
+    def outcomes_of(self, decision_id: str) -> Any:
+        self.read.append(decision_id)
+        return self.store.outcomes_of(decision_id)
+
+
+def test_a_decision_made_here_is_learned_without_reading_its_outcomes_back(world: World) -> None:
+    spy = HistorySpy(world.store)
+    engine = world.engine(config=config(), store=spy)
+    decision = engine.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    engine.record_outcome(decision.id, "user", 0.0)
+    assert spy.read == []  # the ledger knew it had none before the checker's
+    elsewhere = world.engine(config=config()).decide(SPELLING)  # another process decided
+    engine.record_outcome(elsewhere.id, "user", 1.0)
+    assert spy.read == [elsewhere.id]  # that one may have outcomes this ledger never saw
