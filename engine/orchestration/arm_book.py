@@ -239,12 +239,16 @@ class ArmBook:
         with self._lock:
             self._learner.begin_decision(decision_id)
 
-    def refresh(self, *, catalog: bool = True) -> int:
+    def refresh(self, *, catalog: bool = True, through: int = 0) -> int:
         """Adopt other processes' catalogue changes and apply new outcomes; return how many were
         applied. With `catalog` False the catalogue is read only when an outcome names a path
-        this book does not know (reading it costs more than learning an outcome)."""
+        this book does not know (reading it costs more than learning an outcome). With
+        `through`, nothing is read when the outcomes up to that seq are applied already (by a
+        refresh on another thread: under concurrent posts one refresh learns many)."""
         applied = 0
         with self._lock:
+            if through and self._learner.last_seq >= through:
+                return 0
             if catalog:
                 self._sync_catalog()
             while True:

@@ -177,9 +177,10 @@ class Engine:
                     raise
                 hint = f"{error}; to correct it, post with replace=True"
                 raise OutcomeConflictError(hint) from None
-        # Learn it now; the catalogue is read only if the log names a path unknown here (other
-        # processes' retirements are adopted at the next decision, as between any two outcomes).
-        self._book.refresh(catalog=False)
+        # Learn it now, unless a refresh on another thread already has; the catalogue is read
+        # only if the log names a path unknown here (other processes' retirements are adopted
+        # at the next decision, as between any two outcomes).
+        self._book.refresh(catalog=False, through=result.seq)
         return result
 
     def refresh(self) -> int:
