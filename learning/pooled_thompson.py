@@ -22,6 +22,9 @@ from learning.params import Param
 from learning.posterior import beta_prob_best, beta_std
 
 _ROUNDING = 1e-9  # how far below zero a count may be after retractions (float sums drift)
+# Posteriors remembered between updates: a decision asks for one context's posterior about 30
+# times (`is_cold` per arm, P(best), the draw); past this many contexts the memo starts over.
+_MEMO_CONTEXTS = 1024
 
 
 class PooledThompsonSampling(ContextualPolicy):
@@ -109,6 +112,7 @@ class PooledThompsonSampling(ContextualPolicy):
         # only when a context is added.
         self._units: FloatArray = np.zeros((0, self.context_dim))
         self._weights: dict[bytes, FloatArray] = {}
+        self._forget_posteriors()
 
     def _key(self, context: FloatArray | None) -> bytes:
         # Adding 0.0 turns -0.0 into 0.0, so that equal vectors always give equal bytes.
@@ -152,8 +156,27 @@ class PooledThompsonSampling(ContextualPolicy):
         prior: FloatArray = self._flat[:, None] + strength * np.stack((mean, 1.0 - mean))
         return prior if own is None else prior + own
 
+    def _memoised_posterior(self, context: FloatArray | None, /) -> FloatArray:
+        """`_posterior`, computed once per context until the statistics change.
+
+        Why: the posterior of every context depends on the totals of all of them, so each
+        `_update`, `_append_arm`, `_delete_arm` and `_stats_from_dict` forgets them all. The
+        array handed out is read-only, so that no caller can change what the next one reads.
+        """
+        key = self._key(context)
+        table = self._posteriors.get(key)
+        if table is None:
+            if len(self._posteriors) >= _MEMO_CONTEXTS:
+                self._posteriors.clear()
+            table = self._posteriors[key] = self._posterior(context)
+            table.flags.writeable = False
+        return table
+
+    def _forget_posteriors(self) -> None:
+        self._posteriors: dict[bytes, FloatArray] = {}
+
     def _select(self, context: FloatArray | None, /) -> int:
-        gammas = self._rng.standard_gamma(self._posterior(context))
+        gammas = self._rng.standard_gamma(self._memoised_posterior(context))
         return int((gammas[0] / gammas[1]).argmax())
 
     def _update(
@@ -168,6 +191,7 @@ class PooledThompsonSampling(ContextualPolicy):
                     "contexts; are the contexts continuous? (use lints or linucb)"
                 )
             own = self._add_context(key, self._vector(context), np.zeros_like(self._totals))
+        self._forget_posteriors()
         gain = weight * reward
         own[0, index] += gain
         own[1, index] += weight - gain
@@ -183,22 +207,24 @@ class PooledThompsonSampling(ContextualPolicy):
         return counts
 
     def _probabilities(self, context: FloatArray | None, /) -> FloatArray:
-        table = self._posterior(context)
+        table = self._memoised_posterior(context)
         return beta_prob_best(table[0], table[1], self._side_rng(), self._monte_carlo_draws)
 
     def _prob_best(self, context: FloatArray | None, /) -> FloatArray:
         return self._probabilities(context)
 
     def _evidence(self, index: int, context: FloatArray | None, /) -> tuple[float, float]:
-        alpha, beta = self._posterior(context)[:, index]
+        alpha, beta = self._memoised_posterior(context)[:, index]
         return float(alpha + beta - self._flat.sum()), beta_std(float(alpha), float(beta))
 
     def _append_arm(self) -> None:
+        self._forget_posteriors()
         for key, counts in self._counts.items():
             self._counts[key] = np.concatenate((counts, np.zeros((2, 1))), axis=1)
         self._totals = np.concatenate((self._totals, np.zeros((2, 1))), axis=1)
 
     def _delete_arm(self, index: int, /) -> None:
+        self._forget_posteriors()
         for key, counts in self._counts.items():
             self._counts[key] = np.delete(counts, index, axis=1)
         self._totals = np.delete(self._totals, index, axis=1)
@@ -219,6 +245,7 @@ class PooledThompsonSampling(ContextualPolicy):
         if not isinstance(contexts, list):
             raise StateError("state stats 'contexts' must be a list of context vectors")
         count, arms = len(contexts), len(self._arms)
+        self._forget_posteriors()
         self._counts, self._totals = {}, np.zeros((2, arms))
         self._units, self._weights = np.zeros((0, self.context_dim)), {}
         if count == 0:
@@ -265,7 +292,7 @@ class PooledBayesUCB(PooledThompsonSampling):
     summary: ClassVar[str] = "Bayes-UCB per discrete context, prior pooled across contexts"
 
     def _select(self, context: FloatArray | None, /) -> int:
-        table = self._posterior(context)
+        table = self._memoised_posterior(context)
         return int(upper_quantiles(table, round_number(table, self._flat)).argmax())
 
     def _probabilities(self, context: FloatArray | None, /) -> FloatArray:

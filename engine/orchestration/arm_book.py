@@ -34,6 +34,7 @@ from templates.text import hidden_character
 __all__ = ["ArmBook", "PolicyView", "SeedChoice"]
 
 MAX_REASON_CHARS = 200
+REPLAY_BATCH = 10_000  # outcomes read from the log at a time
 
 
 class ArmBook:
@@ -75,6 +76,8 @@ class ArmBook:
         self._learner = Learner(
             policies,
             context_dim,
+            # priced as every replayed batch is, so that a score taken out is the one put in
+            history=lambda decision_id: self._charger.charge(store.outcomes_of(decision_id)),
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
         )
@@ -238,23 +241,38 @@ class ArmBook:
 
     # -- changing --------------------------------------------------------------------------------
 
-    def refresh(self, *, catalog: bool = True) -> int:
-        """Adopt other processes' catalogue changes (unless `catalog` is False) and apply new
-        outcomes; return how many were applied."""
+    def begin_decision(self, decision_id: str) -> None:
+        """Note a decision saved just now: its outcomes need no read of its earlier ones."""
+        with self._lock:
+            self._learner.begin_decision(decision_id)
+
+    def refresh(self, *, catalog: bool = True, through: int = 0) -> int:
+        """Adopt other processes' catalogue changes and apply new outcomes; return how many were
+        applied. With `catalog` False the catalogue is read only when an outcome names a path
+        this book does not know (reading it costs more than learning an outcome). With
+        `through`, nothing is read when the outcomes up to that seq are applied already (by a
+        refresh on another thread: under concurrent posts one refresh learns many)."""
         applied = 0
         with self._lock:
+            if through and self._learner.last_seq >= through:
+                return 0
             if catalog:
                 self._sync_catalog()
             while True:
                 before = self._learner.last_seq
-                batch = self._store.outcomes_since(self._namespace, before)
+                batch = self._store.outcomes_since(self._namespace, before, REPLAY_BATCH)
                 if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
                     self._checkpoints.save_if_due()
                     return applied
+                if not catalog and any(o.choices.get("path") not in self._paths for o in batch):
+                    self._sync_catalog()  # a path another process added: know it, then learn
                 report = self._learner.apply(self._charger.charge(self._in_context(batch)))
                 applied += report.applied
                 for role, arm, reason in report.retired:
                     self._save_retirement(role, arm, reason)
+                if len(batch) < REPLAY_BATCH:  # the end of the log: no second read to learn so
+                    self._checkpoints.save_if_due()
+                    return applied
 
     def _in_context(self, batch: list[LearnedOutcome]) -> list[LearnedOutcome]:
         """Each outcome under its decision's kind's anchor (read here, never recomputed)."""

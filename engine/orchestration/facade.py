@@ -216,7 +216,10 @@ class Engine:
                     raise
                 hint = f"{error}; to correct it, post with replace=True"
                 raise OutcomeConflictError(hint) from None
-        self.refresh()
+        # Learn it now, unless a refresh on another thread already has; the catalogue is read
+        # only if the log names a path unknown here (other processes' retirements are adopted
+        # at the next decision, as between any two outcomes).
+        self._book.refresh(catalog=False, through=result.seq)
         return result
 
     def refresh(self) -> int:
@@ -342,6 +345,7 @@ class Engine:
             payload=decision.model_dump(mode="json"),
         )
         self._store.save_decision(record)
+        self._book.begin_decision(decision.id)  # no outcome yet: none to read back when they come
         if self._tracker is not None:
             self._tracker.log_decision(record)
         results = [

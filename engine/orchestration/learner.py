@@ -27,7 +27,7 @@ import numpy as np
 
 from engine.domain.evidence import Evidence, split_source_key, teaches
 from engine.domain.records import ArmTally, LearnedOutcome
-from engine.orchestration.ledger import AuditPair, EvidenceLedger
+from engine.orchestration.ledger import AuditPair, EvidenceLedger, History
 from engine.stages import referee
 from learning import PolicyLike
 
@@ -80,6 +80,7 @@ class Learner:
         policies: Mapping[str, PolicyLike],
         context_dim: int,
         *,
+        history: History,
         retirable: Callable[[str, str], bool] | None = None,
         retirement_rule: RetirementRule | None = None,
         recent_window: int = 8,
@@ -99,7 +100,10 @@ class Learner:
         self._retirement_rule = retirement_rule or (lambda _role, _arm, _tally: None)
         self._recent: dict[ContextKey, deque[float]] = {}
         self._recent_window = recent_window
-        self._ledger = EvidenceLedger()
+        # A decision's earlier outcomes, read from the store when a later one arrives (`ledger`),
+        # less those the learner skips, so that the ledger folds exactly what it was given.
+        self._history = history
+        self._ledger = self._new_ledger()
         self._audits: dict[ContextKey, Counter[tuple[float, bool]]] = {}
 
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
@@ -143,13 +147,30 @@ class Learner:
             report.retired.extend(self._retire_failing(outcome, moved))
         return report
 
-    def _apply_one(self, outcome: LearnedOutcome) -> tuple[str | None, list[str]]:
+    def begin_decision(self, decision_id: str) -> None:
+        """A decision this process saved just now, with no outcome yet (see `EvidenceLedger`)."""
+        self._ledger.begin(decision_id)
+
+    def _new_ledger(self) -> EvidenceLedger:
+        def usable(decision_id: str) -> list[LearnedOutcome]:
+            return [o for o in self._history(decision_id) if self._problem(o) is None]
+
+        return EvidenceLedger(usable)
+
+    def _problem(self, outcome: LearnedOutcome) -> str | None:
+        """Why the learner cannot learn from `outcome`, or None."""
         if outcome.context is not None and len(outcome.context) != self.context_dim:
             return (
                 f"context has {len(outcome.context)} features, the policies take {self.context_dim}"
-            ), []
+            )
         if not (math.isfinite(outcome.reward) and math.isfinite(outcome.weight)):
-            return "reward or weight is not finite", []
+            return "reward or weight is not finite"
+        return None
+
+    def _apply_one(self, outcome: LearnedOutcome) -> tuple[str | None, list[str]]:
+        problem = self._problem(outcome)
+        if problem is not None:
+            return problem, []
         known = [role for role in self.policies if self._knows(role, outcome.choices.get(role))]
         change = self._ledger.record(outcome, known)
         for role, (old, new) in change.roles.items():
@@ -228,7 +249,6 @@ class Learner:
             ],
             "retired": [[role, arm, reason] for (role, arm), reason in self.retired.items()],
             "recent": [[list(key), list(window)] for key, window in self._recent.items()],
-            "evidence": self._ledger.state(),
             "audits": [
                 [list(key), [[reward, passed, n] for (reward, passed), n in counts.items()]]
                 for key, counts in self._audits.items()
@@ -236,7 +256,10 @@ class Learner:
         }
 
     def restore(self, state: Mapping[str, Any], policies: Mapping[str, PolicyLike]) -> None:
-        """Take over `state()` output, its policies already rebuilt; all or nothing."""
+        """Take over `state()` output, its policies already rebuilt; all or nothing.
+
+        Each decision's scores are not in it: the ledger reads them from the store (the
+        "evidence" of older checkpoints is ignored; the store holds the same)."""
         last_seq = int(state["last_seq"])
         tallies = {
             (str(role), str(arm)): ArmTally(float(pulls), float(reward_sum), int(outcomes))
@@ -255,8 +278,6 @@ class Learner:
             )
             for key, counts in state["audits"]
         }
-        ledger = EvidenceLedger()
-        ledger.restore(state["evidence"])
         # In place, so that the read-only views stay views of the live state.
         self._policies.clear()
         self._policies.update(policies)
@@ -265,7 +286,7 @@ class Learner:
         self._retired.clear()
         self._retired.update(retired)
         self.last_seq, self._recent = last_seq, recent
-        self._ledger, self._audits = ledger, audits
+        self._ledger, self._audits = self._new_ledger(), audits
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""

@@ -1,6 +1,6 @@
 """The engine's own time per decision: everything but the model, the searcher and the disk.
 
-    .venv/bin/python -m experiments.benchmarks.overhead --decisions 400
+    .venv/bin/python -m experiments.benchmarks.overhead --decisions 400 [--before DIR --rounds 3]
 
 A scripted stand-in model answers at once and a small in-memory searcher stands in for retrieval,
 so what is timed is the engine: features, seed check, the policies' view (P(best) and
@@ -14,7 +14,10 @@ that the shared machine's noise falls on all of them alike:
 - `reference`: the in-memory store with P(best) from a fixed 4,096 Monte Carlo draws, as every
   decision paid before the error-bounded estimate and quadrature.
 
-It prints the median and 95th percentile per engine and the ratios to the reference.
+It prints the median and 95th percentile per engine and the ratios to the reference. With
+`--before DIR` (another checkout, run with this virtual environment) each round runs the whole
+measurement once on that checkout's code and once on this one's, in fresh processes
+(`experiments.benchmarks.checkouts`), and the medians of the rounds are reported side by side.
 """
 
 import argparse
@@ -25,6 +28,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
@@ -118,14 +122,41 @@ def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
     }
 
 
+def side_by_side(before: Path, decisions: int, warmup: int, rounds: int) -> dict[str, Any]:
+    """Medians over `rounds` of each engine's median, on `before`'s code and on this one's."""
+    from experiments.benchmarks.checkouts import HERE, run_on  # noqa: PLC0415 - only here
+
+    checkouts = {"before": before.resolve(), "after": HERE}
+    medians: dict[str, dict[str, list[float]]] = {name: {} for name in checkouts}
+    for _ in range(rounds):
+        for name, checkout in checkouts.items():
+            options = [f"--decisions={decisions}", f"--warmup={warmup}", "--one-line"]
+            for engine, figures in run_on(checkout, __file__, options).items():
+                medians[name].setdefault(engine, []).append(figures["median_ms"])
+    return {
+        name: {
+            engine: {"median_ms": round(statistics.median(values), 3), "rounds": values}
+            for engine, values in by_engine.items()
+        }
+        for name, by_engine in medians.items()
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--decisions", type=int, default=400, help="timed decisions per engine")
     parser.add_argument("--warmup", type=int, default=100, help="untimed decisions first")
+    parser.add_argument("--before", type=Path, help="another checkout to measure alongside")
+    parser.add_argument("--rounds", type=int, default=3, help="with --before: rounds, alternated")
+    parser.add_argument("--one-line", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.decisions < 20 or args.warmup < 0:
-        parser.error("--decisions must be at least 20 and --warmup at least 0")
-    print(json.dumps(run(args.decisions, args.warmup), indent=2))
+    if args.decisions < 20 or args.warmup < 0 or args.rounds < 1:
+        parser.error("--decisions must be at least 20, --warmup at least 0, --rounds at least 1")
+    if args.before is not None:
+        results = side_by_side(args.before, args.decisions, args.warmup, args.rounds)
+    else:
+        results = run(args.decisions, args.warmup)
+    print(json.dumps(results, indent=None if args.one_line else 2))
     return 0
 
 

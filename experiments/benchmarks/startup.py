@@ -1,7 +1,7 @@
 """Engine start-up on a long outcome log: a full replay against a checkpoint plus its tail.
 
     python -m experiments.benchmarks.startup [--outcomes 1000000] [--tail 500] [--repeats 3]
-        [--postgres URL] [--json results.json]
+        [--postgres URL] [--before DIR] [--json results.json]
 
 A store (a SQLite file, and with `--postgres` a fresh schema there) is filled through its bulk
 path with `--outcomes` decisions and one outcome each, spread over the built-in templates and
@@ -13,7 +13,10 @@ several kinds of query. Then, side by side in one run:
 
 Both times are `Engine(...)` on an open store, the stand-in model and an in-memory searcher (the
 store, not the model, is what is measured); medians of `--repeats`. The two engines' statistics
-are compared arm for arm, and the run fails if they differ.
+are compared arm for arm, and the run fails if they differ. `checkpoint_bytes` is the size of the
+checkpoint's state as JSON. `--outcomes` takes several sizes (`1000,1000000`), each measured on
+its own fresh store. With `--before DIR` (another checkout, run with this virtual environment)
+each size is measured on that checkout's code too, in a fresh process, just before this one's.
 """
 
 import argparse
@@ -21,7 +24,7 @@ import json
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -55,26 +58,26 @@ NAMESPACE = "startup"
 EMBEDDER = HashingEmbedder(FALLBACK_DIMENSION)  # the store is measured, not the embedding model
 
 
-def _add_kinds(store: SqlStore) -> list[str]:
-    """One kind of query per entry of `QUERIES`, in the store's kind log (once per store)."""
-    known = {event.example: event.kind_id for event in store.kind_events_since(NAMESPACE, 0)}
-    for query in QUERIES:
+def add_kinds(store: Any, queries: Sequence[str], namespace: str = NAMESPACE) -> list[str]:
+    """One kind of query per query, in the store's kind log (once per store): the kind ids."""
+    known = {event.example: event.kind_id for event in store.kind_events_since(namespace, 0)}
+    for query in queries:
         if query not in known:
             seq = len(known) + 1
             anchor = round_anchor(EMBEDDER.embed([query])[0])
             event = KindEvent(
-                NAMESPACE, seq, f"k{seq}", "create", "discovered", None, anchor, query
+                namespace, seq, f"k{seq}", "create", "discovered", None, anchor, query
             )
             store.append_kind_event(event)
             known[query] = event.kind_id
-    return [known[query] for query in QUERIES]
+    return [known[query] for query in queries]
 
 
 def fill(store: SqlStore, count: int, first: int = 0, seed: int = 7) -> None:
     """`count` decisions with one checker outcome each, through the bulk path."""
     rng = np.random.default_rng(seed + first)
     arms = [template.id for template in load_templates()]
-    kinds_of = _add_kinds(store)
+    kinds_of = add_kinds(store, QUERIES)
     moment = datetime(2026, 12, 1, tzinfo=UTC)
     for start in range(first, first + count, BATCH):
         size = min(BATCH, first + count - start)
@@ -158,9 +161,11 @@ def measure(store: SqlStore, outcomes: int, tail: int, repeats: int) -> dict[str
         checked = arms_of(engine) == arms_of(replayed)
         if not checked:
             raise SystemExit("a checkpoint start differs from a full replay: a bug")
+    saved = store.latest_checkpoint(NAMESPACE, engine._book._checkpoints._fingerprint)
     return {
         "outcomes": outcomes + tail,
         "tail": tail,
+        "checkpoint_bytes": len(json.dumps(saved.state)) if saved is not None else 0,
         "fill_s": round(fill_s, 1),
         "full_replay_s": round(statistics.median(full), 3),
         "checkpoint_s": round(statistics.median(restored), 3),
@@ -188,22 +193,43 @@ def postgres_store(url: str) -> Iterator[SqlStore]:
         yield store
 
 
+def measure_all(sizes: list[int], args: argparse.Namespace) -> dict[str, Any]:
+    """Every size on fresh stores, SQLite then (with `--postgres`) PostgreSQL."""
+    results: dict[str, Any] = {"sqlite": [], **({"postgresql": []} if args.postgres else {})}
+    for outcomes in sizes:
+        with sqlite_store() as store:
+            results["sqlite"].append(measure(store, outcomes, args.tail, args.repeats))
+        if args.postgres:
+            with postgres_store(args.postgres) as store:
+                results["postgresql"].append(measure(store, outcomes, args.tail, args.repeats))
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--outcomes", type=int, default=1_000_000)
+    parser.add_argument("--outcomes", default="1000000", help="one size, or several: 1000,1000000")
     parser.add_argument("--tail", type=int, default=500, help="outcomes after the checkpoint")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--postgres", help="also measure this PostgreSQL URL (a fresh schema)")
+    parser.add_argument("--before", type=Path, help="another checkout to measure alongside")
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    parser.add_argument("--one-line", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    results = {}
-    with sqlite_store() as store:
-        results["sqlite"] = measure(store, args.outcomes, args.tail, args.repeats)
-    print(json.dumps(results, indent=2), flush=True)
-    if args.postgres:
-        with postgres_store(args.postgres) as store:
-            results["postgresql"] = measure(store, args.outcomes, args.tail, args.repeats)
-    print(json.dumps(results, indent=2))
+    sizes = [int(size) for size in str(args.outcomes).split(",")]
+    if args.before is None:
+        results = measure_all(sizes, args)
+    else:
+        from experiments.benchmarks.checkouts import HERE, run_on  # noqa: PLC0415 - only here
+
+        results = {"before": {}, "after": {}}
+        for size in sizes:
+            options = [f"--outcomes={size}", f"--tail={args.tail}", f"--repeats={args.repeats}"]
+            options += [f"--postgres={args.postgres}"] if args.postgres else []
+            for name, checkout in (("before", args.before.resolve()), ("after", HERE)):
+                for store, rows in run_on(checkout, __file__, [*options, "--one-line"]).items():
+                    results[name].setdefault(store, []).extend(rows)
+                print(name, size, json.dumps(results[name]), flush=True)
+    print(json.dumps(results, indent=None if args.one_line else 2))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 

@@ -37,6 +37,9 @@ class InMemoryStore:
         self._decisions: dict[str, DecisionRecord] = {}
         self._outcomes: dict[tuple[str, str], tuple[int, OutcomeRecord]] = {}
         self._learned: dict[str, list[LearnedOutcome]] = {}
+        # by decision, as the SQL store's (decision, source) index serves `outcomes_of`: the
+        # learner reads a decision's outcomes whenever one arrives
+        self._by_decision: dict[str, list[LearnedOutcome]] = {}
         self._arms: dict[tuple[str, str, str], ArmRecord] = {}
         self._checkpoints: dict[tuple[str, str], CheckpointRecord] = {}
         self._kind_events: dict[str, list[KindEvent]] = {}
@@ -73,7 +76,9 @@ class InMemoryStore:
             seq = len(learned) + 1
             stamped = replace(outcome, created_at=outcome.created_at or datetime.now(UTC))
             self._outcomes[key] = (seq, stamped)
-            learned.append(LearnedOutcome.join(seq, decision, outcome))
+            joined = LearnedOutcome.join(seq, decision, outcome)
+            learned.append(joined)
+            self._by_decision.setdefault(outcome.decision_id, []).append(joined)
             return OutcomeReceipt(seq=seq, applied=True)
 
     def outcomes_since(
@@ -87,11 +92,7 @@ class InMemoryStore:
 
     def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
         with self._lock:
-            decision = self._decisions.get(decision_id)
-            if decision is None:
-                return []
-            learned = self._learned.get(decision.namespace, [])
-            return [outcome for outcome in learned if outcome.decision_id == decision_id]
+            return list(self._by_decision.get(decision_id, ()))
 
     def save_arm(self, arm: ArmRecord) -> None:
         check_arm(arm)

@@ -100,6 +100,7 @@ class SqlStore:
         self._raw = RawTransactions(writer, begin, per_thread=sqlite)
         self._raw_reader = RawTransactions(self._engines.reader, None, per_thread=sqlite)
         self._since = compile_raw(_since_query(), writer)
+        self._of_decision = compile_raw(_of_decision_query(), writer)
         self._lookup = compile_raw(self._statements.lookup, writer)
         self._next_seq = compile_raw(self._statements.next_seq, writer)
         self._append_outcome = compile_raw(self._statements.append, writer)
@@ -311,24 +312,15 @@ class SqlStore:
         return learned
 
     def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
-        """Every outcome of one decision, in seq order (the (decision, source) index serves it)."""
-        query = (
-            select(
-                OUTCOMES.c.seq,
-                OUTCOMES.c.source,
-                OUTCOMES.c.reward,
-                OUTCOMES.c.weight,
-                DECISIONS.c.namespace,
-                DECISIONS.c.choices,
-                DECISIONS.c.context,
-                DECISIONS.c.kind,
-            )
-            .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
-            .where(OUTCOMES.c.decision_id == decision_id)
-            .order_by(OUTCOMES.c.seq)
-        )
-        with self._guard("read a decision's outcomes"), self._engines.reader.begin() as connection:
-            rows = connection.execute(query).all()
+        """Every outcome of one decision, in seq order (the (decision, source) index serves it).
+
+        A hot path: the learner reads a decision's outcomes whenever one arrives (its evidence
+        lives here, not in memory), so the statement is compiled once, as `outcomes_since`'s.
+        """
+        parameters = {"decision_id": decision_id}
+        with self._guard("read a decision's outcomes"), self._raw_reader.transaction() as cursor:
+            cursor.execute(self._of_decision.sql, self._of_decision.bind(parameters))
+            rows = cursor.fetchall()
         return [
             LearnedOutcome(
                 seq=seq,
@@ -441,6 +433,25 @@ def _since_query() -> Any:
         )
         .order_by(OUTCOMES.c.seq)
         .limit(bindparam("limit"))
+    )
+
+
+def _of_decision_query() -> Any:
+    """One decision's outcomes in seq order, with its namespace, choices, context and kind."""
+    return (
+        select(
+            OUTCOMES.c.seq,
+            OUTCOMES.c.source,
+            OUTCOMES.c.reward,
+            OUTCOMES.c.weight,
+            DECISIONS.c.namespace,
+            DECISIONS.c.choices,
+            DECISIONS.c.context,
+            DECISIONS.c.kind,
+        )
+        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+        .where(OUTCOMES.c.decision_id == bindparam("decision_id"))
+        .order_by(OUTCOMES.c.seq)
     )
 
 

@@ -1,14 +1,18 @@
 """The tool registry: the allow-list, a deadline per call, and failures turned into results.
 
-Why a worker thread per call: Python cannot kill a thread, so a call that passes its deadline is
-abandoned, not stopped. Three things keep an abandoned call from running away:
+Why each call runs on a worker thread (one of a pool that lives with the registry, so that a
+call does not pay for starting a thread: `engine.adapters.tools.workers`): the caller waits on
+the deadline, and Python cannot kill a thread, so a call that passes its deadline is abandoned,
+not stopped; its worker stays busy until it ends. Three things keep an abandoned call from
+running away:
 
 - every built-in tool bounds its own work: the calculator refuses long input and huge powers
   before computing, and the search tools rely on backends that carry their own network or index
   timeouts;
-- the worker is a daemon thread, so a stuck call never keeps the process alive at exit;
+- the workers are daemon threads, so a stuck call never keeps the process alive at exit;
 - at most `max_in_flight` calls may be running at once (abandoned ones included); past that, a
-  call fails at once with a clear error instead of piling up threads.
+  call fails at once with a clear error instead of piling up threads (the pool has that many
+  threads at most).
 """
 
 import logging
@@ -19,6 +23,7 @@ import time
 from collections.abc import Iterable, Mapping
 
 from engine.adapters.tools.no_tool import NoTool
+from engine.adapters.tools.workers import WorkerPool
 from engine.domain.ports import Tool
 from engine.domain.records import NO_TOOL, ToolAnswer, ToolResult
 from engine.errors import ToolError
@@ -91,6 +96,7 @@ class ToolRegistry:
         self._enabled = [name for name in self._tools if name in enabled]
         self._max_output_chars = max_output_chars
         self._slots = threading.BoundedSemaphore(max_in_flight)
+        self._workers = WorkerPool(max_in_flight, name="tool")
         self._prepared: set[str] = set()
         self._preparing = threading.Lock()
 
@@ -130,10 +136,7 @@ class ToolRegistry:
                 seconds=0.0,
             )
         call = _Call()
-        worker = threading.Thread(
-            target=self._work, args=(tool, argument, call), name=f"tool-{name}", daemon=True
-        )
-        worker.start()
+        self._workers.submit(lambda: self._work(tool, argument, call))
         finished = call.done.wait(timeout_s)
         seconds = time.perf_counter() - started
         if not finished:

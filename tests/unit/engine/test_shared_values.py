@@ -21,7 +21,9 @@ def test_the_config_keeps_its_own_read_only_copy_of_the_source_weights() -> None
 
 def test_the_learner_hands_out_views_no_reader_can_write() -> None:
     learner = Learner(
-        {role: make_policy("ucb1", ["a", "b"]) for role in ("path", "tool")}, context_dim=1
+        {role: make_policy("ucb1", ["a", "b"]) for role in ("path", "tool")},
+        context_dim=1,
+        history=_one_outcome_each,
     )
     learner.apply([_outcome(1, reward=1.0)])
     tallies = learner.tallies
@@ -32,6 +34,10 @@ def test_the_learner_hands_out_views_no_reader_can_write() -> None:
         learner.policies["path"] = make_policy("ucb1", ["c"])  # type: ignore[index]
     learner.retire("path", "b", "test")
     assert learner.retired == {("path", "b"): "test"}
+
+
+def _one_outcome_each(_decision_id: str) -> list[LearnedOutcome]:
+    return []  # each decision here has one outcome: none came before it
 
 
 def _outcome(seq: int, reward: float) -> LearnedOutcome:
@@ -50,7 +56,7 @@ def _outcome(seq: int, reward: float) -> LearnedOutcome:
 def test_the_views_follow_the_learner_through_a_restore() -> None:
     def fresh() -> Learner:
         policies = {role: make_policy("ucb1", ["a", "b"]) for role in ("path", "tool")}
-        return Learner(policies, context_dim=1)
+        return Learner(policies, context_dim=1, history=_one_outcome_each)
 
     source, target = fresh(), fresh()
     source.apply([_outcome(1, reward=1.0), _outcome(2, reward=0.0)])

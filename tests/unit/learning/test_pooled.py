@@ -140,3 +140,71 @@ def test_a_retraction_takes_the_update_out_of_every_familys_prior() -> None:
     state = json.loads(json.dumps(policy.to_dict()))
     state["stats"]["failures"][0][0] = -1e-15  # what float sums can leave behind
     assert load_policy(state).arms == ARMS
+
+
+@pytest.mark.parametrize("name", ["pooled_thompson", "pooled_bayes_ucb"])
+def test_a_contexts_posterior_is_computed_once_until_the_statistics_change(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    policy = make_policy(name, ARMS, seed=2, context_dim=4)
+    for family in FAMILIES[:3]:
+        policy.update("b", 1.0, context=family)
+    computed: list[bytes] = []
+    compute = PooledThompsonSampling._posterior
+
+    def counted(self: PooledThompsonSampling, context: np.ndarray) -> np.ndarray:
+        computed.append(context.tobytes())
+        return compute(self, context)
+
+    monkeypatch.setattr(PooledThompsonSampling, "_posterior", counted)
+
+    def read_as_a_decision_does(family: np.ndarray) -> None:
+        for arm in ARMS:  # one `is_cold` per arm, P(best) and the propensities, one pick
+            policy.is_cold(arm, context=family)
+        policy.explain(context=family)
+        policy.select(context=family)
+
+    read_as_a_decision_does(FAMILIES[0])
+    read_as_a_decision_does(FAMILIES[0])
+    assert len(computed) == 1
+    read_as_a_decision_does(FAMILIES[3])  # another context has its own posterior
+    assert len(computed) == 2
+    policy.update("a", 0.0, context=FAMILIES[1])  # changes every context's prior
+    read_as_a_decision_does(FAMILIES[0])
+    assert len(computed) == 3
+
+
+def _answers(policy: PooledThompsonSampling) -> list[object]:
+    """What a reader gets for every family: evidence per arm and P(best)."""
+    return [
+        ([policy._evidence(i, family) for i in range(len(policy.arms))], policy.prob_best(family))
+        for family in FAMILIES
+    ]
+
+
+def test_what_is_remembered_is_never_stale_after_any_change() -> None:
+    policy = make_policy("pooled_thompson", ARMS, seed=2, context_dim=4)
+    assert isinstance(policy, PooledThompsonSampling)
+    changes = [
+        lambda p: p.update("b", 1.0, context=FAMILIES[0]),
+        lambda p: p.update("c", 0.25, context=FAMILIES[2], weight=0.5),
+        lambda p: p.retract("b", 1.0, context=FAMILIES[0]),
+        lambda p: p.add_arm("d"),
+        lambda p: p.update("d", 1.0, context=FAMILIES[1]),
+        lambda p: p.remove_arm("a"),
+    ]
+    for change in changes:
+        _answers(policy)  # fill the memo
+        change(policy)
+        fresh = load_policy(json.loads(json.dumps(policy.to_dict())))  # nothing remembered
+        assert isinstance(fresh, PooledThompsonSampling)
+        assert _answers(policy) == _answers(fresh)
+        for family in FAMILIES:  # and the memo agrees with a computation from the counts
+            assert np.array_equal(policy._memoised_posterior(family), policy.posterior(family))
+    restored = PooledThompsonSampling.from_dict(policy.to_dict())
+    assert isinstance(restored, PooledThompsonSampling)
+    remembered = _answers(restored)
+    restored._stats_from_dict({"contexts": []})  # a restore replaces the counts: forget all
+    assert _answers(restored) != remembered
+    for family in FAMILIES:
+        assert np.array_equal(restored._memoised_posterior(family), restored.posterior(family))

@@ -1,6 +1,8 @@
 """The registry: allow-list, deadlines, and tool failures as outcomes rather than crashes."""
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -19,10 +21,12 @@ class Scripted:
     error: BaseException | None = None
     gate: threading.Event | None = None
     arguments: list[str] = field(default_factory=list)
+    threads: list[threading.Thread] = field(default_factory=list)
     description: str = "a scripted tool"
 
     def run(self, argument: str) -> str:
         self.arguments.append(argument)
+        self.threads.append(threading.current_thread())
         if self.gate is not None:
             self.gate.wait(10)
         if self.error is not None:
@@ -107,10 +111,57 @@ def test_abandoned_calls_are_capped_so_threads_cannot_pile_up() -> None:
         )
     finally:
         gate.set()
-    # Once the stuck calls end, their slots come back.
-    for worker in [t for t in threading.enumerate() if t.name == "tool-slow"]:
-        worker.join(5)
-    assert registry.run("quick", "x", timeout_s=5).ok
+    # Once the stuck calls end, their slots come back (each within moments of its gate).
+    assert _eventually(lambda: registry.run("quick", "x", timeout_s=5).ok)
+
+
+def _eventually(check: Callable[[], bool], tries: int = 500) -> bool:
+    """True once `check()` is: for a state another thread reaches just after an event."""
+    for _ in range(tries):
+        if check():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_calls_reuse_the_registrys_workers_instead_of_starting_a_thread_each() -> None:
+    tool = Scripted("echo")
+    registry = ToolRegistry([tool], max_in_flight=3)
+    for _ in range(20):
+        assert registry.run("echo", "x", timeout_s=5).ok
+    assert len(set(tool.threads)) == 1  # one worker answered all twenty calls
+    assert tool.threads[0] is not threading.current_thread()  # and the deadline ran beside it
+
+
+def test_a_call_after_an_abandoned_one_runs_at_once_on_another_worker() -> None:
+    gate = threading.Event()
+    slow, quick = Scripted("slow", gate=gate), Scripted("quick", output="fast")
+    registry = ToolRegistry([slow, quick], max_in_flight=2)
+    try:
+        assert registry.run("slow", "x", timeout_s=0.01).error == "timed out after 0.01 s"
+        # the stuck worker is still busy: the next call must not queue behind it
+        assert registry.run("quick", "x", timeout_s=5).output == "fast"
+    finally:
+        gate.set()
+    assert slow.threads[0] is not quick.threads[0]
+
+
+def test_concurrent_calls_never_use_more_threads_than_the_calls_allowed_at_once() -> None:
+    tool = Scripted("echo")
+    registry = ToolRegistry([tool], max_in_flight=4)
+    results: list[bool] = []
+
+    def caller() -> None:
+        mine = [registry.run("echo", "x", timeout_s=5).ok for _ in range(25)]
+        results.extend(mine)
+
+    callers = [threading.Thread(target=caller) for _ in range(4)]
+    for thread in callers:
+        thread.start()
+    for thread in callers:
+        thread.join(30)
+    assert results == [True] * 100
+    assert 1 <= len(set(tool.threads)) <= 4
 
 
 def test_an_offline_web_search_is_a_failed_outcome_not_a_crash() -> None:

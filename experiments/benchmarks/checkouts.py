@@ -1,0 +1,41 @@
+"""Measure this checkout beside another: a benchmark file run on another checkout's code.
+
+A benchmark that takes `--before DIR` runs its own file (this checkout's measuring code) in a
+fresh Python process whose imports come from DIR (another checkout, e.g. a `git worktree` of the
+commit before a change, run with this virtual environment), alternating with this checkout, so
+that both meet the same machine load. The measuring code must use only what both checkouts
+have, and print its result as JSON on its last line of output.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HERE", "run_on"]
+
+HERE = Path(__file__).resolve().parents[2]  # this checkout's root
+# Runs a file as __main__ without putting its folder first on the path (as `python FILE` does),
+# where `experiments/benchmarks/engine.py` would hide the `engine` package.
+_RUN_FILE = (
+    "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+def run_on(checkout: Path, script: str, arguments: list[str], *, timeout_s: float = 3600) -> Any:
+    """The JSON that `script` (a file of this checkout) prints last, run on `checkout`'s code."""
+    environment = {**os.environ, "PYTHONPATH": str(checkout)}
+    finished = subprocess.run(  # our own benchmark file, on a local store
+        [sys.executable, "-c", _RUN_FILE, str(Path(script).resolve()), *arguments],
+        cwd=checkout,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout_s,
+    )
+    if finished.returncode != 0:
+        raise RuntimeError(f"the measurement failed on {checkout}:\n{finished.stderr[-3000:]}")
+    return json.loads(finished.stdout.strip().splitlines()[-1])
