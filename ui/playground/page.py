@@ -189,6 +189,9 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     return {"score_buttons": scored}
 
 
+ALL_KINDS = ("all kinds (or the query's, if one is typed)", "")
+
+
 def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     with gr.Row():
         query = gr.Textbox(
@@ -196,8 +199,8 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
             elem_id="arms-query",
         )
         kinds = gr.Dropdown(
-            [],
-            value=None,
+            [ALL_KINDS],
+            value="",
             label="Or for a kind of query (the engine learns per kind)",
             elem_id="arms-kind",
         )
@@ -220,7 +223,7 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
 
     def show(text: str, current: str | None, kind: str | None) -> tuple[Any, ...]:
         view = actions.arms(text, current, kind or "")
-        offered = gr.update(choices=[("", ""), *actions.kind_choices()], value=kind or "")
+        offered = gr.update(choices=[ALL_KINDS, *actions.kind_choices()], value=kind or "")
         return view.note, view.table, view.posteriors, view.rewards, offered
 
     wiring: dict[str, Any] = {

@@ -1,6 +1,8 @@
 """The online evaluation with a scripted model: contenders, caching, learning and the report."""
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +137,8 @@ def test_the_lift_is_paired_by_order_and_tools_are_shown_one_by_one(
     assert f"| engine:checker | bare | {engine:+.1f} [" in lift
     assert "| engine:tools_off | random |" in lift
     choices = result.tables["tables/choices-checker.md"]
-    assert "| calculator+direct: share (right) | none: share (right) |" in choices
+    assert re.search(r"\| \w+\+direct: share \(right\) \|", choices)  # one tool arm a column
+    assert choices.count(": share (right) |") >= 2
     assert "final window (last 33%)" in choices
 
 
@@ -165,8 +168,15 @@ def test_the_self_consistency_agreement_is_measured_against_the_checker(tmp_path
     assert "| fixed:self_consistency | all | 12 | 1.00 | 1.00 | 0.67 |" in table
     assert "| fixed:self_consistency | word_length | 6 | nan | 1.00 | nan |" in table
     assert "fixed:direct_answer" not in table  # one call: no agreement to measure
-    answers = [r for r in llm.requests if r.temperature > 0]
-    assert len(answers) >= 3 * len(SUITE.tasks)  # three samples per forced answer
+    sampled = Counter(
+        next(q for q in EXPECTED if q in r.messages[-1].content)
+        for r in llm.requests
+        if r.temperature > 0
+    )
+    # three samples per forced answer the model writes (a tool that reads a whole question on
+    # a new kind's cold start answers it itself, with no sample)
+    assert all(count % 3 == 0 for count in sampled.values())
+    assert len(sampled) >= len(SUITE.tasks) - 1
 
 
 def test_without_self_consistency_the_agreement_table_says_so(

@@ -54,6 +54,12 @@ def test_a_body_that_is_not_utf8_is_a_422(
     assert 400 <= answer.status_code < 500, answer.text
 
 
+def test_call_may_leave_out_the_inputs_its_api_hides(client: TestClient) -> None:
+    # the chosen arm is a state: Gradio fills it in, so the query and the kind are a whole call
+    answer = client.post("/gradio_api/call/show", json={"data": ["", ""]})
+    assert answer.status_code == 200
+
+
 def test_call_v2_without_the_required_argument_names_it(client: TestClient) -> None:
     answer = client.post("/gradio_api/call/v2/show", json={})
     assert answer.status_code == 422
@@ -70,13 +76,8 @@ def test_too_few_inputs_are_a_422_that_counts_them(
     client: TestClient, route: str, data: list[Any]
 ) -> None:
     answer = client.post(f"/gradio_api/{route}/show", json={"data": data})
-    if route == "call" and len(data) == 1:
-        # `call/` may leave out the inputs its API hides (the chosen arm, a state): Gradio fills
-        # them in, so one input is a whole call there.
-        assert answer.status_code == 200
-        return
     assert answer.status_code == 422, answer.text
-    assert "show takes 2 inputs" in detail(answer)
+    assert "show takes 3 inputs" in detail(answer)
     assert f"got {len(data)}" in detail(answer)
 
 
@@ -115,11 +116,11 @@ def test_well_formed_calls_are_answered_as_before(client: TestClient) -> None:
     show = next(i for i, fn in client.app.state.playground.fns.items() if fn.api_name == "show")  # type: ignore[attr-defined]
     joined = client.post(
         "/gradio_api/queue/join",
-        json={"data": ["", None], "fn_index": show, "session_hash": "s2", "trigger_id": None},
+        json={"data": ["", None, ""], "fn_index": show, "session_hash": "s2", "trigger_id": None},
     )
     assert joined.status_code == 200
     assert joined.json()["event_id"]
-    named = client.post("/gradio_api/call/v2/show", json={"text": ""})
+    named = client.post("/gradio_api/call/v2/show", json={"text": "", "kind": ""})
     assert named.status_code == 200
     result = client.get(f"/gradio_api/call/show/{named.json()['event_id']}")
     assert "event: complete" in result.text
@@ -132,11 +133,11 @@ def test_well_formed_calls_are_answered_as_before(client: TestClient) -> None:
 
 def test_direct_calls_do_not_skip_the_queue(client: TestClient) -> None:
     """`run/` skipped the queue and answered a value outside a dropdown's choices with a 500."""
-    bad_kind = client.post("/gradio_api/run/ask", json={"data": ["What is 2+2?", "", "bogus"]})
+    bad_kind = client.post("/gradio_api/run/ask", json={"data": ["What is 2+2?", "", "bogus", ""]})
     assert bad_kind.status_code == 404
     assert "join the queue" in detail(bad_kind)
     # Through the queue the same mistake is the call's own error event, not a server error.
-    joined = client.post("/gradio_api/call/ask", json={"data": ["What is 2+2?", "", "bogus"]})
+    joined = client.post("/gradio_api/call/ask", json={"data": ["What is 2+2?", "", "bogus", ""]})
     assert joined.status_code == 200
     events = client.get(f"/gradio_api/call/ask/{joined.json()['event_id']}").text
     assert "event: error" in events

@@ -77,7 +77,8 @@ def test_two_replicas_creating_kinds_at_once_agree_on_every_kind(postgres_url: s
         assert {kind for _, kind in first} == {kind for _, kind in second}
         assert len({kind for _, kind in first}) == len(Directions.words)
         assert dict(first) == dict(second)
-        restarted = book_on(SqlStore(postgres_url))
+    with SqlStore(postgres_url) as third_store:
+        restarted = book_on(third_store)
         assert [k.kind_id for k in restarted.kinds] == [k.kind_id for k in replicas[0].kinds]
         assert [k.anchor for k in restarted.kinds] == [k.anchor for k in replicas[1].kinds]
 
