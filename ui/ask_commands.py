@@ -3,6 +3,7 @@
     thinkpath ask "What is 17 * 23?"                      # answer, path, tool, cost, decision id
     thinkpath ask "What is 17 * 23?" --expected 391       # scored by an exact checker
     thinkpath ask "Capital of Australia?" --expected Canberra --kind exact --json
+    thinkpath ask "Refund for order 1234, charged twice" --task ticket-triage  # a named task
     thinkpath outcome <decision-id> 1.0 --source user     # feedback, now or hours later
 
 Progress goes to stderr as each stage finishes, so `--json` output on stdout stays parseable.
@@ -48,6 +49,11 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
         "--kind",
         choices=ANSWER_KINDS,
         help="how to compare with --expected (inferred from it when omitted)",
+    )
+    ask.add_argument(
+        "--task",
+        help="name the kind of query, a slug such as ticket-triage: the engine learns for it "
+        "apart (default: the kind is found from the query)",
     )
     ask.add_argument("--json", action="store_true", help="print the whole decision as JSON")
     ask.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -98,7 +104,7 @@ def run_ask(args: argparse.Namespace) -> int:
     # `thinkpath outcome --source ... --replace` corrects.
     checked_by = args.source if checker is not None else None
     decision = build_engine().decide(
-        args.query, checker=checker, listener=listener, checked_by=checked_by
+        args.query, checker=checker, listener=listener, checked_by=checked_by, task=args.task
     )
     if args.json:
         print(json.dumps(decision.model_dump(mode="json"), indent=2))
@@ -125,6 +131,7 @@ def summary(decision: "Decision") -> str:
     lines = [
         f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
         *(f"note:     {note}" for note in notes),
+        *([f"kind:     {decision.kind.label} ({decision.kind.why})"] if decision.kind else []),
         f"path:     {path.arm_id} ({path.reason}, p={path.propensity:.3g})",
         f"tool:     {tool.arm_id} ({tool.reason}, p={tool.propensity:.3g})",
         *_tool_lines(decision),

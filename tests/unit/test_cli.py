@@ -28,6 +28,19 @@ def test_outcome_refuses_an_unknown_or_reserved_source(capsys: pytest.CaptureFix
     assert "is reserved" in capsys.readouterr().err
 
 
+def test_ask_task_names_the_kind_of_query_and_a_bad_name_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = scripted_engine(tmp_path)
+    monkeypatch.setattr("engine.compose.build_engine", lambda *_args, **_kw: engine)
+    assert main(["ask", "What is 6 * 7?", "--task", "sums", "--quiet", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kind"]["id"] == "task:sums"
+    assert main(["ask", "What is 6 * 7?", "--task", "sums", "--quiet"]) == 0
+    assert "kind:     sums (the named task 'sums')" in capsys.readouterr().out
+    assert main(["ask", "What is 6 * 7?", "--task", "Not A Slug", "--quiet"]) == 1
+    assert "not a slug" in capsys.readouterr().err
+
+
 def test_ask_expected_is_the_callers_claim_and_outcome_replace_corrects_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

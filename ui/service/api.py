@@ -17,6 +17,7 @@ from fastapi.responses import JSONResponse
 from engine import ArmStats, Decision, Engine, OutcomeResult, PathDefinition
 from engine.errors import (
     BudgetExceededError,
+    InvalidKindError,
     OutcomeConflictError,
     OutcomeLimitError,
     PolicyError,
@@ -25,6 +26,7 @@ from engine.errors import (
     ThinkPathError,
     UnknownArmError,
     UnknownDecisionError,
+    UnknownKindError,
 )
 from templates import Template
 from ui.service.auth import Access
@@ -32,12 +34,20 @@ from ui.service.guard_stack import Guards, GuardStack
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS
 from ui.service.limits import MAX_BODY_BYTES
 from ui.service.openai_compat import OPENAI_PREFIX, create_openai_app
-from ui.service.schemas import DecideRequest, Health, OutcomeRequest, RetireRequest
+from ui.service.schemas import (
+    DecideRequest,
+    Health,
+    KindNameRequest,
+    KindRow,
+    OutcomeRequest,
+    RetireRequest,
+)
 from ui.service.strict_json import validation_error
 
 API_PREFIX = "/api/v1"
 # Decision and arm ids alike: short, and nothing that needs escaping in a path.
 DecisionId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+KindId = Annotated[str, Path(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")]
 # A part of the service that health asks after: its name, and a check that says what is wrong
 # with it (None when nothing is). The playground's queue is one (`ui.service.gradio_queue`).
 HealthChecks = Mapping[str, Callable[[], str | None]]
@@ -47,6 +57,8 @@ HealthChecks = Mapping[str, Callable[[], str | None]]
 _STATUS_OF_ERROR: Sequence[tuple[type[ThinkPathError], int]] = (
     (UnknownDecisionError, status.HTTP_404_NOT_FOUND),
     (UnknownArmError, status.HTTP_404_NOT_FOUND),
+    (UnknownKindError, status.HTTP_404_NOT_FOUND),
+    (InvalidKindError, status.HTTP_422_UNPROCESSABLE_CONTENT),  # a task name that is no slug
     (OutcomeConflictError, status.HTTP_409_CONFLICT),
     # the decision's history is full: a conflict with its state, nothing recorded
     (OutcomeLimitError, status.HTTP_409_CONFLICT),
@@ -73,7 +85,9 @@ def build_router(engine: Engine, checks: HealthChecks | None = None) -> APIRoute
         checker = request.checker()
         # The expected answer is the client's claim, scored as its source's (default "user").
         checked_by = (request.source or "user") if checker is not None else None
-        return engine.decide(request.query, checker=checker, checked_by=checked_by)
+        return engine.decide(
+            request.query, checker=checker, checked_by=checked_by, task=request.task
+        )
 
     @router.get("/decisions/{decision_id}", tags=["decisions"])
     def read_decision(decision_id: DecisionId) -> Decision:
@@ -94,9 +108,24 @@ def build_router(engine: Engine, checks: HealthChecks | None = None) -> APIRoute
         )
 
     @router.get("/arms", tags=["learning"])
-    def list_arms(query: Annotated[str | None, Query(max_length=8000)] = None) -> list[ArmStats]:
-        """Every arm's statistics; with `query`, also cold/confident and P(best) for that query."""
-        return engine.arms(query)
+    def list_arms(
+        query: Annotated[str | None, Query(max_length=8000)] = None,
+        kind: Annotated[str | None, Query(max_length=128)] = None,
+    ) -> list[ArmStats]:
+        """Every arm's statistics; with `query` (the kind it would join) or `kind` (a kind's
+        id), also cold/confident and P(best) for that kind of query."""
+        return engine.arms(query, kind=kind)
+
+    @router.get("/kinds", tags=["learning"])
+    def list_kinds() -> list[KindRow]:
+        """The kinds of query, oldest first: id, name, origin, decisions and first question."""
+        return [KindRow.model_validate(row) for row in engine.kinds()]
+
+    @router.post("/kinds/{kind_id}/name", tags=["learning"])
+    def name_kind(kind_id: KindId, request: KindNameRequest) -> KindRow:
+        """Name a kind of query (a slug): it keeps what it learned, and the name then works as
+        a task name. 404 for an unknown kind, 422 for a bad or taken name."""
+        return KindRow.model_validate(engine.rename_kind(kind_id, request.name))
 
     _template_routes(router, engine)
 

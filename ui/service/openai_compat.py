@@ -36,6 +36,7 @@ from starlette.exceptions import HTTPException
 from engine import ChatOptions, Decision, Engine, TraceStep
 from engine.errors import (
     BudgetExceededError,
+    InvalidKindError,
     InvalidQueryError,
     PolicyError,
     StoreUnavailableError,
@@ -64,6 +65,7 @@ DECIDE_MS_HEADER = "x-thinkpath-decide-ms"  # milliseconds the engine took insid
 # Engine errors as OpenAI statuses and types; anything else is a 500.
 _ENGINE_ERRORS: tuple[tuple[type[ThinkPathError], int, str], ...] = (
     (InvalidQueryError, status.HTTP_400_BAD_REQUEST, "invalid_request_error"),
+    (InvalidKindError, status.HTTP_400_BAD_REQUEST, "invalid_request_error"),  # metadata.task
     (UnknownArmError, status.HTTP_404_NOT_FOUND, "not_found_error"),  # retired meanwhile
     (PolicyError, status.HTTP_422_UNPROCESSABLE_CONTENT, "invalid_request_error"),
     (BudgetExceededError, status.HTTP_429_TOO_MANY_REQUESTS, "insufficient_quota"),
@@ -101,7 +103,9 @@ def create_openai_app(engine: Engine) -> FastAPI:
         query, chat = body.engine_input()
         if body.stream:
             include_usage = body.stream_options is not None and body.stream_options.include_usage
-            stream = DecisionStream(engine, running, query=query, chat=chat, force=force)
+            stream = DecisionStream(
+                engine, running, query=query, chat=chat, force=force, task=body.task()
+            )
             await stream.accepted()  # the engine's refusal is raised here, before any byte
             return StreamingResponse(
                 stream.events(body.model, include_usage=include_usage),
@@ -110,7 +114,7 @@ def create_openai_app(engine: Engine) -> FastAPI:
             )
         started = time.perf_counter()
         decision = await run_in_threadpool(
-            lambda: engine.decide(query, chat=chat, force_path=force)
+            lambda: engine.decide(query, chat=chat, force_path=force, task=body.task())
         )
         decide_ms = (time.perf_counter() - started) * 1000
         if decision.answer is None:
@@ -187,8 +191,10 @@ class DecisionStream:
         query: str,
         chat: ChatOptions,
         force: str | None,
+        task: str | None = None,
     ) -> None:
         self.decision_id = uuid.uuid4().hex
+        self._task_name = task
         self.created = int(datetime.now(UTC).timestamp())
         loop = asyncio.get_running_loop()
         self._queue: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()
@@ -205,7 +211,12 @@ class DecisionStream:
         def decide() -> Decision:
             try:
                 return engine.decide(
-                    query, chat=chat, force_path=force, decision_id=self.decision_id, listener=relay
+                    query,
+                    chat=chat,
+                    force_path=force,
+                    decision_id=self.decision_id,
+                    listener=relay,
+                    task=task,
                 )
             finally:
                 send(None)

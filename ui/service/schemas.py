@@ -57,6 +57,9 @@ class DecideRequest(_Body):
     expected_answer: str | None = Field(default=None, max_length=500)
     answer_kind: Literal["numeric", "exact", "choice", "date"] | None = None
     source: str | None = Field(default=None, min_length=1, max_length=64)
+    # The kind of query, named by the client (a slug, e.g. "ticket-triage"; the engine checks
+    # it); without one the engine finds the kind from the query.
+    task: str | None = Field(default=None, min_length=1, max_length=64)
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> "DecideRequest":
@@ -76,6 +79,22 @@ class DecideRequest(_Body):
         if self.expected_answer is None:
             return None
         return checker_for(self.expected_answer, self.answer_kind)
+
+
+class KindRow(_Body):
+    """A kind of query as the service lists it (`Engine.kinds`)."""
+
+    kind: str
+    name: str | None
+    origin: Literal["task", "discovered"]
+    decisions: int
+    example: str
+
+
+class KindNameRequest(_Body):
+    """A name for a kind of query: a slug, e.g. "ticket-triage" (the engine checks it)."""
+
+    name: str = Field(min_length=1, max_length=64)
 
 
 class OutcomeRequest(_Body):
@@ -199,6 +218,15 @@ class ChatCompletionRequest(BaseModel):
     max_completion_tokens: int | None = Field(default=None, ge=1, le=32768)
     temperature: float | None = Field(default=None, ge=0.0, le=2.0, allow_inf_nan=False)
     user: str | None = Field(default=None, max_length=256)  # advisory in OpenAI's API too
+    # OpenAI's limits: 16 pairs, keys of 64 characters, values of 512. Its "task" names the
+    # kind of query (`Engine.decide(task=...)`); the other keys are the client's, kept nowhere.
+    metadata: (
+        Annotated[
+            dict[Annotated[str, Field(max_length=64)], Annotated[str, Field(max_length=512)]],
+            Field(max_length=16),
+        ]
+        | None
+    ) = None
 
     def refuse_unsupported(self) -> None:
         """Raise a 400 for the first parameter set to something ThinkPath does not do."""
@@ -212,6 +240,10 @@ class ChatCompletionRequest(BaseModel):
                 code="unsupported_parameter",
                 param=name,
             )
+
+    def task(self) -> str | None:
+        """The task `metadata` names, if any (the engine checks that it is a slug)."""
+        return (self.metadata or {}).get("task")
 
     def engine_input(self) -> tuple[str, ChatOptions]:
         """The query (the last message, a user's) and the rest as chat options for the answer."""

@@ -307,3 +307,24 @@ def test_a_hidden_character_in_a_retire_reason_is_refused_by_the_engine_too(
         engine.retire_template("first_principles", reason)
     row = next(r for r in engine.arms() if r.arm_id == "first_principles")
     assert not row.retired
+
+
+def test_a_named_task_is_a_kind_of_its_own_and_kinds_can_be_listed_and_named(
+    client: TestClient,
+) -> None:
+    made = client.post("/api/v1/decisions", json={"query": "What is 2 + 2?", "task": "sums"})
+    assert made.status_code == 201, made.text
+    assert made.json()["kind"]["id"] == "task:sums"
+    bad = client.post("/api/v1/decisions", json={"query": "What is 2 + 2?", "task": "Not A Slug"})
+    assert bad.status_code == 422
+    assert "not a slug" in bad.json()["detail"]
+    unnamed = client.post("/api/v1/decisions", json={"query": "Who wrote Hamlet?"}).json()
+    kinds = client.get("/api/v1/kinds").json()
+    assert {row["kind"] for row in kinds} >= {"task:sums", unnamed["kind"]["id"]}
+    named = client.post(f"/api/v1/kinds/{unnamed['kind']['id']}/name", json={"name": "authors"})
+    assert (named.status_code, named.json()["name"]) == (200, "authors")
+    again = client.post("/api/v1/decisions", json={"query": "Who wrote Faust?", "task": "authors"})
+    assert again.json()["kind"]["id"] == unnamed["kind"]["id"]
+    assert client.post("/api/v1/kinds/k999/name", json={"name": "x"}).status_code == 404
+    arms = client.get("/api/v1/arms", params={"kind": "task:sums"}).json()
+    assert all(row["prob_best"] is not None for row in arms if not row["retired"])

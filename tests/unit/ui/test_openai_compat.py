@@ -438,3 +438,30 @@ def test_retired_templates_are_not_models(client: OpenAI, recorded: Recorded) ->
     with pytest.raises(openai.NotFoundError) as caught:
         client.chat.completions.create(model="thinkpath:first_principles", messages=QUESTION)
     assert caught.value.code == "model_not_found"
+
+
+def test_metadata_task_names_the_kind_of_query_plain_and_streamed(
+    client: OpenAI, recorded: Recorded
+) -> None:
+    plain = client.chat.completions.create(
+        model="thinkpath", messages=QUESTION, metadata={"task": "sums", "team": "billing"}
+    )
+    kind = recorded.engine.get_decision(plain.id).kind
+    assert kind is not None
+    assert (kind.id, kind.origin) == ("task:sums", "task")
+    streamed = client.chat.completions.create(
+        model="thinkpath", messages=QUESTION, metadata={"task": "sums"}, stream=True
+    )
+    ids = {chunk.id for chunk in streamed}
+    (decision_id,) = ids
+    assert recorded.engine.get_decision(decision_id).kind == kind.model_copy(
+        update={"new": False, "why": "the named task 'sums'"}
+    )
+    with pytest.raises(openai.BadRequestError, match="not a slug"):
+        client.chat.completions.create(
+            model="thinkpath", messages=QUESTION, metadata={"task": "Not A Slug"}
+        )
+    with pytest.raises(openai.UnprocessableEntityError):
+        client.chat.completions.create(
+            model="thinkpath", messages=QUESTION, metadata={f"k{i}": "v" for i in range(17)}
+        )
