@@ -39,6 +39,7 @@ from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from engine.stages.answer import answer_messages
 from engine.stages.procedures import AnswerSettings, run_procedure
+from experiments.regex_families import family
 from experiments.replay import PROGRAM_TOOLBOX, check_task
 from experiments.tasks import Task
 
@@ -63,7 +64,16 @@ ENGINE_VARIANTS = (
     "pooled",
     "from_zero",
     "priced",
+    "named",
+    "regex",
 )
+# How the engine finds kinds of query: `checker` (and every other variant) discovers them from
+# the queries' embeddings; `named` is told each task's true family as a named task; `regex` is
+# told the regex family the engine used before kinds (`experiments.regex_families`).
+_KIND_SOURCES: dict[str, Callable[[Task], str]] = {
+    "named": lambda task: task.family,
+    "regex": lambda task: family(task.query),
+}
 # The `priced` variant's price per LLM call, in reward units: a right answer from a
 # three-call self-consistency then earns 0.7, from one call 0.9, from a direct tool arm 1.
 PRICED_PER_CALL = 0.1
@@ -268,7 +278,12 @@ def engine_steps(
         def checker(text: str, task: Task = task) -> float:
             return check_task(text, task)
 
-        decision = engine.decide(task.query, checker=None if variant == "referee" else checker)
+        kind_source = _KIND_SOURCES.get(variant)
+        decision = engine.decide(
+            task.query,
+            checker=None if variant == "referee" else checker,
+            task=None if kind_source is None else kind_source(task),
+        )
         steps.append(_engine_step(decision, task, llm.calls[mark:]))
         advance(1)
     return steps

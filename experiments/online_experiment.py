@@ -50,7 +50,7 @@ from experiments.online_report import (
 )
 from experiments.plots import ValueRange
 from experiments.replay import chosen_templates
-from experiments.tasks import TaskSuite
+from experiments.tasks import TaskSuite, generate_suite
 
 __all__ = [
     "OnlineParams",
@@ -67,7 +67,9 @@ class OnlineParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str = "local/smollm2"
-    suite: Literal["heldout", "bigbench"] = "heldout"  # generated held-out, or public BIG-bench
+    # generated held-out, public BIG-bench development families, or those and the generated
+    # development families together (`development`; `families` then names BIG-bench ones)
+    suite: Literal["heldout", "bigbench", "development"] = "heldout"
     families: tuple[str, ...] = ()  # the suite's families; empty = all
     per_family: int = Field(10, ge=1, le=1000)  # bigbench: at most the sample's 30
     suite_seed: int = Field(0, ge=0)
@@ -90,6 +92,10 @@ def task_suite(params: OnlineParams) -> TaskSuite:
     the BIG-bench sample is pinned)."""
     if params.suite == "bigbench":
         return bigbench_suite(params.per_family, params.families or None)
+    if params.suite == "development":
+        public = bigbench_suite(params.per_family, params.families or None)
+        generated = generate_suite(params.suite_seed, params.per_family)
+        return TaskSuite(seed=public.seed, tasks=public.tasks + generated.tasks)
     return heldout_suite(params.suite_seed, params.per_family, params.families or None)
 
 
