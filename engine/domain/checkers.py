@@ -190,6 +190,8 @@ def checker_for(expected: str, kind: str | None = None) -> ExpectedChecker:
 
     >>> checker_for("42")("So the total is 42.")
     1.0
+    >>> checker_for("twelve")
+    ExpectedChecker(expected='12', kind='numeric', inferred=True)
     >>> checker_for("March 11, 2024", "date")
     ExpectedChecker(expected='2024-03-11', kind='date', inferred=False)
     >>> checker_for("soon", "date")
@@ -206,6 +208,9 @@ def checker_for(expected: str, kind: str | None = None) -> ExpectedChecker:
     if chosen == "date":
         day = only_date(truth)
         truth = day.isoformat() if day is not None else truth
+    spelled = parse_number_words(truth) if chosen == "numeric" else None
+    if spelled is not None:  # "twelve" is inferred numeric: it is compared as 12
+        truth = f"{spelled:g}"
     probe = {"numeric": "0", "date": "2000-01-01"}.get(chosen, "a")
     try:
         check_answer(probe, truth, chosen)

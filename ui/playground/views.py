@@ -21,9 +21,7 @@ from engine import (
     Decision,
     OutcomeResult,
     TraceStep,
-    find_dates,
     find_loop,
-    parse_number_words,
 )
 from ui.markup import clip, code_span, plain_text, quoted
 from ui.progress import (
@@ -45,7 +43,6 @@ __all__ = [
     "card_markdown",
     "check_set_by",
     "cost_markdown",
-    "infer_answer_kind",
     "standing_scores",
     "trace_rows",
 ]
@@ -53,32 +50,11 @@ __all__ = [
 TRACE_COLUMNS = ["stage", "outcome", "reason", "seconds", "LLM calls"]
 SHOWN_ANSWER_CHARS = 700  # longer answers (often a small model looping) are folded away
 _SHORT_REASON = 4  # a referee "reason" shorter than this explains nothing ("x")
-_NUMBER = re.compile(r"^[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s*/\s*\d+)?%?$")
-_LETTER = re.compile(r"^\(?[A-Ja-j]\)?$")
 # The answer's own label: the card's heading already says "Answer".
 _LABEL = re.compile(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", re.IGNORECASE)
 TOOL_STAGES = ("tool", "tool_fallback", "answer_direct")
 SEED_STAGES = ("search", "seed_check", "seed")
 _VERIFIERS = ("checker", "user")  # sources whose score checks the answer; a referee's is a view
-
-
-def infer_answer_kind(expected: str) -> str:
-    """The checker kind an expected answer most likely needs when the user chose none.
-
-    A number (digits or words) is "numeric", a lone option letter "choice", a text that is one
-    date "date", anything else an "exact" text match.
-
-    >>> [infer_answer_kind(x) for x in ["4", "1,234.5", "seven", "B", "(c)", "2024-03-11", "Paris"]]
-    ['numeric', 'numeric', 'numeric', 'choice', 'choice', 'date', 'exact']
-    """
-    text = expected.strip()
-    if _NUMBER.match(text) or parse_number_words(text) is not None:
-        return "numeric"
-    if _LETTER.match(text):
-        return "choice"
-    if len(find_dates(text)) == 1 and not re.search(r"[A-Za-z]{3,}\s+[A-Za-z]{3,}\s", text):
-        return "date"
-    return "exact"
 
 
 def answer_markdown(answer: str | None, notes: dict[str, Any] | None = None) -> str:

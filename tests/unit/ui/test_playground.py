@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from engine import checker_for
 from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
@@ -21,7 +22,7 @@ from ui.playground import ARM_COLUMNS, Actions
 from ui.playground.actions import expected_checker
 from ui.playground.figures import fits_workload
 from ui.playground.page import EXAMPLE_TEMPLATE
-from ui.playground.views import answer_markdown, card_markdown, cost_markdown, infer_answer_kind
+from ui.playground.views import answer_markdown, card_markdown, cost_markdown
 from ui.progress import describe_stage
 
 ROLE, ARM, STATE = (ARM_COLUMNS.index(name) for name in ("role", "arm", "state"))
@@ -72,14 +73,21 @@ def test_a_blank_answer_kind_is_inferred_and_said(engine: Engine) -> None:
         ("4", "numeric"),
         ("-3.5", "numeric"),
         ("B", "choice"),
+        ("(c)", "choice"),  # the playground and the engine once disagreed on these two
+        ("b", "exact"),  # a bare lower-case letter may be the first letter of a word
         ("2024-03-11", "date"),
         ("Canberra", "exact"),
         ("twelve", "numeric"),
         ("The Eiffel Tower", "exact"),
     ],
 )
-def test_infer_answer_kind(expected: str, kind: str) -> None:
-    assert infer_answer_kind(expected) == kind
+def test_the_playground_infers_the_answer_kind_with_the_engines_one_rule(
+    expected: str, kind: str
+) -> None:
+    checker, note = expected_checker(expected, "")
+    assert checker is not None
+    assert f"checked as **{kind}** (inferred" in note
+    assert checker_for(expected).kind == kind  # `engine.checker_for` infers it, for every edge
 
 
 def test_the_card_labels_path_tool_seed_and_the_referee(tmp_path: Path) -> None:
