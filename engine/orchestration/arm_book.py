@@ -287,18 +287,16 @@ class ArmBook:
         return placed
 
     def explorable(self, role: str, context: Sequence[float]) -> frozenset[str]:
-        """The arms of `role` a cold draw may explore for this context: every arm but those
-        dominated on every kind with enough evidence (`EarnedArms`), and any arm this kind
-        has learned itself."""
+        """The arms of `role` a draw may take for this context: while the kind is new (fewer
+        outcomes of its own than the learner's recent window), every arm but those dominated
+        on every kind with enough evidence (`EarnedArms`); then every arm, so that an arm
+        dominated elsewhere can still prove itself on a kind unlike the others."""
         with self._lock:
             policy = self._learner.policies[role]
-            policy_context = self._learner.policy_context(role, context)
+            if len(self._learner.recent_rewards(context)) >= self._learner.recent_window:
+                return frozenset(policy.arms)
             dominated = self._earned.dominated(role, self._learner)
-            return frozenset(
-                arm
-                for arm in policy.arms
-                if arm not in dominated or not policy.is_cold(arm, policy_context)
-            )
+            return frozenset(arm for arm in policy.arms if arm not in dominated)
 
     def add_template(
         self, path: PathDefinition, *, max_templates: int, max_kept: int | None = None

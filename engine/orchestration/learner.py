@@ -113,6 +113,11 @@ class Learner:
         return np.asarray(context, dtype=float)
 
     @property
+    def recent_window(self) -> int:
+        """How many of a context's latest path rewards `recent_rewards` keeps."""
+        return self._recent_window
+
+    @property
     def contexts_seen(self) -> list[ContextKey]:
         """Every context a path outcome has taught, in the order first seen."""
         return [key for key in self._recent if key]
