@@ -435,7 +435,10 @@ def _result_of(outcome: LearnedOutcome) -> OutcomeResult:
 
 
 def _plain_label(context: Sequence[float]) -> str:
-    return "context " + ",".join(f"{value:g}" for value in context)
+    """A context no kind stands for (decisions made before kinds), by its first values."""
+    values = list(context)
+    shown = ",".join(f"{value:g}" for value in values[:4])
+    return f"context {shown}{',...' if len(values) > 4 else ''}"
 
 
 def _check_query(query: object) -> str:

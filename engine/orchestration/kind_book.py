@@ -92,11 +92,6 @@ class KindBook:
             known = self._kinds.get(kind_id)
             return None if known is None else known.anchor
 
-    def label(self, kind_id: str) -> str:
-        with self._lock:
-            known = self._kinds.get(kind_id)
-            return kind_id if known is None else known.label
-
     # -- the rule --------------------------------------------------------------------------------
 
     def find(self, query: str, *, task: str | None = None) -> KindMatch:
