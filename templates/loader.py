@@ -20,6 +20,7 @@ prompt; a changed strategy must take a new id and earn its own record.
 """
 
 import tomllib
+import unicodedata
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -76,12 +77,33 @@ def _describe(error: ValidationError, source_name: str) -> str:
         elif problem["type"] == "string_pattern_mismatch":
             message = (
                 f"{problem['input']!r} is not a slug (lowercase letters and digits, "
-                "joined by single '_' or '-')"
+                f"joined by single '_' or '-'){_offending(str(problem['input']))}"
+            )
+        elif problem["type"] == "string_too_long":
+            limit = problem.get("ctx", {}).get("max_length")
+            message = (
+                f"{len(str(problem['input'])):,} characters long; at most {limit:,} are allowed"
             )
         else:
             message = problem["msg"].removeprefix("Value error, ")
         lines.append(f"{source_name}: field '{field}': {message}")
     return "\n".join(lines)
+
+
+def _offending(text: str) -> str:
+    """The first character a slug cannot hold, named ("the 'с' at position 1 is CYRILLIC SMALL
+    LETTER ES"): a look-alike letter from another script is otherwise invisible in the message.
+
+    >>> _offending("сheck_units")
+    ": the 'с' at position 1 is CYRILLIC SMALL LETTER ES"
+    >>> _offending("My Id")
+    ": the 'M' at position 1 is LATIN CAPITAL LETTER M"
+    """
+    for position, char in enumerate(text, start=1):
+        if not (char.isascii() and (char.islower() or char.isdigit() or char in "_-")):
+            name = unicodedata.name(char, f"U+{ord(char):04X}")
+            return f": the {char!r} at position {position} is {name}"
+    return ""
 
 
 def template_to_toml(template: Template) -> str:

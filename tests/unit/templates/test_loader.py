@@ -179,3 +179,16 @@ def test_tags_written_as_one_string_load_as_one_tag() -> None:
     assert parse_template(text, "mine.toml").tags == ("math",)
     with pytest.raises(TemplateError, match="'math, x' is not a slug"):
         parse_template(VALID.replace('tags = ["custom"]', 'tags = "math, x"'), "mine.toml")
+
+
+def test_errors_name_the_offending_character_and_the_limit_in_plain_words() -> None:
+    lookalike = VALID.replace('id = "mine"', 'id = "сheck_units"')  # a Cyrillic "с" first
+    with pytest.raises(TemplateError) as raised:
+        parse_template(lookalike, "new template")
+    assert "the 'с' at position 1 is CYRILLIC SMALL LETTER ES" in str(raised.value)
+    long_prompt = VALID.replace("Question: {query}", "Question: {query}" + "x" * 4000)
+    with pytest.raises(TemplateError) as raised:
+        parse_template(long_prompt, "new template")
+    assert "field 'prompt': 4,05" in str(raised.value)
+    assert "characters long; at most 4,000 are allowed" in str(raised.value)
+    assert "String should have" not in str(raised.value)
