@@ -162,7 +162,7 @@ def _reward_lines(axis: Axes, outcomes: Sequence[LearnedOutcome], role: str, mos
         marker = "." if len(points) < 30 else None
         axis.plot(seqs, running, marker=marker, label=arm, **styles[arm])
     axis.set(ylabel="running mean reward", ylim=(-0.05, 1.05))
-    axis.set_xlabel("outcome #")
+    axis.set_xlabel("decisions with the arm (each counted once, as in the table)")
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_title(f"{role} arms: reward over time (weighted)")
     if by_arm:  # beside the axes, not on them: a legend inside covers the lines
@@ -174,9 +174,9 @@ def _reward_lines(axis: Axes, outcomes: Sequence[LearnedOutcome], role: str, mos
 def _running_means(
     outcomes: Sequence[LearnedOutcome], role: str
 ) -> dict[str, list[tuple[int, float]]]:
-    """Per arm, its weighted mean reward after each outcome that changed it, counting for each
-    decision only the outcome in force (`engine.domain.evidence`): the table's rule, so the
-    line ends where the table's mean is."""
+    """Per arm, its weighted mean reward after each of its decisions (x: the arm's decisions so
+    far), counting for each decision only the outcome in force (`engine.domain.evidence`): the
+    table's rule, so the line has as many points as the table counts and ends at its mean."""
     standing: dict[str, dict[str, Evidence]] = {}  # decision -> source -> its latest score
     counted: dict[str, tuple[float, float]] = {}  # decision -> its reward and weight in force
     # arm -> [weighted reward sum, weight sum], kept as outcomes replace each other, so each
@@ -199,8 +199,12 @@ def _running_means(
         weighted += force.reward * force.weight - old_reward * old_weight
         total += force.weight - old_weight
         sums[arm] = [weighted, total]
+        points = lines.setdefault(arm, [])
+        if outcome.decision_id in counted:  # a replaced score moves the line, adds no point
+            points[-1] = (points[-1][0], weighted / total)
+        else:  # one point per decision: as many as the table counts
+            points.append((len(points) + 1, weighted / total))
         counted[outcome.decision_id] = (force.reward, force.weight)
-        lines.setdefault(arm, []).append((outcome.seq, weighted / total))
     return lines
 
 

@@ -93,6 +93,12 @@ def test_after_a_score_table_and_plot_show_the_same_numbers_tools_included(
     path_axis, tool_axis = arms.rewards.axes
     assert [line.get_label() for line in path_axis.get_lines()] == [decision.path.arm_id]
     assert tool_axis.get_lines()  # tools have reward lines too
+    for axis, role in ((path_axis, "path"), (tool_axis, "tool")):  # a point per counted decision
+        for line in axis.get_lines():
+            counted = next(
+                s for s in engine.arms() if (s.role, s.arm_id) == (role, line.get_label())
+            )
+            assert len(line.get_xdata()) == counted.outcomes
 
 
 def test_reward_lines_are_weighted_like_the_table() -> None:
@@ -116,6 +122,8 @@ def test_reward_lines_are_weighted_like_the_table() -> None:
     )
     path_axis, tool_axis = figure.axes
     (path_line,) = path_axis.get_lines()
-    assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1.0, 1 / 1.5, 1.0])
+    # one point per decision (a replaced score moves the decision's point): as the table counts
+    assert np.asarray(path_line.get_xdata()).tolist() == [1, 2]
+    assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1.0])
     (tool_line,) = tool_axis.get_lines()
-    assert np.asarray(tool_line.get_ydata()).tolist() == pytest.approx([1.0, 1.0, 0.0, 0.0, 0.5])
+    assert np.asarray(tool_line.get_ydata()).tolist() == pytest.approx([0.0, 0.5])
