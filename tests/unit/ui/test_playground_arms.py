@@ -98,7 +98,7 @@ def test_after_a_score_table_and_plot_show_the_same_numbers_tools_included(
             counted = next(
                 s for s in engine.arms() if (s.role, s.arm_id) == (role, line.get_label())
             )
-            assert len(line.get_xdata()) == counted.outcomes
+            assert len(np.asarray(line.get_xdata())) == counted.outcomes
 
 
 def test_reward_lines_are_weighted_like_the_table() -> None:
