@@ -169,6 +169,8 @@ def chance_words(propensity: float) -> str:
 def seed_gate_words(outputs: dict[str, Any]) -> str:
     """Why the seed gate skipped the seed: it learns per kind of question whether one helps."""
     why = str(outputs.get("why", "")) or "the seed gate chose no seed"
+    if "first decision" in why:  # no gate drew: the new kind's first decision made no call
+        return why
     chance = outputs.get("p_seed")
     tail = f", building one {float(chance):.0%} of the time" if chance is not None else ""
     return f"{why}: it learns for each kind of question whether background helps{tail}"
@@ -178,7 +180,7 @@ def _choice(outputs: dict[str, Any], step: TraceStep) -> str:
     chance = outputs.get("propensity")
     tail = f"; {chance_words(float(chance))}" if chance is not None else ""
     noun = "paths" if step.stage == "selection" else "tools"
-    why = (
+    why = str(outputs.get("why") or "") or (
         f"the {noun} are still new, so the rating led"
         if step.reason == "cold_start"
         else "from what it has learned"

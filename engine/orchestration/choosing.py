@@ -106,7 +106,7 @@ class Chooser:
                 inputs={"policy_draw": view.path_draw.arm},
                 outputs={"arm": force_path, "propensity": 1.0},
             )
-        tool_pick = yield from self._pick_tool(run, view, suggestion)
+        tool_pick = yield from self._pick_tool(run, view, suggestion, first_of_kind)
         min_rating = self._config.min_rating_to_explore
         listed = [
             Candidate(
@@ -287,8 +287,11 @@ class Chooser:
                 min_rating=self._config.min_rating_to_explore,
                 cold_mass=view.cold_path_mass,
             )
+        why = "the model's rating of the cold paths led" if pick is not None else None
         if pick is None:
             pick = selection.within(view.path_draw, allowed, view.exact_propensities, self._rng)
+            if pick.reason == "cold_start":
+                why = "drawn again among the paths a new kind may try"
         yield report(
             "selection",
             pick.reason,
@@ -298,35 +301,48 @@ class Chooser:
                 "prob_best": dict(view.prob_best),
                 "policy_draw": view.path_draw.arm,
             },
-            outputs={"arm": pick.arm, "propensity": pick.propensity},
+            outputs={"arm": pick.arm, "propensity": pick.propensity, "why": why},
         )
         return pick
 
     def _pick_tool(
-        self, run: RunState, view: PolicyView, suggestion: rating.Rating | None
+        self,
+        run: RunState,
+        view: PolicyView,
+        suggestion: rating.Rating | None,
+        first_of_kind: bool,
     ) -> Steps[selection.Pick]:
-        """The tool policy's draw; a cold draw explores, first, an exact tool that reads the
-        whole question on its own (`tools.reading_tool`), then the arms that earned a place."""
+        """The tool policy's draw. A new kind's first decision, or a cold draw, first asks the
+        exact tools whether one reads the whole question on its own (`tools.reading_tool`);
+        else the policy's draw, kept to the arms that earned a place while the kind is new."""
         started = start()
-        explores = view.tool_draw.arm in view.cold_tools
-        reader = None
+        explores = first_of_kind or view.tool_draw.arm in view.cold_tools
+        reader, why = None, None
         if explores and self._toolbox is not None:
+            offered = view.cold_tools if not first_of_kind else tuple(view.tool_probabilities)
             reader = tools.reading_tool(
-                self._toolbox, run.query, view.cold_tools, self._config.tool_timeout_s
+                self._toolbox, run.query, offered, self._config.tool_timeout_s
             )
         if reader is not None:
-            pick = selection.Pick(reader, view.cold_tool_mass, "cold_start")
+            # the rule is deterministic given the question: the reading tool, every time
+            pick = selection.Pick(
+                reader, 1.0 if first_of_kind else view.cold_tool_mass, "cold_start"
+            )
+            why = "an exact tool read the whole question, so it leads a new kind"
         elif explores and suggestion is not None and suggestion.tool in view.cold_tools:
             pick = selection.Pick(suggestion.tool, view.cold_tool_mass, "cold_start")
+            why = "the model's rating of the cold tools led"
         else:
             allowed = self._book.explorable("tool", run.context)
             pick = selection.within(view.tool_draw, allowed, view.tool_probabilities, self._rng)
+            if pick.reason == "cold_start":
+                why = "drawn again among the tools a new kind may try"
         yield report(
             "tool_selection",
             pick.reason,
             started,
             inputs={"cold": list(view.cold_tools)},
-            outputs={"arm": pick.arm, "propensity": pick.propensity},
+            outputs={"arm": pick.arm, "propensity": pick.propensity, "why": why},
         )
         return pick
 

@@ -54,7 +54,7 @@ def test_the_bus_card_a_corrected_score_and_the_arms_tab(
     page.set_default_timeout(120_000)
     page.goto(slow_service_url)
     ask(page, BUS)  # no expected answer, and the referee was never measured here: not asked
-    expect(page.locator("#progress")).to_contain_text("Done.")
+    expect(page.locator("#progress")).to_contain_text("Done in")
     card = page.locator("#card")
     expect(card).to_contain_text("input: " + BUS)
     expect(card).to_contain_text("output: ")
