@@ -328,7 +328,7 @@ class Chooser:
             pick = selection.Pick(
                 reader, 1.0 if first_of_kind else view.cold_tool_mass, "cold_start"
             )
-            why = "an exact tool read the whole question, so it leads a new kind"
+            why = "an exact tool read the whole question, so it leads while the kind is new to it"
         elif explores and suggestion is not None and suggestion.tool in view.cold_tools:
             pick = selection.Pick(suggestion.tool, view.cold_tool_mass, "cold_start")
             why = "the model's rating of the cold tools led"

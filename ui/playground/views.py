@@ -95,8 +95,12 @@ def answer_markdown(answer: str | None, notes: dict[str, Any] | None = None) -> 
     )
 
 
-def _choice_line(label: str, choice: Choice) -> str:
-    why = {
+def _choice_line(label: str, choice: Choice, decision: Decision) -> str:
+    """The pick and why, in its selection step's own words where it gave them."""
+    stage = "selection" if choice.role == "path" else "tool_selection"
+    steps = _steps(decision, (stage,))
+    said = str(steps[-1].outputs.get("why") or "") if steps else ""
+    why = said or {
         "chose_by_posterior": "chosen by the learning policy from the scores so far",
         "cold_start": "still new, so the model's own rating of the options led",
     }.get(choice.reason, describe_reason(choice.reason))
@@ -119,14 +123,14 @@ def _path_line(decision: Decision) -> str:
             "**Reasoning path:** none used - the tool's result is the answer itself, with no "
             f"model call (the path drawn, {code_span(decision.path.arm_id)}, played no part)"
         )
-    return _choice_line("Reasoning path", decision.path)
+    return _choice_line("Reasoning path", decision.path, decision)
 
 
 def _tool_lines(decision: Decision) -> list[str]:
     """The tool choice, then each tool step in the progress log's words: every refusal, every
     fallback, the tool that gave the output (its input, output and how), a direct answer not
     taken; all from the trace."""
-    head = _choice_line("Tool", decision.tool)
+    head = _choice_line("Tool", decision.tool, decision)
     lines = [head.replace("`none`", "none") if decision.tool.arm_id == "none" else head]
     for step in _steps(decision, TOOL_STAGES):
         lines.append(f"  - {describe_stage(step)}")

@@ -56,9 +56,12 @@ def test_the_bus_card_a_corrected_score_and_the_arms_tab(
     ask(page, BUS)  # no expected answer, and the referee was never measured here: not asked
     expect(page.locator("#progress")).to_contain_text("Done in")
     card = page.locator("#card")
-    expect(card).to_contain_text("input: " + BUS)
-    expect(card).to_contain_text("output: ")
-    expect(card).to_contain_text("read the whole question")  # said, or said to be unknown
+    expect(card).to_contain_text("Ran the tool")
+    shown = card.inner_text()
+    # a tool that ran shows its input, output and whether it read the whole question; when
+    # every tool refused, the card says each refusal and that the model answered alone
+    ran = "input: " + BUS in shown and "output: " in shown and "read the whole question" in shown
+    assert ran or ("refused or failed" in shown and "Fell back to no tool" in shown), shown
     expect(card).not_to_contain_text("worked this out exactly")  # no prompt scaffolding
     expect(card).not_to_contain_text("ran fine")
     expect(card).to_contain_text("not scored yet")

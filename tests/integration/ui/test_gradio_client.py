@@ -18,9 +18,9 @@ def test_ask_with_the_bearer_token(guarded_service: GuardedService) -> None:
         download_files=False,
         verbose=False,
     )
-    result = client.predict("What is 2 + 3?", "5", "numeric", api_name="/ask")
+    result = client.predict("What is 2 + 3?", "5", "numeric", "", api_name="/ask")
     texts = [item for item in result if isinstance(item, str)]
-    card = next(text for text in texts if "Answer: 5" in text)
+    card = next(text for text in texts if "**Verified:**" in text)  # the exact check: right
     assert "Reasoning path:" in card
 
 
@@ -31,8 +31,9 @@ def test_ask_after_logging_in(guarded_service: GuardedService) -> None:
         download_files=False,
         verbose=False,
     )
-    result = client.predict("What is 4 + 4?", "8", "numeric", api_name="/ask")
-    assert any(isinstance(item, str) and "Answer: 8" in item for item in result)
+    result = client.predict("What is 4 + 4?", "8", "numeric", "sums", api_name="/ask")
+    card = next(item for item in result if isinstance(item, str) and "**Verified:**" in item)
+    assert "the named task `sums`" in card
 
 
 def test_no_token_no_client(guarded_service: GuardedService) -> None:
