@@ -75,7 +75,7 @@ class PooledThompsonSampling(ContextualPolicy):
     ...     near.update("a", 1.0, context=[1.0, 0.0]); near.update("b", 0.0, context=[1.0, 0.0])
     ...     near.update("a", 0.0, context=[0.0, 1.0]); near.update("b", 1.0, context=[0.0, 1.0])
     >>> round(near.prob_best(context=[0.96, 0.28])["a"], 2)  # a new kind like the first one
-    0.96
+    0.99
     """
 
     choice_is_posterior_draw = True

@@ -149,17 +149,16 @@ def check_task_name(name: object) -> str:
         raise ValueError(f"task name must be 1 to {MAX_TASK_NAME_CHARS} characters long")
     if _TASK_NAME.fullmatch(name) is None:
         bad = next(
-            (i for i, char in enumerate(name) if not (char.isascii() and char.isalnum())), None
+            (
+                f" (the {char!r} at position {position} is not allowed)"
+                for position, char in enumerate(name, start=1)
+                if not (char.isascii() and (char.islower() or char.isdigit() or char in "_-"))
+            ),
+            " (a '_' or '-' joins two letters or digits, one at a time)",
         )
-        where = ""
-        if bad is not None and not (name[bad] in "_-" and 0 < bad < len(name) - 1):
-            where = f" (the {name[bad]!r} at position {bad + 1} is not allowed)"
-        elif any(char.isupper() for char in name):
-            upper = next(i for i, char in enumerate(name) if char.isupper())
-            where = f" (the {name[upper]!r} at position {upper + 1} is not allowed)"
         raise ValueError(
             f"task name {name!r} is not a slug: use lowercase letters and digits joined by "
-            f"single '_' or '-'{where}"
+            f"single '_' or '-'{bad}"
         )
     return name
 

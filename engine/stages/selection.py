@@ -96,10 +96,12 @@ def within(
     restricted to what is allowed leaves the relative odds of the allowed arms unchanged.
 
     >>> rng, odds = np.random.default_rng(0), {"a": 0.3, "b": 0.1, "c": 0.6}
-    >>> within(Pick("c", 0.6, "chose_by_posterior"), ["a", "b"], odds, rng)
-    Pick(arm='a', propensity=0.75, reason='cold_start')
-    >>> within(Pick("b", 0.1, "chose_by_posterior"), ["a", "b"], odds, rng)
-    Pick(arm='b', propensity=0.25, reason='chose_by_posterior')
+    >>> redrawn = within(Pick("c", 0.6, "chose_by_posterior"), ["a", "b"], odds, rng)
+    >>> redrawn.arm, round(redrawn.propensity, 6), redrawn.reason
+    ('a', 0.75, 'cold_start')
+    >>> kept = within(Pick("b", 0.1, "chose_by_posterior"), ["a", "b"], odds, rng)
+    >>> kept.arm, round(kept.propensity, 6), kept.reason
+    ('b', 0.25, 'chose_by_posterior')
     """
     arms = sorted(arm for arm in allowed if arm in probabilities)
     if not arms or len(arms) == len(probabilities):
