@@ -275,6 +275,7 @@ class Engine:
     ) -> list[ArmStats]:
         """Every arm's statistics; for a kind (its id), a named `task`, or the kind a query
         would join, also whether each arm is cold there and its P(best) there."""
+        self.refresh()  # what every process has recorded so far, as `snapshot` reads it
         if kind is not None:
             return self._book.stats(self._kinds.kind(kind).anchor)
         if query is not None:

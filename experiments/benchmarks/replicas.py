@@ -244,6 +244,15 @@ def check_after_kill(store_url: str, survivors: list[Replica], load: Load) -> di
         "acknowledged_outcomes": len(load.acknowledged),
         "lost_outcomes": len(lost),
         "survivors_agree_with_store": all(view == dict(expected) for view in views),
+        # where a survivor's counts differ from the store's, arm by arm (empty when they agree)
+        "disagreements": [
+            {
+                f"{role}/{arm}": [view.get((role, arm)), expected.get((role, arm))]
+                for role, arm in set(view) | set(expected)
+                if view.get((role, arm)) != expected.get((role, arm))
+            }
+            for view in views
+        ],
         "logged_outcomes": len(logged),
     }
 

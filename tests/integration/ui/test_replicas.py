@@ -61,6 +61,6 @@ def test_replicas_learn_from_each_other_and_survive_a_kill() -> None:
         assert load.decisions > 0
         report = check_after_kill(store_url, [first, second], load)
         assert report["lost_outcomes"] == 0
-        assert report["survivors_agree_with_store"]
+        assert report["survivors_agree_with_store"], report["disagreements"]
         for survivor in (first, second):  # the others keep serving
             assert http.post(f"{survivor.url}/api/v1/decisions", json=question).status_code == 201
