@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from engine import Cost, TraceStep
-from ui.markup import clip, code_span, plain_text, quoted
+from ui.markup import clip, code_span, quoted
 
 __all__ = [
     "CALL_TITLES",
@@ -102,7 +102,9 @@ def kind_words(outputs: dict[str, Any]) -> str:
     label = str(outputs.get("label") or outputs.get("id") or "?")
     origin = "the named task" if outputs.get("origin") == "task" else "the kind"
     new = ", new" if outputs.get("new") else ""
-    why = plain_text(str(outputs.get("why") or "no reason recorded"))
+    # Not escaped: the trace table shows these words as text (the card's Markdown reads them
+    # as the other stages' lines, which quote the query the same way).
+    why = str(outputs.get("why") or "no reason recorded")
     return f"{origin} {code_span(label)}{new}: {why}"
 
 
