@@ -67,14 +67,9 @@ def fresh_store(postgres: str | None) -> Iterator[Any]:
 def measure(outcomes: int, shape: str, threads: int, postgres: str | None) -> dict[str, Any]:
     """One measurement on the running checkout's code: outcomes per second through the engine."""
     # Imported here: the parent process measuring `--before` never imports the engine itself.
-    from engine.adapters.llm.scripted import ScriptedLLM, canned_script  # noqa: PLC0415
-    from engine.adapters.memory_searcher import InMemorySearcher  # noqa: PLC0415
-    from engine.compose import build_policy_factory  # noqa: PLC0415
     from engine.domain.config import EngineConfig  # noqa: PLC0415
     from engine.domain.records import NO_TOOL, DecisionRecord  # noqa: PLC0415
-    from engine.orchestration.facade import Engine  # noqa: PLC0415
-    from engine.settings import Settings  # noqa: PLC0415
-    from experiments.benchmarks.startup import EMBEDDER, add_kinds  # noqa: PLC0415
+    from experiments.benchmarks.startup import add_kinds, build  # noqa: PLC0415
     from templates import load_templates  # noqa: PLC0415
 
     plan = SHAPES[shape]
@@ -97,16 +92,8 @@ def measure(outcomes: int, shape: str, threads: int, postgres: str | None) -> di
                 for index in range(count)
             ]
         )
-        settings = Settings(namespace=NAMESPACE, store_url="memory", policy_seed=1)
-        engine = Engine(
-            llm=ScriptedLLM(canned_script),
-            searcher=InMemorySearcher([]),
-            store=store,
-            templates=load_templates(),
-            embedder=EMBEDDER,
-            policy_factory=build_policy_factory(settings),
-            config=EngineConfig(namespace=NAMESPACE),  # a checkpoint every 1,000, as shipped
-        )
+        # a checkpoint every 1,000 outcomes, as shipped
+        engine, _ = build(store, EngineConfig().checkpoint_every, NAMESPACE)
 
         def post(first: int) -> None:
             for index in range(first, count, threads):

@@ -106,9 +106,10 @@ def fill(store: SqlStore, count: int, first: int = 0, seed: int = 7) -> None:
         )
 
 
-def build(store: Any, every: int) -> tuple[Engine, float]:
-    """An engine on `store`, and the seconds its construction (load and replay) took."""
-    settings = Settings(namespace=NAMESPACE, store_url="memory", policy_seed=1)
+def build(store: Any, every: int, namespace: str = NAMESPACE) -> tuple[Engine, float]:
+    """An engine on `store` (the stand-in model, no search), and the seconds its construction
+    (load and replay) took; `engine_writes` measures its recording through the same engine."""
+    settings = Settings(namespace=namespace, store_url="memory", policy_seed=1)
     started = time.perf_counter()
     engine = Engine(
         llm=ScriptedLLM(canned_script),
@@ -117,7 +118,7 @@ def build(store: Any, every: int) -> tuple[Engine, float]:
         templates=load_templates(),
         embedder=EMBEDDER,
         policy_factory=build_policy_factory(settings),
-        config=EngineConfig(namespace=NAMESPACE, checkpoint_every=every),
+        config=EngineConfig(namespace=namespace, checkpoint_every=every),
     )
     return engine, time.perf_counter() - started
 
