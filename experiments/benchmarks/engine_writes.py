@@ -32,7 +32,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-NAMESPACE = "writes"
 QUERIES = (
     "What is 12 + 30?",
     "What is the first letter of the word 'banana'?",
@@ -69,14 +68,14 @@ def measure(outcomes: int, shape: str, threads: int, postgres: str | None) -> di
     # Imported here: the parent process measuring `--before` never imports the engine itself.
     from engine.domain.config import EngineConfig  # noqa: PLC0415
     from engine.domain.records import NO_TOOL, DecisionRecord  # noqa: PLC0415
-    from experiments.benchmarks.startup import add_kinds, build  # noqa: PLC0415
+    from experiments.benchmarks.startup import NAMESPACE, build  # noqa: PLC0415
     from templates import load_templates  # noqa: PLC0415
 
     plan = SHAPES[shape]
     count = outcomes // len(plan)
     arms = [template.id for template in load_templates()]
     with fresh_store(postgres) as store:
-        kinds = add_kinds(store, QUERIES, NAMESPACE)
+        fields = _fields_per_query(store)
         store.save_decisions(
             [
                 DecisionRecord(
@@ -84,8 +83,7 @@ def measure(outcomes: int, shape: str, threads: int, postgres: str | None) -> di
                     namespace=NAMESPACE,
                     created_at=datetime(2026, 12, 1, tzinfo=UTC),
                     query=QUERIES[index % len(QUERIES)],
-                    context=None,
-                    kind=kinds[index % len(QUERIES)],
+                    **fields[index % len(QUERIES)],
                     choices={"path": arms[index % len(arms)], "tool": NO_TOOL},
                     propensities={"path": 1.0 / len(arms), "tool": 1.0},
                 )
@@ -93,7 +91,7 @@ def measure(outcomes: int, shape: str, threads: int, postgres: str | None) -> di
             ]
         )
         # a checkpoint every 1,000 outcomes, as shipped
-        engine, _ = build(store, EngineConfig().checkpoint_every, NAMESPACE)
+        engine, _ = build(store, EngineConfig().checkpoint_every)
 
         def post(first: int) -> None:
             for index in range(first, count, threads):
@@ -113,6 +111,18 @@ def measure(outcomes: int, shape: str, threads: int, postgres: str | None) -> di
     if stored != count * len(plan) or decisions != count:
         raise SystemExit(f"lost work: {stored} outcomes stored, {decisions} decisions learned")
     return {"per_second": round(stored / seconds), "outcomes": stored}
+
+
+def _fields_per_query(store: Any) -> list[dict[str, Any]]:
+    """Each query's kind (this checkout), or its regex-family context (a checkout from before
+    kinds of query, such as the last wave's main), as a decision record's fields."""
+    try:
+        from experiments.benchmarks.startup import add_kinds  # noqa: PLC0415
+    except ImportError:
+        from engine.domain import features  # noqa: PLC0415 - only before kinds of query
+
+        return [{"context": tuple(map(float, features.query_features(q)))} for q in QUERIES]
+    return [{"context": None, "kind": kind} for kind in add_kinds(store, QUERIES)]
 
 
 def main() -> None:
