@@ -23,7 +23,7 @@ from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
 from engine.adapters.tools.program import ProgramTool
 from engine.domain.kinds import FALLBACK_DIMENSION
-from engine.domain.ports import LLM, Embedder, Searcher, Store, ToolBox, Tracker
+from engine.domain.ports import LLM, Embedder, OptionScorer, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import LLMRequest, TemplateLike
 from engine.errors import ConfigError
 from engine.orchestration.facade import Engine
@@ -227,16 +227,19 @@ def build_engine(
     tracker: Tracker | None = None,
     embedder: Embedder | None = None,
     templates: Sequence[TemplateLike] | None = None,
+    option_scorer: OptionScorer | None = None,
 ) -> Engine:
     """Build the engine from settings (read from the environment when None).
 
     Any collaborator passed in is used as is; the rest are built from the settings. `templates`
     replaces the loaded ones (an evaluation that studies a chosen set of paths).
+    `option_scorer` defaults to the in-process model's own (`build_option_scorer`).
     """
     settings = settings or load_settings()
     searcher = searcher if searcher is not None else build_searcher(settings)
+    llm = llm if llm is not None else build_llm(settings)
     return Engine(
-        llm=llm if llm is not None else build_llm(settings),
+        llm=llm,
         searcher=searcher,
         store=store if store is not None else build_store(settings),
         templates=list(templates)
@@ -250,4 +253,12 @@ def build_engine(
         program_toolbox=ToolRegistry([ProgramTool()]),
         config=settings.engine_config(),
         tracker=tracker,
+        option_scorer=option_scorer or build_option_scorer(llm),
     )
+
+
+def build_option_scorer(llm: LLM) -> OptionScorer | None:
+    """Option likelihood's scorer: the in-process model's own log-probabilities; None for a
+    hosted model (chat providers return no prompt log-probabilities), where the
+    option-likelihood path is not a candidate and its trace says why."""
+    return llm.option_scorer() if isinstance(llm, LocalChat) else None

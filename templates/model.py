@@ -27,7 +27,16 @@ from templates.text import check_name, check_visible
 __all__ = ["PLACEHOLDERS", "Procedure", "Template", "template_key"]
 # What an arm does with its prompt; the engine runs each (`engine.domain.procedures`, whose list
 # a test holds equal to this one: templates/ may not import the engine).
-Procedure = Literal["single", "bare", "self_consistency", "program", "plan_solve"]
+Procedure = Literal[
+    "single",
+    "bare",
+    "self_consistency",
+    "program",
+    "plan_solve",
+    "constrained_choice",
+    "option_likelihood",
+    "reason_choose",
+]
 
 PLACEHOLDERS = frozenset({"query", "seed"})
 

@@ -12,6 +12,14 @@ names one procedure (`PathDefinition.procedure`, a template's `procedure` field)
   its output; without a result, one answer call with the template's prompt instead;
 - ``plan_solve``: a plan call, then a solve call that follows the plan.
 
+Three answer with one of the options a question offers (`engine.domain.options`), and only
+where it offers some (`OPTION_PROCEDURES`; `engine.stages.option_procedures`):
+
+- ``constrained_choice``: one call whose decoding is constrained to the options' texts;
+- ``option_likelihood``: no call: the model's own log-likelihood of each option after the
+  question (`engine.domain.likelihood`), where a scorer exists (the in-process model);
+- ``reason_choose``: a short reasoning call, then a constrained choice that reads it.
+
 The calls each may spend are counted here, once, so that the pipeline's worst case
 (`engine.orchestration.run_state.WORST_CASE_CALLS`) and the default budget account for them.
 
@@ -30,6 +38,7 @@ from engine.domain.checkers import extract_final_answer, normalize_text
 
 __all__ = [
     "MAX_PROCEDURE_CALLS",
+    "OPTION_PROCEDURES",
     "PROCEDURES",
     "PROCEDURE_CALLS",
     "SAMPLES",
@@ -39,8 +48,19 @@ __all__ = [
     "vote",
 ]
 
-Procedure = Literal["single", "bare", "self_consistency", "program", "plan_solve"]
+Procedure = Literal[
+    "single",
+    "bare",
+    "self_consistency",
+    "program",
+    "plan_solve",
+    "constrained_choice",
+    "option_likelihood",
+    "reason_choose",
+]
 PROCEDURES: tuple[str, ...] = get_args(Procedure)
+# The procedures whose answer is always one of the question's options: for no other question.
+OPTION_PROCEDURES = frozenset({"constrained_choice", "option_likelihood", "reason_choose"})
 
 # Three samples: the smallest number with a majority that a single stray sample cannot decide,
 # and the most a warm decision can take while the engine stays near three calls per decision.
@@ -57,6 +77,10 @@ PROCEDURE_CALLS: dict[str, int] = {
     "self_consistency": SAMPLES,
     "program": 3,
     "plan_solve": 2,
+    "constrained_choice": 1,
+    # a scoring pass of the model over the prompt and the options: counted as one call
+    "option_likelihood": 1,
+    "reason_choose": 2,
 }
 MAX_PROCEDURE_CALLS = max(PROCEDURE_CALLS.values())
 

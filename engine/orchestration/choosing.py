@@ -12,12 +12,13 @@ import numpy as np
 from engine.domain.config import EngineConfig
 from engine.domain.models import Candidate
 from engine.domain.ports import ToolBox
-from engine.domain.procedures import PROCEDURE_CALLS
+from engine.domain.procedures import OPTION_PROCEDURES, PROCEDURE_CALLS
 from engine.domain.records import NO_TOOL, Cost, PathDefinition
 from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook, PolicyView
 from engine.orchestration.run_state import RunState, run_stage
 from engine.stages import detour, rating, selection, tools
+from engine.stages.option_procedures import NO_SCORER
 from learning.streams import stream_seed
 
 CHOOSER_STREAM = 0  # scoring's audit draws use stream 1
@@ -57,6 +58,8 @@ class Chooser:
         force_path: str | None = None,
         kind: str | None = None,
         first_of_kind: bool = False,
+        offers_options: bool = False,
+        can_score_options: bool = False,
     ) -> Steps[Choices]:
         """Rate if cold (where the rating is on), detour if triggered, then pick a path and a
         tool.
@@ -65,6 +68,11 @@ class Chooser:
         the rating call runs only when the tool policy explores. The rating is made once per
         `kind` and candidate set and reused (`rating.RatingCache`). The first decision of a new
         kind makes no call besides its answer: no rating, no detour, a single-call path.
+
+        The paths that answer with an option are candidates only where the question
+        `offers_options` (option likelihood only where the model `can_score_options`); a new
+        kind's first question with options is answered by one of them, since free text is not
+        an option.
         """
         view = self._book.view(list(run.context))
         scores: dict[str, int] = {}
@@ -93,10 +101,12 @@ class Chooser:
         if fresh:
             self._book.add_detours(fresh, trigger or "")
         if force_path is None:
-            allowed = self._book.explorable("path", run.context)
+            excluded = _not_candidates(view, offers_options, can_score_options)
+            answerable = frozenset(p.arm_id for p in view.live if p.arm_id not in excluded)
+            allowed = self._book.explorable("path", run.context) & answerable or answerable
             if first_of_kind:
-                allowed = frozenset(arm for arm in allowed if self._single_call(view, arm))
-            path_pick = yield from self._pick_path(view, scores, fresh, allowed)
+                allowed = _first_paths(view, allowed, offers_options)
+            path_pick = yield from self._pick_path(view, scores, fresh, allowed, excluded)
         else:
             path_pick = selection.Pick(force_path, 1.0, "forced")
             yield report(
@@ -273,6 +283,7 @@ class Chooser:
         scores: Mapping[str, int],
         fresh: list[PathDefinition],
         allowed: frozenset[str],
+        excluded: Mapping[str, str],
     ) -> Steps[selection.Pick]:
         started = start()
         pick = None
@@ -292,6 +303,8 @@ class Chooser:
             pick = selection.within(view.path_draw, allowed, view.exact_propensities, self._rng)
             if pick.reason == "cold_start":
                 why = "drawn again among the paths a new kind may try"
+                if view.path_draw.arm in excluded:
+                    why = "drawn again among the paths that can answer this question"
         yield report(
             "selection",
             pick.reason,
@@ -301,7 +314,12 @@ class Chooser:
                 "prob_best": dict(view.prob_best),
                 "policy_draw": view.path_draw.arm,
             },
-            outputs={"arm": pick.arm, "propensity": pick.propensity, "why": why},
+            outputs={
+                "arm": pick.arm,
+                "propensity": pick.propensity,
+                "why": why,
+                "not_candidates": dict(excluded),  # paths that cannot answer this question
+            },
         )
         return pick
 
@@ -346,7 +364,35 @@ class Chooser:
         )
         return pick
 
-    @staticmethod
-    def _single_call(view: PolicyView, arm: str) -> bool:
-        path = next((p for p in view.live if p.arm_id == arm), None)
-        return path is not None and PROCEDURE_CALLS.get(path.procedure, 1) == 1
+
+def _answering(view: PolicyView, arms: frozenset[str]) -> list[PathDefinition]:
+    return [path for path in view.live if path.arm_id in arms]
+
+
+def _not_candidates(view: PolicyView, offers_options: bool, can_score: bool) -> dict[str, str]:
+    """The live paths that cannot answer this question, with why: an option procedure where
+    the question offers no options, option likelihood where the model scores none."""
+    excluded = {}
+    for path in view.live:
+        if path.procedure in OPTION_PROCEDURES and not offers_options:
+            excluded[path.arm_id] = "answers with an option, and the question offers none"
+        elif path.procedure == "option_likelihood" and not can_score:
+            excluded[path.arm_id] = NO_SCORER
+    return excluded
+
+
+def _first_paths(view: PolicyView, allowed: frozenset[str], offers_options: bool) -> frozenset[str]:
+    """A new kind's first path: a single call, one that answers with an option where the
+    question offers options (each narrowing kept only where it leaves a path)."""
+    single = frozenset(
+        path.arm_id
+        for path in _answering(view, allowed)
+        if PROCEDURE_CALLS.get(path.procedure, 1) == 1
+    )
+    allowed = single or allowed
+    if offers_options:
+        choosing = frozenset(
+            path.arm_id for path in _answering(view, allowed) if path.procedure in OPTION_PROCEDURES
+        )
+        allowed = choosing or allowed
+    return allowed

@@ -20,7 +20,18 @@ from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.kinds import FALLBACK_DIMENSION
 from engine.domain.models import ArmStats, Decision, OutcomeResult
-from engine.domain.ports import LLM, DecisionListener, Embedder, Searcher, Store, ToolBox, Tracker
+from engine.domain.options import NoOptions, Options, given_options, understand_options
+from engine.domain.ports import (
+    LLM,
+    DecisionListener,
+    Embedder,
+    OptionScorer,
+    Searcher,
+    Store,
+    ToolBox,
+    Tracker,
+)
+from engine.domain.procedures import OPTION_PROCEDURES
 from engine.domain.records import (
     ArmRecord,
     ChatOptions,
@@ -63,6 +74,7 @@ class Engine:
         program_toolbox: ToolBox | None = None,
         config: EngineConfig | None = None,
         tracker: Tracker | None = None,
+        option_scorer: OptionScorer | None = None,
     ) -> None:
         self.config = config or EngineConfig()
         self._store = store
@@ -96,6 +108,7 @@ class Engine:
             kinds=self._kinds,
             book=self._book,
             config=self.config,
+            option_scorer=option_scorer,  # None: option likelihood is not a candidate
         )
         self.refresh()
 
@@ -113,6 +126,7 @@ class Engine:
         decision_id: str | None = None,
         task: str | None = None,
         checked_by: str | None = None,
+        options: Sequence[str] | None = None,
     ) -> Decision:
         """Choose a path and a tool for `query`, answer it, score it, and learn from the score.
 
@@ -136,8 +150,15 @@ class Engine:
         that live path arm with propensity 1 (reason "forced"), and its outcomes are recorded
         and learned from as any decision's; `decision_id` names the decision in advance (a
         stream labels its chunks before the decision ends), unique and URL-safe.
+
+        `options` are the answers the question allows, in order (2 to 26 distinct strings):
+        without them they are read from the question where it offers some ("(A) ... (B) ...",
+        a yes/no question, "X or Y?"). Where there are options, the paths that answer with one
+        of them are candidates (`engine.stages.option_procedures`), and their answer is always
+        one of the options, in the form the question asks for (its letter, or its text).
         """
         query = _check_query(query)
+        offered = given_options(options) if options is not None else understand_options(query)
         if checked_by is not None:
             if checker is None:
                 raise InvalidQueryError("checked_by names who gave the checker: give a checker")
@@ -148,11 +169,7 @@ class Engine:
             )
         self.refresh()  # outcomes other processes recorded since this one last looked
         if force_path is not None:
-            live = self._book.live_paths()
-            if force_path not in live:
-                raise UnknownArmError(
-                    f"no live path {force_path!r} to force; the live paths are {', '.join(live)}"
-                )
+            self._check_forced(force_path, offered)
         draft = self._pipeline.run(
             query,
             checker=checker,
@@ -163,8 +180,23 @@ class Engine:
             decision_id=decision_id,
             task=task,
             checked_by=checked_by,
+            options=offered,
         )
         return self._commit(draft)
+
+    def _check_forced(self, force_path: str, offered: Options | NoOptions) -> None:
+        live = self._book.live_paths()
+        if force_path not in live:
+            raise UnknownArmError(
+                f"no live path {force_path!r} to force; the live paths are {', '.join(live)}"
+            )
+        if isinstance(offered, NoOptions) and (
+            self._book.path(force_path).procedure in OPTION_PROCEDURES
+        ):
+            raise InvalidQueryError(
+                f"the path {force_path!r} answers with one of the question's options, and this "
+                f"question offers none ({offered.reason}): give options"
+            )
 
     def record_outcome(
         self,

@@ -33,7 +33,8 @@ from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.kinds import KindMatch
 from engine.domain.models import Choice, Decision, QueryKind, Seed, ToolRun
-from engine.domain.ports import LLM, DecisionListener, Searcher, ToolBox
+from engine.domain.options import NoOptions, Options, understand_options
+from engine.domain.ports import LLM, DecisionListener, OptionScorer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook
@@ -45,6 +46,7 @@ from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder
 from engine.orchestration.views import SeedChoice
 from engine.stages import procedures, program, tools
+from engine.stages.option_procedures import OptionSettings
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 
@@ -78,8 +80,10 @@ class Pipeline:
         kinds: KindBook,
         book: ArmBook,
         config: EngineConfig,
+        option_scorer: OptionScorer | None = None,
     ) -> None:
         self._llm = GuardedLLM(llm)
+        self._option_scorer = option_scorer  # option likelihood: the in-process model only
         self._toolbox = toolbox
         self._program_toolbox = program_toolbox  # procedures: the program arm's sandbox
         self._kinds = kinds
@@ -101,13 +105,15 @@ class Pipeline:
         decision_id: str | None = None,
         task: str | None = None,
         checked_by: str | None = None,
+        options: Options | NoOptions | None = None,
     ) -> Draft:
         """Make one decision for `query`; the facade persists it and its outcomes.
 
         With a listener, the answer streams to its `on_token`. `chat` adds a chat client's
         context to the answer prompt; `force_path` is a live path arm the caller names; `task`
         names the kind of query (else the kind is found from the query's embedding);
-        `checked_by`, the client source whose expected answer the checker holds.
+        `checked_by`, the client source whose expected answer the checker holds; `options`, the
+        answers the client offers or the question was read to offer (None: read them here).
         """
         started = start()
         match = self._kinds.find(query, task=task)  # a bad task name raises before any work
@@ -119,6 +125,7 @@ class Pipeline:
         )
         assembly = Assembly(first, listener)
         kind = assembly.take(lambda _run: _kind_step(match, started))
+        offered = assembly.take(lambda _run: _options_step(query, options))
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, kind))
         referee_calls = self._scorer.referee_calls(first.context, checker)
         choices = assembly.take(
@@ -128,6 +135,8 @@ class Pipeline:
                 force_path=force_path,
                 kind=kind.id,
                 first_of_kind=kind.new,
+                offers_options=offered is not None,
+                can_score_options=self._option_scorer is not None,
             )
         )
         tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
@@ -144,6 +153,7 @@ class Pipeline:
                     listener=listener,
                     chat=chat,
                     reserve=referee_calls,  # procedures: leave the referee its call
+                    options=offered,
                 )
             )
         outcomes: list[Score] = []
@@ -358,6 +368,7 @@ class Pipeline:
         listener: DecisionListener | None,
         chat: ChatOptions | None,
         reserve: int,
+        options: Options | None = None,
     ) -> Steps[str | None]:
         arm = path.arm_id
         started = start()
@@ -377,6 +388,7 @@ class Pipeline:
             calls_left=None if run.calls_left >= UNLIMITED else run.calls_left - reserve,
             toolbox=self._program_toolbox,
             tool_timeout_s=self._config.tool_timeout_s,
+            options=None if options is None else OptionSettings(options, self._option_scorer),
         )
         attempt = yield from run_stage(
             run,
@@ -388,7 +400,7 @@ class Pipeline:
         result = attempt.value
         if result is None:
             return None
-        spent = attempt.cost
+        spent = attempt.cost + result.cost
         outputs: dict[str, object] = {
             "answer": result.text,
             **result.outputs,
@@ -407,6 +419,25 @@ def _draw_probability(choice: SeedChoice | None) -> float:
     if choice is None:
         return 1.0
     return choice.probability if choice.use else round(1.0 - choice.probability, 4)
+
+
+def _options_step(query: str, given: Options | NoOptions | None) -> Steps[Options | None]:
+    """The options the question offers (`understand_options`), as given or read, else None
+    with why: an option procedure answers only a question that offers options."""
+    started = start()
+    found = given if given is not None else understand_options(query)
+    if isinstance(found, NoOptions):
+        yield report("options", "skipped", started, outputs={"why": found.reason})
+        return None
+    outputs = {
+        "options": list(found.texts),
+        "letters": list(found.letters),
+        "form": found.form,
+        "source": "question" if found.stem else "client",
+        "understood": found.understood,
+    }
+    yield report("options", "done", started, outputs=outputs)
+    return found
 
 
 def _kind_step(match: KindMatch, started: float) -> Steps[QueryKind]:

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 
 from engine.domain.models import ToolRun
 from engine.domain.ports import LLM, TextSink, ToolBox
-from engine.domain.procedures import SAMPLE_TEMPERATURE, SAMPLES, vote
-from engine.domain.records import ChatMessage, ChatOptions, LLMRequest, PathDefinition
+from engine.domain.procedures import OPTION_PROCEDURES, SAMPLE_TEMPERATURE, SAMPLES, vote
+from engine.domain.records import ChatMessage, ChatOptions, Cost, LLMRequest, PathDefinition
 from engine.domain.trace import LLM_FAULTS
+from engine.errors import InvalidQueryError
 from engine.stages.answer import answer_messages, with_chat, write_answer
+from engine.stages.option_procedures import OptionSettings, run_option_procedure
 from engine.stages.program import solve_with_program
 from engine.stages.prompting import neutralise
 
@@ -53,6 +55,7 @@ class AnswerSettings:
     calls_left: int | None = None  # after the reserve; None when the budget has no call limit
     toolbox: ToolBox | None = None
     tool_timeout_s: float = 10.0
+    options: OptionSettings | None = None  # the question's options, for the option procedures
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class ProcedureResult:
 
     text: str
     outputs: dict[str, object] = field(default_factory=dict)
+    # What was spent besides the chat calls metered on the LLM: option likelihood's scoring pass
+    cost: Cost = field(default_factory=Cost)
 
 
 def run_procedure(
@@ -69,6 +74,8 @@ def run_procedure(
     """Answer `query` with `path`'s procedure; raises what the answer call raises when no
     answer could be had (an `LLMError` or `BudgetExceededError`), like the single call."""
     procedure = path.procedure
+    if procedure in OPTION_PROCEDURES:
+        return _option(llm, path, query, settings)
     if procedure == "bare":
         return ProcedureResult(_bare(llm, query, settings), {"procedure": "bare"})
     if procedure == "self_consistency":
@@ -78,6 +85,25 @@ def run_procedure(
     if procedure == "program":
         return _program(llm, path, query, settings)
     return _single(llm, path, query, settings, {"procedure": "single"})
+
+
+def _option(
+    llm: LLM, path: PathDefinition, query: str, settings: AnswerSettings
+) -> ProcedureResult:
+    """One of the question's options (`engine.stages.option_procedures`), sent whole."""
+    if settings.options is None:  # the chooser never offers these arms without options
+        raise InvalidQueryError(f"the path {path.arm_id!r} answers with an option: give options")
+    text, outputs, cost = run_option_procedure(
+        llm,
+        path,
+        query,
+        settings.options,
+        timeout_s=settings.timeout_s,
+        calls_left=settings.calls_left,
+    )
+    if settings.on_text is not None:
+        settings.on_text(text)
+    return ProcedureResult(text, outputs, cost)
 
 
 def _single(

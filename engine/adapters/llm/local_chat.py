@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from engine.adapters.llm.local_model import Generation, LocalModels
+from engine.adapters.llm.local_scoring import LocalOptionScorer
 from engine.adapters.llm.local_settings import LocalModelSettings
 from engine.domain.records import LLMRequest, LLMResponse
 from engine.errors import LLMError
@@ -65,6 +66,10 @@ class LocalChat:
     def load(self) -> None:
         """Load the model file now (a service does this while it starts); idempotent."""
         self.models.load(self._name)
+
+    def option_scorer(self) -> LocalOptionScorer:
+        """Option likelihood on this same model (the `OptionScorer` port)."""
+        return LocalOptionScorer(self.models, self._name)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """Generate one chat completion; raises only `LLMError` subclasses."""
