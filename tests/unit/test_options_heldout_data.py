@@ -1,6 +1,7 @@
-"""The held-out option questions (tests/data/options_heldout.json) keep their documented shape.
+"""The held-out option questions (tests/data/options_heldout.json and options_heldout_2.json) keep
+their documented shape.
 
-Only the shape is checked, never a reader's answer: the set is held out for one measurement
+Only the shape is checked, never a reader's answer: each set is held out for one measurement
 (tests/data/README.md), so no unit test may run the option reader on it. What this guards is that
 the measurement scores what the README says: well-formed items, no question twice, enough items and
 enough questions that must be refused, and option texts that a reader could find in the question.
@@ -12,12 +13,12 @@ from typing import Any
 
 import pytest
 
-PATH = Path(__file__).resolve().parents[1] / "data" / "options_heldout.json"
+DATA = Path(__file__).resolve().parents[1] / "data"
+# Each file with its minimum number of items and of questions that must be refused.
+MINIMUMS = {"options_heldout.json": (150, 50), "options_heldout_2.json": (220, 80)}
 
 FIELDS = {"question", "options", "form", "note"}
 FORMS = {"letter", "word"}
-MINIMUM_ITEMS = 150
-MINIMUM_NEGATIVES = 50
 # Yes/no and true/false questions are written with these canonical options, whatever the
 # question's spelling ("(yes/no)", "TRUE or FALSE", or no options written at all); every other
 # option is text the question itself contains.
@@ -62,38 +63,52 @@ def option_problems(options: object, question: str) -> list[str]:
     return [f"options {missing} do not occur in the question"] if missing else []
 
 
-def load_items() -> list[Any]:
-    items = json.loads(PATH.read_text(encoding="utf-8"))
+def load_items(name: str) -> list[Any]:
+    items = json.loads((DATA / name).read_text(encoding="utf-8"))
     assert isinstance(items, list), "the file is not a JSON list"
     return items
 
 
-def test_every_item_is_well_formed() -> None:
+@pytest.mark.parametrize("name", MINIMUMS)
+def test_every_item_is_well_formed(name: str) -> None:
     problems = [
         f"item {number}: {problem}"
-        for number, item in enumerate(load_items())
+        for number, item in enumerate(load_items(name))
         for problem in item_problems(item)
     ]
     assert not problems, "\n".join(problems)
 
 
-def test_no_question_is_written_twice() -> None:
+def folded(question: str) -> str:
+    # Case and spacing are folded so a near-copy cannot count twice in a measurement.
+    return " ".join(question.casefold().split())
+
+
+@pytest.mark.parametrize("name", MINIMUMS)
+def test_no_question_is_written_twice(name: str) -> None:
     seen: dict[str, int] = {}
     repeated = []
-    for number, item in enumerate(load_items()):
-        # Case and spacing are folded so a near-copy cannot count twice in the measurement.
-        key = " ".join(item["question"].casefold().split())
+    for number, item in enumerate(load_items(name)):
+        key = folded(item["question"])
         if key in seen:
             repeated.append(f"items {seen[key]} and {number}")
         seen.setdefault(key, number)
     assert not repeated, f"the same question twice: {repeated}"
 
 
-def test_the_set_is_large_enough_and_holds_enough_refusals() -> None:
-    items = load_items()
+def test_no_question_is_in_both_sets() -> None:
+    # A later set is fresh: a question already measured in an earlier one is training data.
+    first, second = ({folded(item["question"]) for item in load_items(name)} for name in MINIMUMS)
+    assert not first & second, f"questions in both sets: {sorted(first & second)}"
+
+
+@pytest.mark.parametrize("name", MINIMUMS)
+def test_the_set_is_large_enough_and_holds_enough_refusals(name: str) -> None:
+    items = load_items(name)
+    minimum_items, minimum_negatives = MINIMUMS[name]
     negatives = sum(item["options"] is None for item in items)
-    assert len(items) >= MINIMUM_ITEMS, f"{len(items)} items, fewer than {MINIMUM_ITEMS}"
-    assert negatives >= MINIMUM_NEGATIVES, f"{negatives} negatives, fewer than {MINIMUM_NEGATIVES}"
+    assert len(items) >= minimum_items, f"{len(items)} items, fewer than {minimum_items}"
+    assert negatives >= minimum_negatives, f"{negatives} negatives, fewer than {minimum_negatives}"
 
 
 def make_item(question: str, options: list[str] | None, form: str | None) -> dict[str, Any]:
@@ -117,7 +132,7 @@ def make_item(question: str, options: list[str] | None, form: str | None) -> dic
     ],
 )
 def test_the_checker_names_each_kind_of_problem(item: dict[str, Any], expected: list[str]) -> None:
-    # The checks above pass on the real file; this shows each one can fail.
+    # The checks above pass on the real files; this shows each one can fail.
     problems = item_problems(item)
     assert len(problems) == len(expected), problems
     for problem, fragment in zip(problems, expected, strict=True):
