@@ -27,7 +27,7 @@ from engine.domain.ports import LLM, OptionScorer
 from engine.domain.records import ChatMessage, Cost, LLMRequest, PathDefinition
 from engine.domain.structured import ask_structured
 from engine.errors import BudgetExceededError, LLMUnavailableError
-from engine.stages.answer import answer_messages
+from engine.stages.answer import answer_messages, fill_prompt
 from engine.stages.prompting import neutralise
 
 __all__ = ["CHOOSE_SYSTEM", "REASON_MAX_TOKENS", "OptionSettings", "run_option_procedure"]
@@ -80,9 +80,9 @@ def run_option_procedure(
     else:
         reasoning = None
         if path.procedure == "reason_choose":
-            question = f"{_question(options, query)}\n\n{_listing(options)}"
-            reasoning = _reason(llm, path, question, timeout_s, calls_left, outputs)
-        chosen = _choose(llm, options, query, reasoning, timeout_s)
+            listed = f"{_question(options, query)}\n\n{_listing(options)}"
+            reasoning = _reason(llm, path, listed, timeout_s, calls_left, outputs)
+        chosen = _choose(llm, path, options, query, reasoning, timeout_s)
     answer = answer_in_form(options, chosen)
     outputs.update({"chosen": answer, "chosen_text": options.texts[chosen]})
     return answer, outputs, extra
@@ -96,11 +96,24 @@ def _listing(options: Options) -> str:
     return "Options:\n" + "\n".join(f"- {neutralise(text, 240)}" for text in options.texts)
 
 
-def _choose(llm: LLM, options: Options, query: str, reasoning: str | None, timeout_s: float) -> int:
-    """One call held to the options' texts (no retry: the procedure is one call)."""
-    body = f"Question: {_question(options, query)}\n\n{_listing(options)}"
+def _choose(  # noqa: PLR0917 - one private step of two procedures
+    llm: LLM,
+    path: PathDefinition,
+    options: Options,
+    query: str,
+    reasoning: str | None,
+    timeout_s: float,
+) -> int:
+    """One call held to the options' texts (no retry: the procedure is one call). A
+    constrained-choice path words the call with its own prompt, the question and its options
+    in its `{query}`; after reasoning, the reasoning is shown instead."""
+    question = f"{_question(options, query)}\n\n{_listing(options)}"
     if reasoning:
-        body += f"\n\nReasoning so far:\n{neutralise(reasoning, 900)}"
+        body = f"Question: {question}\n\nReasoning so far:\n{neutralise(reasoning, 900)}"
+    else:
+        body, used = fill_prompt(path.prompt, query=question, seed="")
+        if "query" not in used:
+            body = f"{body}\n\nQuestion: {question}"
     choice_model = _choice_model(options.texts)
     longest = max(len(text) for text in options.texts)
     reply = ask_structured(

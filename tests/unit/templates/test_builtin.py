@@ -6,9 +6,11 @@ from difflib import SequenceMatcher
 from importlib import resources
 from typing import get_args
 
-from engine.domain.procedures import PROCEDURES
+from engine.domain.procedures import OPTION_PROCEDURES, PROCEDURES
 from templates import load_templates, parse_template
 from templates.model import Procedure
+
+ANSWER_LINE = "End with a line 'Answer: <answer>'."
 
 
 def test_at_least_ten_builtin_templates_with_unique_ids() -> None:
@@ -31,16 +33,20 @@ def test_every_prompt_places_the_query_and_ends_with_the_answer_format() -> None
         if template.procedure == "bare":  # the question alone, by definition: checked below
             continue
         last_line = template.prompt.splitlines()[-1]
-        assert last_line == "End with a line 'Answer: <answer>'.", template.id
+        if template.procedure in OPTION_PROCEDURES:  # the answer is an option, not a line
+            assert "Answer:" not in template.prompt, template.id
+            continue
+        assert last_line == ANSWER_LINE, template.id
 
 
 def test_strategies_differ_in_wording_not_just_in_name() -> None:
     # Strip the shared frame (question line and final instruction) and compare what is left.
     def body(prompt: str) -> str:
-        lines = prompt.splitlines()[:-1]
+        lines = [line for line in prompt.splitlines() if line != ANSWER_LINE]
         return "\n".join(line for line in lines if not line.startswith("Question:"))
 
-    templates = load_templates()
+    # the question alone (bare, option likelihood) has no wording to differ in
+    templates = [t for t in load_templates() if t.prompt != "{query}"]
     for first, second in itertools.combinations(templates, 2):
         similarity = SequenceMatcher(None, body(first.prompt), body(second.prompt)).ratio()
         assert similarity < 0.6, (first.id, second.id, similarity)
@@ -54,8 +60,9 @@ def test_prompts_are_short_enough_for_a_small_model() -> None:
 
 def test_the_procedures_each_have_a_builtin_arm_and_bare_is_the_question_alone() -> None:
     by_procedure = {t.procedure: t for t in load_templates()}
-    assert set(by_procedure) == {"single", "bare", "self_consistency", "program", "plan_solve"}
+    assert set(by_procedure) == set(PROCEDURES)
     assert by_procedure["bare"].prompt == "{query}"
+    assert by_procedure["option_likelihood"].prompt == "{query}"  # scores, writes no prompt
 
 
 def test_the_template_procedures_are_the_ones_the_engine_runs() -> None:
