@@ -8,9 +8,16 @@ add up (letters out of order, an empty option, a block that starts inside prose)
 import re
 from dataclasses import dataclass
 
-from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word
+from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
-__all__ = ["MAX_OPTIONS", "MAX_OPTION_CHARS", "OptionBlock", "read_bulleted", "read_lettered"]
+__all__ = [
+    "MAX_OPTIONS",
+    "MAX_OPTION_CHARS",
+    "OptionBlock",
+    "read_bulleted",
+    "read_lettered",
+    "unquoted",
+]
 
 MAX_OPTIONS = 26  # one per letter of the alphabet
 # Longer "options" are passages, which a choice between continuations scores poorly; a client
@@ -39,20 +46,31 @@ def _key(text: str) -> str:
 
 # ---- lettered options ------------------------------------------------------------------------
 
-# Marker styles. A marker stands at a word's edge ("f(a)" holds none) and, but for "(A)", before
-# white space, so "e.g." or "U.S." hold none either.
+# A label is a letter or a number: "(A)", "(1)", "A.", "1.". Numbers count from 1, letters from A.
+_LABEL = r"([A-Za-z]|[1-9][0-9]?)"
+# Marker styles. A marker stands at a word's edge ("f(a)" holds none) and, but for "(A)" and
+# "[A]", before white space, so "e.g.", "U.S." or "1.5" hold none either.
 _MARKERS = {
-    "(A)": re.compile(r"(?<![\w(])\(([A-Za-z])\)"),
-    "A)": re.compile(r"(?<![\w(])([A-Za-z])\)(?=\s)"),
-    "A.": re.compile(r"(?<!\S)([A-Za-z])\.(?=\s)"),
-    "A:": re.compile(r"(?<!\S)([A-Za-z]):(?=\s)"),
+    "(A)": re.compile(rf"(?<![\w(])\({_LABEL}\)"),
+    "[A]": re.compile(rf"(?<![\w\[])\[{_LABEL}\]"),
+    "A)": re.compile(rf"(?<![\w(]){_LABEL}\)(?=\s)"),
+    "A.": re.compile(rf"(?<!\S){_LABEL}\.(?=\s)"),
+    "A:": re.compile(rf"(?<!\S){_LABEL}:(?=\s)"),
 }
+_FIRST_LABELS = {"upper": ("A", "B"), "lower": ("a", "b"), "number": ("1", "2")}
 # A short line ending in a colon just before a block: "Options:", "Answer choices:".
 _HEADER = re.compile(r"(?:^|(?<=[.?!\n]))[ \t]*([A-Za-z][\w ]{0,30}):[ \t]*$")
+# A list of options only when something asks for a choice: a question, or one of these words
+# ("Pick the prime: (a) 4 (b) 9"). "Summarise these notes:\nA. …" or "Calculate: (a) 1 + 2"
+# lists material, and "answer" alone does not ask to choose ("Answer each: (a) …").
+_CHOOSING = frozenset(
+    words_of("which choose pick select identify option options choice choices correct best")
+)
 # A sentence ending inside an option; an initial's point ("U.S. Grant", "J. Smith") ends none.
 _SENTENCE_BREAK = re.compile(r"(?<![\s.][A-Z])(?<!^[A-Z])[.!?]\s+\S")
 _CONNECTOR = re.compile(r"(?:[,;]\s*|\s+)(?:or|and)$|[,;]$")
 _ABBREVIATION = re.compile(r"(?:\b\w\.)+$")
+_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’"}
 
 
 @dataclass(frozen=True)
@@ -62,23 +80,49 @@ class _Marker:
     letter: str
 
 
+def unquoted(text: str) -> str:
+    """`text` without quotation marks around the whole of it: '"less people"' -> 'less people'.
+
+    Quotes that open and close inside ('"yes" and "no"') stay: they are not around the whole.
+    """
+    closing = _QUOTES.get(text[:1])
+    inner = text[1:-1]
+    if closing is None or len(text) < 3 or not text.endswith(closing):
+        return text
+    if (closing == '"' and '"' in inner) or (closing == "”" and "“" in inner):
+        return text
+    return inner.strip()
+
+
 def read_lettered(text: str) -> BlockReading:
     found = {
-        (style, upper): markers
+        (style, kind): markers
         for style, pattern in _MARKERS.items()
-        for upper in (True, False)
-        if (markers := _markers_of(text, pattern, upper))
+        for kind in _FIRST_LABELS
+        if (markers := _markers_of(text, pattern, kind))
     }
-    if len(found) > 1:
-        return f"options are marked two ways: {', '.join(style for style, _ in found)}"
     if not found:
         return None
-    ((style, _), markers), *_ = found.items()
-    return _lettered_block(text, style, markers)
+    blocks = {key: _lettered_block(text, key[0], markers) for key, markers in found.items()}
+    if len(found) == 1:
+        return next(iter(blocks.values()))
+    # Two styles: speakers "A:" and "B:" in a dialogue, then "(A) …" options after its question.
+    # The block that reads, with every other marker before it, is the options.
+    read = [key for key, block in blocks.items() if isinstance(block, OptionBlock)]
+    if len(read) == 1:
+        first = found[read[0]][0].start
+        others = [m for key, markers in found.items() if key != read[0] for m in markers]
+        if all(marker.end <= first for marker in others):
+            return blocks[read[0]]
+    return f"options are marked two ways: {', '.join(style for style, _ in found)}"
 
 
-def _markers_of(text: str, pattern: re.Pattern[str], upper: bool) -> list[_Marker]:
-    """The markers of one style and case, when they include both A and B (else none).
+def _kind(label: str) -> str:
+    return "number" if label.isdigit() else "upper" if label.isupper() else "lower"
+
+
+def _markers_of(text: str, pattern: re.Pattern[str], kind: str) -> list[_Marker]:
+    """The markers of one style and kind of label, when they include the first two (else none).
 
     When A and B each open a line, only markers that open a line count: the options are one per
     line, and "A. J. R. R. Tolkien" holds one marker, not four.
@@ -86,11 +130,11 @@ def _markers_of(text: str, pattern: re.Pattern[str], upper: bool) -> list[_Marke
     markers = [
         _Marker(match.start(), match.end(), match.group(1))
         for match in pattern.finditer(text)
-        if match.group(1).isupper() == upper
+        if _kind(match.group(1)) == kind
     ]
     opening = [marker for marker in markers if _opens_line(text, marker.start)]
     for candidates in (opening, markers):
-        if {"A", "B"} <= {marker.letter.upper() for marker in candidates}:
+        if set(_FIRST_LABELS[kind]) <= {marker.letter for marker in candidates}:
             return candidates
     return []
 
@@ -99,30 +143,57 @@ def _opens_line(text: str, position: int) -> bool:
     return text[:position].rstrip(" \t")[-1:] in {"", "\n"}
 
 
+def _in_sequence(letters: list[str]) -> bool:
+    if letters[0] not in {"A", "a", "1"}:
+        return False
+    if letters[0] == "1":
+        return letters == [str(number) for number in range(1, len(letters) + 1)]
+    return letters == [chr(ord(letters[0]) + offset) for offset in range(len(letters))]
+
+
+def _last_run(text: str, markers: list[_Marker]) -> list[_Marker]:
+    """The markers of the options when the labels run more than once from A.
+
+    "In the sentence 'X (A) have (B) to go', which part is wrong? (A) have (B) to go": labels
+    that name parts of the question, then the options after it. Only when every run starts at
+    A and the last one follows a question or a colon; else the markers as found.
+    """
+    starts = [index for index, marker in enumerate(markers) if marker.letter == markers[0].letter]
+    runs = [markers[a:b] for a, b in zip(starts, [*starts[1:], len(markers)], strict=True)]
+    before = text[: markers[starts[-1]].start].rstrip()
+    if len(runs) < 2 or not before.endswith(("?", ":")):
+        return markers
+    if all(_in_sequence([marker.letter for marker in run]) for run in runs):
+        return runs[-1]
+    return markers
+
+
 def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReading:
+    markers = _last_run(text, markers)
     letters = [marker.letter for marker in markers]
-    expected = [chr(ord(letters[0]) + offset) for offset in range(len(letters))]
-    if letters[0].upper() != "A" or letters != expected:
-        return f"options marked {style} run {', '.join(letters)} rather than A, B, C, …"
+    if not _in_sequence(letters) or len(letters) < 2:
+        first = {"upper": "A", "lower": "a", "number": "1"}[_kind(letters[0])]
+        return f"options marked {style} run {', '.join(letters)} rather than {first}, …"
     before = text[: markers[0].start]
-    if style != "(A)" and before.rstrip(" \t")[-1:] not in {"", "\n", "?", ":", "."}:
+    if style not in {"(A)", "[A]"} and before.rstrip(" \t")[-1:] not in {"", "\n", "?", ":", "."}:
         return f"{letters[0]}{style[-1]} follows prose, not a question or a header"
     ends = [marker.start for marker in markers[1:]] + [_line_end(text, markers[-1].end)]
     raw = [text[marker.end : end] for marker, end in zip(markers, ends, strict=True)]
     texts = [_option_text(option) for option in raw]
     one_per_line = all(_opens_line(text, marker.start) for marker in markers)
     tail = text[ends[-1] :]
-    problem = (
-        _block_problem(texts, one_per_line)
-        or _wrapping_problem(before, raw[-1])
-        or (f"a question follows the lettered list: {tail.strip()!r:.60}" if "?" in tail else None)
-    )
-    if problem:
-        return problem
     header = _HEADER.search(before)
     if header and len(header.group(1).split()) > 3:
         header = None  # a sentence ending in a colon, not a header
-    stem = before[: header.start()] if header else before
+    names_options = header is not None and bool(_CHOOSING & set(words_of(header.group(1))))
+    problem = (
+        _block_problem(texts, one_per_line)
+        or _wrapping_problem(before, raw[-1])
+        or _choice_problem(before, raw, tail, names_options)
+    )
+    if problem:
+        return problem
+    stem = (before[: header.start()] if header else before) + tail
     understood = (
         f"{len(texts)} lettered options {letters[0]}–{letters[-1]} marked {style}"
         + (" one per line" if one_per_line else "")
@@ -131,11 +202,28 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     return OptionBlock(tuple(texts), tuple(letters), stem.strip(), understood)
 
 
+def _choice_problem(before: str, raw: list[str], tail: str, names_options: bool) -> str | None:
+    """Why a well-formed list is not a choice: nothing asks for one, or it is a list of questions.
+
+    A question after the list asks about the list ("Steps:\nA. boil\nB. drain\nHow long is
+    step B?"), unless a header before it calls the list options ("Answer choices:\n(A) …").
+    """
+    if "?" in tail and not names_options:
+        return f"a question follows the lettered list: {tail.strip()!r:.60}"
+    if sum(option.rstrip().endswith("?") for option in raw) > 1:
+        return "the list holds questions to answer, not options to choose from"
+    asked = "?" in before or "?" in tail or raw[-1].rstrip().endswith("?")
+    if not asked and not _CHOOSING & set(words_of(before + " " + tail)):
+        return "nothing asks for a choice: no question and no word such as 'choose' or 'which'"
+    return None
+
+
 def _wrapping_problem(before: str, last: str) -> str | None:
     """Options inside a sentence ("Is it (A) Mars or (B) Jupiter?") need one that opens as a
     question: in "See figure (a) and figure (b)." or "In part (a) we showed x. What does part
     (b) show?" the letters name figures and parts."""
-    inside = before.rstrip()[-1:].isalnum() or last.rstrip().endswith("?")
+    # Options that open a line ("…92\n\n(A) January") do not continue the line before them.
+    inside = before.rstrip(" \t")[-1:].isalnum() or last.rstrip().endswith("?")
     opening = re.split(r"[.!?\n]\s", before)[-1]
     if not inside or first_word(opening) in WH_WORDS | AUXILIARIES:
         return None
@@ -149,8 +237,9 @@ def _line_end(text: str, start: int) -> int:
 
 def _option_text(raw: str) -> str:
     """An option's text without the list's own punctuation: "Mars, or" -> "Mars"."""
-    text = " ".join(raw.split())
-    text = _CONNECTOR.sub("", text).strip()
+    text = _CONNECTOR.sub("", " ".join(raw.split())).strip()
+    if unquoted(text) != text:
+        return unquoted(text)  # a quoted sentence keeps its own point: "'Who's there?'"
     if text.endswith("?") or (text.endswith(".") and not _ABBREVIATION.search(text)):
         text = text[:-1].rstrip()
     return text

@@ -3,9 +3,12 @@
 A question that asks for one of a known set of answers can be answered by choosing among them.
 `read_options` finds that set, and only where it can account for the structure it claims:
 
-- lettered options: "(A) Mars (B) Jupiter", "A. Mars" one per line, "a) …", after an optional
-  header such as "Options:"; the answer is the letter, as written;
+- lettered or numbered options: "(A) Mars (B) Jupiter", "A. Mars" one per line, "a) …", "[A]",
+  "1.", "(1)", after an optional header such as "Options:", when something asks for a choice;
+  the answer is the label, as written;
 - bulleted options under a header ("Options:\\n- Yes\\n- No") that end the question;
+- a list a header or an instruction names: "Options: spam, not spam", "Classify this review as
+  positive, negative or mixed: …";
 - a named two-way answer space: "True or false: …", "… Answer yes or no.";
 - a yes/no question: "Is 91 prime?";
 - alternatives after a wh-question: "Which is larger, 0.7 or 0.65?", or a short "Tea or coffee?".
@@ -15,7 +18,8 @@ accounted for (a reason). Any such reason, or two readers that both read the que
 options: precision comes before recall, because a question read wrongly is answered outside its
 own answer space, while one left unread is answered in free text as it was before.
 
-The block readers live in `engine.domain.option_blocks`, the words a question opens with in
+The block readers live in `engine.domain.option_blocks`, the list readers in
+`engine.domain.option_lists`, the words a question opens with in
 `engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the
 option block itself is a trivial grammar, and the hard part, where in free prose a block starts
 and whether the prose around it is a question, is exactly what a grammar does not decide.
@@ -43,6 +47,7 @@ from engine.domain.option_blocks import (
     read_bulleted,
     read_lettered,
 )
+from engine.domain.option_lists import list_items, read_classifying, read_listed_choices
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 from engine.errors import InvalidQueryError
 
@@ -214,20 +219,25 @@ def _read_named(text: str) -> Reading:
 def _names_answer_space(sentence: str, before: str, after: str) -> bool:
     """Whether a phrase such as "true or false" stands where a question names its answers.
 
-    As a header ("True or false: …"), an instruction that ends with it ("Answer yes or no."), in
-    brackets ("… (yes/no)"), as a tag after a comma or dash ("…, true or false?"), or as what a
-    question of truth asks ("Is the following statement true or false?", "… true or false that
-    …?"). "Write a poem about true or false friends." is none of these.
+    As a header ("True or false: …", "true or false - …"), an instruction that ends with it
+    ("Answer yes or no.", "Read it and answer yes or no."), in brackets ("… (yes/no)"), as a tag
+    after a comma or dash ("…, true or false?"), or as what a question of truth asks ("Is the
+    following statement true or false?", "… true or false that …?"). "Write a poem about true or
+    false friends." is none of these.
     """
     opening = [word for word in words_of(before) if word != "please"]
+    # The instruction may be the last of two joined ones: "Read the claim and answer yes or no."
+    instruction = (
+        opening[len(opening) - opening[::-1].index("and") :] if "and" in opening else opening
+    )
     closing = words_of(after)
     asks = sentence.rstrip().endswith("?")
     return (
-        (not opening and not closing)
+        (not opening and (not closing or bool(re.match(r"\s+[–—-]\s", after))))
         or (
-            opening[:1] != []
-            and opening[0] in _INSTRUCTING
-            and len(opening) <= _INSTRUCTION_WORDS
+            instruction[:1] != []
+            and instruction[0] in _INSTRUCTING
+            and len(instruction) <= _INSTRUCTION_WORDS
             and set(closing) <= {"only"}
         )
         or bool(re.search(r"[(\[]\s*$", before) and re.match(r"\s*[)\]]", after))
@@ -257,6 +267,25 @@ def _asked(text: str) -> list[str]:
 # ---- a yes/no question ------------------------------------------------------------------------
 
 
+# Whom a request is put to: "Can you …?", "Would you …?" ask someone to do or tell something,
+# and so does a modal put to anyone ("Could someone explain …?"); "yes" answers none of them.
+# "Has anyone walked on Mars?" asks whether, and stays a yes/no question.
+_YOU = frozenset(words_of("you u ye"))
+_ANYONE = frozenset(words_of("anyone anybody someone somebody"))
+_MODALS = frozenset(words_of("can could will would"))
+# "Does anyone know how …?", "Do they know where …?": a question about knowing or telling a
+# wh-thing asks for that thing.
+_ASKS_FOR = re.compile(
+    r"\b(?:know|knows|tell|explain|show|remember|recall)\s+(?:(?:me|us)\s+)?"
+    r"(?:what|which|who|whom|whose|where|when|why|how)\b",
+    re.IGNORECASE,
+)
+# An empty answer line after the question, as in a prompt: "Q: Is 7 prime?\nA:".
+_ANSWER_PROMPT = re.compile(r"\n[ \t]*A(?:nswer)?:[ \t]*$")
+# Material quoted after a question ('Is it plausible? "The cat sang."') is what it asks about.
+_QUOTED_MATERIAL = re.compile(r"(?<=\?)\s+(?:\"[^\"]*\"|“[^”]*”)\s*$")
+
+
 def _read_yes_no(text: str) -> Reading:
     question = _only_question(text)
     if question is None or any(pattern.search(text) for pattern in _NAMED.values()):
@@ -267,7 +296,7 @@ def _read_yes_no(text: str) -> Reading:
     for clause in (question, re.split(r"[:,]\s+", question)[-1]):
         words = words_of(clause)
         if words[:1] and words[0] in AUXILIARIES:
-            if len(words) > 1 and words[1] in {"you", "u"}:
+            if _is_request(words) or _ASKS_FOR.search(clause):
                 return None  # "Can you tell me …?" asks for something, not whether
             if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
                 return None  # "Is it red or blue?" asks which, not whether
@@ -275,8 +304,16 @@ def _read_yes_no(text: str) -> Reading:
     return None
 
 
+def _is_request(words: list[str]) -> bool:
+    """Whether a question opening with an auxiliary asks someone to do something."""
+    put_to = words[1] if len(words) > 1 else ""
+    return put_to in _YOU or (words[0] in _MODALS and put_to in _ANYONE)
+
+
 def _only_question(text: str) -> str | None:
-    """The question `text` asks, when it asks exactly one and ends with it."""
+    """The question `text` asks, when it asks exactly one and ends with it (or with quoted
+    material it is about)."""
+    text = _QUOTED_MATERIAL.sub("", _ANSWER_PROMPT.sub("", text))
     if text.count("?") != 1 or not text.endswith("?"):
         return None
     starts = [match.end() for match in re.finditer(r"[.!][\"'”’)]*(?=\s)|\n", text)]
@@ -285,10 +322,7 @@ def _only_question(text: str) -> str | None:
 
 # ---- alternatives: "Which is larger, 0.7 or 0.65?" -------------------------------------------
 
-# Items are split at ", ", ", or " and " or ": "1,000 or 999" holds two, not three.
-_LIST_SPLIT = re.compile(r"\s*,\s+(?:or\s+)?|\s+or\s+")
 _HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
-_ITEM_WORDS = 8
 
 
 def _read_alternatives(text: str) -> Reading:
@@ -298,11 +332,15 @@ def _read_alternatives(text: str) -> Reading:
     if any(pattern.search(question) for pattern in _NAMED.values()):
         return None  # "True or false?" names an answer space (`_read_named`)
     body = question[:-1].strip()
+    # The list first, then what it is asked: "Tea or coffee: which has more caffeine?"
+    listed, colon, asked = body.partition(": ")
+    if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
+        body = listed
     head = re.match(r"[^,:]+[,:]\s+", body)
     if first_word(body) in WH_WORDS and head:
         return _headed_alternatives(text, head.group(0), body[head.end() :])
     # No wh-clause: the question is the list itself, and short ("Plausible or implausible?").
-    items = _list_items(body)
+    items = list_items(body)
     if isinstance(items, str) or any(len(item.split()) > _HEADLESS_WORDS for item in items):
         return None
     if any(first_word(item) in WH_WORDS | AUXILIARIES | {"not"} for item in items):
@@ -314,26 +352,10 @@ def _headed_alternatives(text: str, head: str, listed: str) -> Reading:
     """ "Which is larger, 0.7 or 0.65?": the list after a wh-clause and its comma or colon."""
     if re.search(r"\bor\b", head):
         return None  # the choice is inside the wh-clause: "Which is larger or smaller, …"
-    items = _list_items(listed)
+    items = list_items(listed)
     if isinstance(items, str):
         return items
     return _alternatives(items, head.strip(" ,:"), text)
-
-
-def _list_items(listed: str) -> list[str] | str:
-    """The items of "X or Y", "X, Y, or Z", "X, Y or Z"; or why it is not such a list."""
-    separators = _LIST_SPLIT.findall(listed)
-    items = [item.strip() for item in _LIST_SPLIT.split(listed)]
-    if not separators or not re.search(r"\bor\b", separators[-1]):
-        return f"'or' does not join the last two alternatives of {listed!r:.80}"
-    if any(not item for item in items):
-        return f"an alternative is empty in {listed!r:.80}"
-    lengths = [len(item.split()) for item in items]
-    if max(lengths) > _ITEM_WORDS or max(lengths) - min(lengths) > 1:
-        # Unlike alternatives ("5" against "7 is prime" in "Which of 3, 5 or 7 is prime?") are a
-        # sign that the list runs on into the sentence.
-        return f"the alternatives in {listed!r:.80} are not alike in length"
-    return items
 
 
 def _alternatives(items: list[str], head: str, stem: str) -> Reading:
@@ -359,6 +381,8 @@ def _read_block(read: Callable[[str], BlockReading]) -> Callable[[str], Reading]
 _READERS: tuple[Callable[[str], Reading], ...] = (
     _read_block(read_lettered),
     _read_block(read_bulleted),
+    _read_block(read_listed_choices),
+    _read_block(read_classifying),
     _read_named,
     _read_yes_no,
     _read_alternatives,

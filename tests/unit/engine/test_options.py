@@ -255,3 +255,173 @@ def test_an_options_record_holds_its_invariants() -> None:
         Options(("a", "b"), "word", ("A", "B"))
     with pytest.raises(ValueError, match="must differ"):
         Options(("Yes", "yes"), "word")
+
+
+# ---- issue 26: the classes of mistake and miss found on tests/data/options_heldout.json ----------
+# Each case is written here, not copied from that set; each group tests one class.
+
+# Quotation marks around a whole option are the asker's, not part of the option.
+QUOTED = {
+    'Which is right: "affect" or "effect"?': ("affect", "effect"),
+    "Which spelling is right, 'seperate' or 'separate'?": ("seperate", "separate"),
+    "Which is standard: “I seen it” or “I saw it”?": ("I seen it", "I saw it"),
+    'Which line rhymes?\n(A) "The cat sat."\n(B) "The dog ran."': ("The cat sat.", "The dog ran."),
+    "Which is a question?\n(A) 'Sit down.'\n(B) 'Who's there?'": ("Sit down.", "Who's there?"),
+}
+
+
+@pytest.mark.parametrize("question", list(QUOTED))
+def test_quotes_around_a_whole_option_are_dropped(question: str) -> None:
+    options = read_options(question)
+    assert options is not None, understand_options(question)
+    assert options.texts == QUOTED[question]
+
+
+def test_quotes_inside_an_option_stay() -> None:
+    options = read_options('Which title is real? (A) "Yes" and "No" (B) Maybe')
+    assert options is not None
+    assert options.texts == ('"Yes" and "No"', "Maybe")
+
+
+# Lists that are material, not a choice: nothing asks to choose, the items are questions or
+# sums to work out, or a question after the list asks about it.
+MATERIAL_LISTS = [
+    "Tidy up these minutes:\nA. Lunch ordered.\nB. Room booked.\nC. Slides sent.",
+    "Work out: (a) 9 x 3, (b) 40 / 8.",
+    "Translate into German:\n1. good morning\n2. thank you",
+    "Answer each part: (a) What is 3 + 3? (b) What is 4 + 4?",
+    "My chores today:\n1. wash the car\n2. feed the cat\nHow long will they take?",
+    "Recipe: (1) soak the beans, (2) boil them. How long in total?",
+    "Rewrite (b) more politely: (a) Go away. (b) Shut the door.",
+]
+
+# Requests shaped like yes/no questions ask someone for something; "yes" does not answer them.
+REQUESTS = [
+    "Does anybody know where the nearest pharmacy is?",
+    "Can anyone recommend a good dentist in Leeds?",
+    "Could someone explain how vaccines work?",
+    "Would somebody check my spelling?",
+    "Do they know when the shop opens?",
+    "Can you show me how to tie a tie?",
+    "Does the manual tell me how to reset the router?",
+]
+
+
+@pytest.mark.parametrize("question", MATERIAL_LISTS + REQUESTS)
+def test_material_lists_and_requests_are_not_options(question: str) -> None:
+    reading = understand_options(question)
+    assert isinstance(reading, NoOptions), reading
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Has anybody swum the Channel both ways?", "Did anyone win the raffle?", "Is 51 prime?"],
+)
+def test_whether_anyone_did_something_is_still_yes_no(question: str) -> None:
+    options = read_options(question)
+    assert options is not None, understand_options(question)
+    assert options.texts == ("Yes", "No")
+
+
+# Labels other than "(A)": numbers, brackets; options named by a header before their question;
+# options on their own lines after a table; labels that run twice (parts, then options);
+# speakers "A:" and "B:" in a dialogue before lettered options.
+LABELLED = {
+    "Which is a metal?\n1. wood\n2. iron\n3. glass": (("wood", "iron", "glass"), ("1", "2", "3")),
+    "Pick the even one: (1) 3 (2) 8 (3) 11": (("3", "8", "11"), ("1", "2", "3")),
+    "Which is a bird?\n1) bat\n2) owl": (("bat", "owl"), ("1", "2")),
+    "Which is warmest?\n[A] ice\n[B] steam": (("ice", "steam"), ("A", "B")),
+    "Options:\n(A) 4\n(B) 6\n\nHow many legs has an insect?": (("4", "6"), ("A", "B")),
+    "Which team won most?\n\nTeam | Wins\nRed | 3\nBlue | 5\n\n(A) Red\n(B) Blue": (
+        ("Red", "Blue"),
+        ("A", "B"),
+    ),
+    'In "She (A) go (B) home," which part is wrong? (A) go (B) home (C) No error': (
+        ("go", "home", "No error"),
+        ("A", "B", "C"),
+    ),
+    "A: Shall we walk?\nB: It's raining.\n\nWhat does B suggest?\n(A) Walking\n(B) Staying in": (
+        ("Walking", "Staying in"),
+        ("A", "B"),
+    ),
+    "Identify the figure of speech: 'as brave as a lion'\n(A) simile\n(B) metaphor": (
+        ("simile", "metaphor"),
+        ("A", "B"),
+    ),
+}
+
+
+@pytest.mark.parametrize("question", list(LABELLED))
+def test_reads_other_labels_and_layouts(question: str) -> None:
+    texts, letters = LABELLED[question]
+    options = read_options(question)
+    assert options is not None, understand_options(question)
+    assert (options.texts, options.letters) == (texts, letters)
+    assert answer_in_form(options, 1) == letters[1]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which is right? (A) 3 (B) 4 (A) 5",  # a run that does not start again at A
+        "Which is it? (b) 1 (a) 2 (b) 3",  # the first run does not start at a
+        "A: Hi!\nB: Hello.\nWhich is right? (A) yes (B) no\nA: Sure.",  # speakers after options
+    ],
+)
+def test_labels_that_do_not_add_up_are_refused(question: str) -> None:
+    assert read_options(question) is None, read_options(question)
+
+
+# Word options in sentence form: after a header or instruction that names them, a list before
+# its wh-question, a question followed by the quoted text it asks about, a prompt's answer line.
+WORDED = {
+    "Options: spam, not spam\nMessage: Win a free cruise now": ("spam", "not spam"),
+    "Labels: urgent, normal, low\nTicket: the site is down": ("urgent", "normal", "low"),
+    "What is frozen water? Choose one: ice, steam, mist.": ("ice", "steam", "mist"),
+    "Send this e-mail to one of: Sales, Legal, Support.\nText: Please review the NDA.": (
+        "Sales",
+        "Legal",
+        "Support",
+    ),
+    'Classify this review as positive, negative or mixed: "Great food, rude staff."': (
+        "positive",
+        "negative",
+        "mixed",
+    ),
+    "Categorize the following purchase as Food, Rent or Fun: cinema tickets": (
+        "Food",
+        "Rent",
+        "Fun",
+    ),
+    "Cats or dogs: which live longer on average?": ("Cats", "dogs"),
+    'Is this sentence grammatical? "Him went home."': ("Yes", "No"),
+    "Formal or informal? “yo, what's up?”": ("Formal", "informal"),
+    "Q: Is 9 a square number?\nA:": ("Yes", "No"),
+    "true or false - bats are mammals": ("True", "False"),
+    "Read the claim and answer yes or no: the Nile is in Africa.": ("Yes", "No"),
+}
+
+
+@pytest.mark.parametrize("question", list(WORDED))
+def test_reads_word_options_named_in_a_sentence(question: str) -> None:
+    options = read_options(question)
+    assert options is not None, understand_options(question)
+    assert (options.texts, options.form) == (WORDED[question], "word")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Classify these animals as fish or mammals: cod, whale, seal.",
+        "Label the following sentences as formal or informal: Hi. Dear Sir.",
+        "Tag each word as noun or verb: run, table.",
+        "Options trading: what is a put option?",
+        "Order these by size: ant, cat, horse.",
+        "Options: yes, no",  # nothing to choose for
+        "Pick one: a short story about a dragon who learns to fly, a poem.",  # prose, not labels
+        'Who wrote "War and Peace"? "Tolstoy or Dostoevsky," my friend guessed.',
+        "Q: What is the capital of Chile?\nA:",
+    ],
+)
+def test_lists_in_sentences_that_are_no_choice_are_refused(question: str) -> None:
+    assert read_options(question) is None, read_options(question)

@@ -1,0 +1,115 @@
+"""Options written as a list in a sentence: "X, Y or Z", after a header or an instruction.
+
+The list half of `engine.domain.options` (which holds the rest and the why). Two readers find a
+list that the question itself names as its answer space, so that what follows it is material:
+
+- after a header that says it lists the choices: "Options: positive, negative", "Pick one:
+  green, purple, orange.", "Route this request to one of: HR, IT, Facilities.";
+- after an instruction to put one thing in one class: "Classify this ticket as billing,
+  technical or other: …".
+
+A list to sort, rank or translate, or several things to classify ("Classify these animals as …")
+is material, not a choice, and is left alone.
+"""
+
+import re
+
+from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock, unquoted
+from engine.domain.sentences import words_of
+
+__all__ = ["list_items", "read_classifying", "read_listed_choices"]
+
+# Items are split at ", ", ", or " and " or ": "1,000 or 999" holds two, not three.
+_LIST_SPLIT = re.compile(r"\s*,\s+(?:or\s+)?|\s+or\s+")
+_ITEM_WORDS = 8
+# A label is a word or a short phrase ("Office Supplies", "not spam"); longer items are prose.
+_LABEL_WORDS = 3
+
+
+def list_items(listed: str, *, needs_or: bool = True) -> list[str] | str:
+    """The items of "X or Y", "X, Y, or Z", "X, Y or Z"; or why it is not such a list.
+
+    `needs_or`: "or" must join the last two, as in prose; a header's list ("Options: a, b")
+    may do without.
+    """
+    separators = _LIST_SPLIT.findall(listed)
+    # Quotes around each alternative ('"fewer" or "less"') are the asker's, not the option's.
+    items = [unquoted(item.strip()) for item in _LIST_SPLIT.split(listed)]
+    if not separators or (needs_or and not re.search(r"\bor\b", separators[-1])):
+        return f"'or' does not join the last two alternatives of {listed!r:.80}"
+    if any(not item for item in items):
+        return f"an alternative is empty in {listed!r:.80}"
+    lengths = [len(item.split()) for item in items]
+    if max(lengths) > _ITEM_WORDS or max(lengths) - min(lengths) > 1:
+        # Unlike alternatives ("5" against "7 is prime" in "Which of 3, 5 or 7 is prime?") are a
+        # sign that the list runs on into the sentence.
+        return f"the alternatives in {listed!r:.80} are not alike in length"
+    return items
+
+
+# A header that says a list of choices follows: "Options:", "Labels:", "Pick one:", "… one of:",
+# "… one of the following labels:". Then the list, which ends its line or its sentence.
+_LISTED_CHOICES = re.compile(
+    r"(?:^|(?<=[.?!\n])\s*)(?P<header>(?:answer\s+)?(?:options|choices|labels)"
+    r"|(?:[^.?!\n:]*\s)?(?:pick|choose|select)\s+one"
+    r"|[^.?!\n:]*\bone\s+of(?:\s+the\s+following(?:\s+\w+)?)?)"
+    r":[ \t]*(?P<listed>[^\n.?!]+?)[ \t]*(?:[.][ \t]*(?=\s|$)|\n|$)",
+    re.IGNORECASE,
+)
+
+_MARKED = re.compile(r"[(\[]?[A-Za-z0-9]{1,2}[).:\]]\s")
+
+
+def read_listed_choices(text: str) -> BlockReading:
+    match = _LISTED_CHOICES.search(text)
+    if match is None:
+        return None
+    items = list_items(match.group("listed"), needs_or=False)
+    if isinstance(items, str):
+        return None  # "Options trading: what is a call option?" lists nothing
+    if any(_MARKED.match(item) for item in items):
+        return None  # "Options: (A) Jupiter, (B) Saturn" is lettered (`read_lettered`)
+    if any(len(item.split()) > _LABEL_WORDS for item in items):
+        return f"the listed choices are prose, not labels: {items}"
+    stem = (text[: match.start()] + " " + text[match.end() :]).strip()
+    if not stem:
+        return "listed choices with nothing to choose for"
+    header = " ".join(match.group("header").split())
+    return _block(items, stem, f"{len(items)} choices listed after '{header}:'")
+
+
+# "Classify this ticket as billing, technical or other: <the ticket>". The verb puts one thing
+# in one class; "this"/"that"/"the <noun>" names one thing ("the following expense"), where
+# "these", "each" or a plural noun ("the following sentences") names several.
+_CLASSIFYING = re.compile(
+    r"^(?:please\s+)?(?:classify|categori[sz]e|label|tag)\s+(?P<thing>[^:.?!\n]+?)\s+as\s+"
+    r"(?P<listed>[^:.?!\n]+):\s*\S",
+    re.IGNORECASE,
+)
+_ONE_THING = re.compile(
+    r"(?:this|that|it|the\s+(?:following\s+)?(?!following\b)\w*[^s\W])\b.*", re.IGNORECASE
+)
+_SEVERAL = frozenset(words_of("these those each all every both them"))
+
+
+def read_classifying(text: str) -> BlockReading:
+    match = _CLASSIFYING.match(text)
+    if match is None:
+        return None
+    thing = match.group("thing")
+    if not _ONE_THING.fullmatch(thing) or _SEVERAL & set(words_of(thing)):
+        return f"'{thing}' may be several things to classify, not one"
+    items = list_items(match.group("listed"))
+    if isinstance(items, str):
+        return items
+    if any(len(item.split()) > _LABEL_WORDS for item in items):
+        return f"the classes are prose, not labels: {items}"
+    return _block(items, text, f"{len(items)} classes to put '{thing}' in")
+
+
+def _block(items: list[str], stem: str, understood: str) -> BlockReading:
+    if len(items) > MAX_OPTIONS:
+        return f"{len(items)} listed choices are more than {MAX_OPTIONS}"
+    if len({" ".join(item.casefold().split()) for item in items}) != len(items):
+        return f"the listed choices repeat one another: {items}"
+    return OptionBlock(tuple(items), (), stem, understood)
