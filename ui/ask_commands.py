@@ -4,6 +4,7 @@
     thinkpath ask "What is 17 * 23?" --expected 391       # scored by an exact checker
     thinkpath ask "Capital of Australia?" --expected Canberra --kind exact --json
     thinkpath ask "Refund for order 1234, charged twice" --task ticket-triage  # a named task
+    thinkpath ask "Refund for order 1234, charged twice" --option billing --option technical
     thinkpath outcome <decision-id> 1.0 --source user     # feedback, now or hours later
 
 Progress goes to stderr as each stage finishes, so `--json` output on stdout stays parseable.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from engine import ANSWER_KINDS, checker_for, client_source
 from engine.errors import InvalidQueryError, InvalidRewardError
+from ui.option_words import option_choice_words
 from ui.progress import StagePrinter, answer_notes, money_text, tool_facts
 
 if TYPE_CHECKING:
@@ -54,6 +56,14 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
         "--task",
         help="name the kind of query, a slug such as ticket-triage: the engine learns for it "
         "apart (default: the kind is found from the query)",
+    )
+    ask.add_argument(
+        "--option",
+        action="append",
+        dest="options",
+        metavar="TEXT",
+        help="an answer the question allows, repeated for each (2 to 26): the answer is then "
+        "one of them (default: options are read from the question where it offers some)",
     )
     ask.add_argument("--json", action="store_true", help="print the whole decision as JSON")
     ask.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -104,7 +114,12 @@ def run_ask(args: argparse.Namespace) -> int:
     # `thinkpath outcome --source ... --replace` corrects.
     checked_by = args.source if checker is not None else None
     decision = build_engine().decide(
-        args.query, checker=checker, listener=listener, checked_by=checked_by, task=args.task
+        args.query,
+        checker=checker,
+        listener=listener,
+        checked_by=checked_by,
+        task=args.task,
+        options=args.options,
     )
     if args.json:
         print(json.dumps(decision.model_dump(mode="json"), indent=2))
@@ -128,6 +143,8 @@ def summary(decision: "Decision") -> str:
     path, tool = decision.path, decision.tool
     answers = [step for step in decision.trace if step.stage == "answer"]
     notes = answer_notes(answers[-1].outputs) if answers else []
+    chose = option_choice_words(answers[-1].outputs) if answers else None
+    notes += [chose] if chose else []
     lines = [
         f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
         *(f"note:     {note}" for note in notes),

@@ -19,6 +19,7 @@ from typing import Any
 
 from engine import Cost, TraceStep
 from ui.markup import clip, code_span, quoted
+from ui.option_words import option_choice_words, options_words
 
 __all__ = [
     "CALL_TITLES",
@@ -39,6 +40,7 @@ __all__ = [
 # What each stage is for, in the words shown before its result.
 STAGE_TITLES = {
     "kind": "Kind of query",
+    "options": "Read the options",
     "retirement": "Retired a path",
     "search": "Searched for background",
     "seed": "Thinking seed",
@@ -110,6 +112,12 @@ def kind_words(outputs: dict[str, Any]) -> str:
 
 def _kind(outputs: dict[str, Any], _step: TraceStep) -> str:
     return f": {kind_words(outputs)}"
+
+
+def _options(outputs: dict[str, Any], step: TraceStep) -> str:
+    if step.reason == "skipped":
+        return f": none ({outputs.get('why', 'none found')})"
+    return f": {options_words(outputs)}"
 
 
 def _search(outputs: dict[str, Any], step: TraceStep) -> str:
@@ -268,6 +276,9 @@ def _answer(outputs: dict[str, Any], step: TraceStep) -> str:
     if step.inputs.get("direct"):
         how = outputs.get("provenance") or "read from the whole question"
         return f": the tool's result itself, with no model call (it {how})"
+    chose = option_choice_words(outputs)
+    if chose is not None:
+        return f": {chose}"
     text = str(outputs.get("answer", ""))
     return f": {len(text)} characters" + "".join(f"; {note}" for note in answer_notes(outputs))
 
@@ -309,6 +320,7 @@ def _generic(_outputs: dict[str, Any], step: TraceStep) -> str:
 
 _DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
     "kind": _kind,
+    "options": _options,
     "search": _search,
     "seed": _seed,
     "seed_check": _seed_check,

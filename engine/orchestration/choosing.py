@@ -60,6 +60,7 @@ class Chooser:
         first_of_kind: bool = False,
         offers_options: bool = False,
         can_score_options: bool = False,
+        options_only: bool = False,
     ) -> Steps[Choices]:
         """Rate if cold (where the rating is on), detour if triggered, then pick a path and a
         tool.
@@ -72,7 +73,7 @@ class Chooser:
         The paths that answer with an option are candidates only where the question
         `offers_options` (option likelihood only where the model `can_score_options`); a new
         kind's first question with options is answered by one of them, since free text is not
-        an option.
+        an option. Where the client gave the options (`options_only`), only they answer.
         """
         view = self._book.view(list(run.context))
         scores: dict[str, int] = {}
@@ -101,7 +102,7 @@ class Chooser:
         if fresh:
             self._book.add_detours(fresh, trigger or "")
         if force_path is None:
-            excluded = _not_candidates(view, offers_options, can_score_options)
+            excluded = _not_candidates(view, offers_options, can_score_options, options_only)
             answerable = frozenset(p.arm_id for p in view.live if p.arm_id not in excluded)
             allowed = self._book.explorable("path", run.context) & answerable or answerable
             if first_of_kind:
@@ -369,12 +370,17 @@ def _answering(view: PolicyView, arms: frozenset[str]) -> list[PathDefinition]:
     return [path for path in view.live if path.arm_id in arms]
 
 
-def _not_candidates(view: PolicyView, offers_options: bool, can_score: bool) -> dict[str, str]:
+def _not_candidates(
+    view: PolicyView, offers_options: bool, can_score: bool, options_only: bool
+) -> dict[str, str]:
     """The live paths that cannot answer this question, with why: an option procedure where
-    the question offers no options, option likelihood where the model scores none."""
+    the question offers no options, option likelihood where the model scores none, and any
+    other path where the client gave the options (its free text could fall outside them)."""
     excluded = {}
     for path in view.live:
-        if path.procedure in OPTION_PROCEDURES and not offers_options:
+        if options_only and path.procedure not in OPTION_PROCEDURES:
+            excluded[path.arm_id] = "writes free text, and the client gave the options to answer"
+        elif path.procedure in OPTION_PROCEDURES and not offers_options:
             excluded[path.arm_id] = "answers with an option, and the question offers none"
         elif path.procedure == "option_likelihood" and not can_score:
             excluded[path.arm_id] = NO_SCORER

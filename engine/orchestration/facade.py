@@ -169,7 +169,7 @@ class Engine:
             )
         self.refresh()  # outcomes other processes recorded since this one last looked
         if force_path is not None:
-            self._check_forced(force_path, offered)
+            self._check_forced(force_path, offered, given=options is not None)
         draft = self._pipeline.run(
             query,
             checker=checker,
@@ -184,15 +184,21 @@ class Engine:
         )
         return self._commit(draft)
 
-    def _check_forced(self, force_path: str, offered: Options | NoOptions) -> None:
+    def _check_forced(
+        self, force_path: str, offered: Options | NoOptions, *, given: bool
+    ) -> None:
         live = self._book.live_paths()
         if force_path not in live:
             raise UnknownArmError(
                 f"no live path {force_path!r} to force; the live paths are {', '.join(live)}"
             )
-        if isinstance(offered, NoOptions) and (
-            self._book.path(force_path).procedure in OPTION_PROCEDURES
-        ):
+        chooses = self._book.path(force_path).procedure in OPTION_PROCEDURES
+        if given and not chooses:
+            raise InvalidQueryError(
+                f"the path {force_path!r} writes free text, which could fall outside the options "
+                "given: force a path that answers with an option, or give no options"
+            )
+        if isinstance(offered, NoOptions) and chooses:
             raise InvalidQueryError(
                 f"the path {force_path!r} answers with one of the question's options, and this "
                 f"question offers none ({offered.reason}): give options"

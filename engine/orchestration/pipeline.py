@@ -137,9 +137,11 @@ class Pipeline:
                 first_of_kind=kind.new,
                 offers_options=offered is not None,
                 can_score_options=self._option_scorer is not None,
+                options_only=_given(offered),
             )
         )
         tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
+        direct = direct and not _given(offered)  # a tool's value may be none of the options
         answer_text = (
             assembly.take(lambda _run: self._direct(tool_run, listener, chat)) if direct else None
         )
@@ -421,6 +423,11 @@ def _draw_probability(choice: SeedChoice | None) -> float:
     return choice.probability if choice.use else round(1.0 - choice.probability, 4)
 
 
+def _given(options: Options | None) -> bool:
+    """Did the client give these options? Only they have no stem: their question is the query."""
+    return options is not None and not options.stem
+
+
 def _options_step(query: str, given: Options | NoOptions | None) -> Steps[Options | None]:
     """The options the question offers (`understand_options`), as given or read, else None
     with why: an option procedure answers only a question that offers options."""
@@ -433,7 +440,7 @@ def _options_step(query: str, given: Options | NoOptions | None) -> Steps[Option
         "options": list(found.texts),
         "letters": list(found.letters),
         "form": found.form,
-        "source": "question" if found.stem else "client",
+        "source": "client" if _given(found) else "question",
         "understood": found.understood,
     }
     yield report("options", "done", started, outputs=outputs)

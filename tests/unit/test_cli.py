@@ -41,6 +41,20 @@ def test_ask_task_names_the_kind_of_query_and_a_bad_name_is_refused(
     assert "not a slug" in capsys.readouterr().err
 
 
+def test_ask_option_bounds_the_answer_and_the_summary_says_which_was_chosen(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine = scripted_engine(tmp_path)
+    monkeypatch.setattr("engine.compose.build_engine", lambda *_args, **_kw: engine)
+    ask = ["ask", "Route this ticket: charged twice", "--option", "billing", "--option", "tech"]
+    assert main([*ask, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "answer:   billing" in out or "answer:   tech" in out
+    assert 'note:     chose "' in out
+    assert main(["ask", "Route this", "--option", "billing", "--quiet"]) == 1
+    assert "give 2 to 26 options" in capsys.readouterr().err
+
+
 def test_ask_expected_is_the_callers_claim_and_outcome_replace_corrects_it(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,6 +24,7 @@ from engine import (
     find_loop,
 )
 from ui.markup import clip, code_span, plain_text, quoted
+from ui.option_words import option_choice_words, options_words
 from ui.progress import (
     STAGE_TITLES,
     answer_notes,
@@ -324,6 +325,7 @@ def card_markdown(decision: Decision, kind_note: str = "", kind_size: int | None
     verdict = _verdict(decision, standing)
     lines += [verdict, ""] if verdict else []
     lines += _kind_line(decision, kind_size)
+    lines += _options_lines(decision)
     lines += [_path_line(decision), ""]
     lines += [*_tool_lines(decision), ""]
     lines += [*_seed_lines(decision), ""]
@@ -339,6 +341,20 @@ def card_markdown(decision: Decision, kind_note: str = "", kind_size: int | None
     if decision.degraded:
         lines += ["", f"**Degraded:** {'; '.join(decision.degraded_reasons)}"]
     return "\n".join(lines)
+
+
+def _options_lines(decision: Decision) -> list[str]:
+    """The options the question offered and, where an option procedure answered, the one it
+    chose and its share: from the options and answer steps, as the progress log says them."""
+    offered = [step for step in _steps(decision, ("options",)) if step.reason == "done"]
+    if not offered:
+        return []
+    line = f"**Options:** {plain_text(options_words(offered[-1].outputs))}"
+    answers = _steps(decision, ("answer",))
+    chose = option_choice_words(answers[-1].outputs) if answers else None
+    if chose is not None:
+        line += f"; {plain_text(chose)}"
+    return [line, ""]
 
 
 def cost_markdown(decision: Decision) -> str:

@@ -86,7 +86,11 @@ def build_router(engine: Engine, checks: HealthChecks | None = None) -> APIRoute
         # The expected answer is the client's claim, scored as its source's (default "user").
         checked_by = (request.source or "user") if checker is not None else None
         return engine.decide(
-            request.query, checker=checker, checked_by=checked_by, task=request.task
+            request.query,
+            checker=checker,
+            checked_by=checked_by,
+            task=request.task,
+            options=request.options,
         )
 
     @router.get("/decisions/{decision_id}", tags=["decisions"])

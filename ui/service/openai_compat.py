@@ -112,17 +112,22 @@ def create_openai_app(engine: Engine) -> FastAPI:
                 media_type="text/event-stream",
                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
             )
+        choice = body.choice()  # options from a response_format enum: the answer is one of them
+        options = choice.options if choice is not None else None
         started = time.perf_counter()
         decision = await run_in_threadpool(
-            lambda: engine.decide(query, chat=chat, force_path=force, task=body.task())
+            lambda: engine.decide(
+                query, chat=chat, force_path=force, task=body.task(), options=options
+            )
         )
         decide_ms = (time.perf_counter() - started) * 1000
         if decision.answer is None:
             raise unanswered(decision)
+        content = decision.answer if choice is None else choice.content(decision.answer)
         # Like OpenAI's `openai-processing-ms`: lets a client (or the benchmark) tell the
         # engine's time from the endpoint's and the network's.
         return JSONResponse(
-            completion_body(decision, body.model, decision.answer),
+            completion_body(decision, body.model, content),
             headers={DECIDE_MS_HEADER: f"{decide_ms:.3f}"},
         )
 

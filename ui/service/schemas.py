@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from engine import ChatMessage, ChatOptions, Decision, ExpectedChecker, checker_for
 from templates.text import check_visible
+from ui.service.choice_format import ChoiceFormat, choice_format
 
 BASE_MODEL = "thinkpath"
 FORCED_PREFIX = f"{BASE_MODEL}:"
@@ -60,6 +61,15 @@ class DecideRequest(_Body):
     # The kind of query, named by the client (a slug, e.g. "ticket-triage"; the engine checks
     # it); without one the engine finds the kind from the query.
     task: str | None = Field(default=None, min_length=1, max_length=64)
+    # The answers the question allows (2 to 26 distinct strings): the answer is then one of
+    # them (`Engine.decide(options=...)`, which checks them and names what is wrong).
+    options: (
+        Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=200)]],
+            Field(min_length=2, max_length=26),
+        ]
+        | None
+    ) = None
 
     @model_validator(mode="after")
     def _both_or_neither(self) -> "DecideRequest":
@@ -233,6 +243,8 @@ class ChatCompletionRequest(BaseModel):
         for name, value in (self.model_extra or {}).items():
             if value is None or _is_neutral(value, _NEUTRAL.get(name, ())):
                 continue
+            if name == "response_format" and self.choice() is not None:
+                continue
             raise OpenAIError(
                 400,
                 f"ThinkPath does not support the parameter {name!r} (value {value!r:.80}); "
@@ -240,6 +252,23 @@ class ChatCompletionRequest(BaseModel):
                 code="unsupported_parameter",
                 param=name,
             )
+
+    def choice(self) -> ChoiceFormat | None:
+        """The options a `response_format` enum gives (`ui.service.choice_format`), if any;
+        a 400 naming what is supported for any other structured format, or for a stream."""
+        try:
+            found = choice_format((self.model_extra or {}).get("response_format"))
+        except ValueError as error:
+            raise OpenAIError(
+                400, str(error), code="unsupported_parameter", param="response_format"
+            ) from None
+        if found is not None and self.stream:
+            raise OpenAIError(
+                400,
+                "a response_format with an enum is answered whole: set stream to false",
+                param="stream",
+            )
+        return found
 
     def task(self) -> str | None:
         """The task `metadata` names, if any (the engine checks that it is a slug)."""

@@ -328,3 +328,17 @@ def test_a_named_task_is_a_kind_of_its_own_and_kinds_can_be_listed_and_named(
     assert client.post("/api/v1/kinds/k999/name", json={"name": "x"}).status_code == 404
     arms = client.get("/api/v1/arms", params={"kind": "task:sums"}).json()
     assert all(row["prob_best"] is not None for row in arms if not row["retired"])
+
+
+def test_options_a_client_gives_bound_the_answer_and_bad_ones_are_refused(
+    client: TestClient,
+) -> None:
+    body = {"query": "Route this ticket: charged twice", "options": ["billing", "technical"]}
+    made = client.post("/api/v1/decisions", json=body)
+    assert made.status_code == 201, made.text
+    assert made.json()["answer"] in ("billing", "technical")
+    one = client.post("/api/v1/decisions", json={**body, "options": ["billing"]})
+    assert one.status_code == 422
+    twice = client.post("/api/v1/decisions", json={**body, "options": ["Billing", "billing"]})
+    assert twice.status_code == 400
+    assert "repeats option 1" in twice.json()["detail"]

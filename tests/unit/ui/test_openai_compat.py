@@ -6,6 +6,7 @@ is fast and can look inside the engine afterwards.
 """
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -464,4 +465,76 @@ def test_metadata_task_names_the_kind_of_query_plain_and_streamed(
     with pytest.raises(openai.UnprocessableEntityError):
         client.chat.completions.create(
             model="thinkpath", messages=QUESTION, metadata={f"k{i}": "v" for i in range(17)}
+        )
+
+
+VERDICT = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "verdict",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": {"answer": {"type": "string", "enum": ["Yes", "No", "Unsure"]}},
+            "required": ["answer"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def test_a_response_format_enum_gives_the_options_and_the_reply_keeps_the_schema(
+    client: OpenAI, recorded: Recorded
+) -> None:
+    reply = client.chat.completions.create(
+        model="thinkpath", messages=QUESTION, response_format=VERDICT
+    )
+    content = json.loads(reply.choices[0].message.content or "")
+    assert set(content) == {"answer"}
+    assert content["answer"] in ("Yes", "No", "Unsure")
+    decision = recorded.engine.get_decision(reply.id)
+    assert decision.step("options").outputs["options"] == ["Yes", "No", "Unsure"]
+    assert decision.answer == content["answer"]
+    forced = client.chat.completions.create(
+        model="thinkpath:choose_an_option", messages=QUESTION, response_format=VERDICT
+    )
+    assert json.loads(forced.choices[0].message.content or "")["answer"] in ("Yes", "No", "Unsure")
+
+
+@pytest.mark.parametrize(
+    ("response_format", "stream", "words"),
+    [
+        ({"type": "json_object"}, False, "not supported"),
+        (
+            {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
+            False,
+            "not one ThinkPath can keep",
+        ),
+        (
+            {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": "x",
+                    "schema": {
+                        "type": "object",
+                        "properties": {"a": {"type": "integer", "enum": [1, 2]}},
+                    },
+                },
+            },
+            False,
+            "no enum of strings",
+        ),
+        (VERDICT, True, "answered whole"),
+    ],
+)
+def test_other_structured_formats_are_refused_with_what_is_supported(
+    client: OpenAI, response_format: dict[str, object], stream: bool, words: str
+) -> None:
+    with pytest.raises(openai.BadRequestError, match=words):
+        client.chat.completions.create(
+            model="thinkpath", messages=QUESTION, response_format=response_format, stream=stream
+        )
+    with pytest.raises(openai.BadRequestError, match="free text"):
+        client.chat.completions.create(
+            model="thinkpath:direct_answer", messages=QUESTION, response_format=VERDICT
         )

@@ -1,0 +1,169 @@
+"""The paths that answer with an option (issue 26): only for questions that offer options, and
+their answer always one of the options, in the form the question asks for."""
+
+import json
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from engine.adapters.llm.scripted import ScriptedLLM, canned_script
+from engine.adapters.memory_searcher import InMemorySearcher
+from engine.adapters.store.memory import InMemoryStore
+from engine.compose import build_engine
+from engine.domain.likelihood import ContinuationScore, Likelihoods
+from engine.domain.procedures import OPTION_PROCEDURES
+from engine.domain.records import LLMRequest
+from engine.errors import InvalidQueryError
+from engine.orchestration.facade import Engine
+from engine.settings import load_settings
+from engine.stages.option_procedures import NO_SCORER
+from retrieval.embedding import HashingEmbedder
+
+LETTERED = "Which planet is the largest? (A) Mars (B) Jupiter (C) Venus"
+YES_NO = "Is 91 a prime number?"
+OPEN = "What is the capital of France?"
+
+
+class FakeScorer:
+    """Log-likelihoods by option text; records each prompt it scored."""
+
+    def __init__(self, logprobs: dict[str, tuple[float, int]]) -> None:
+        self.logprobs = logprobs
+        self.prompts: list[str] = []
+
+    def score_continuations(
+        self, prompt: str, continuations: Sequence[str], timeout_s: float
+    ) -> Likelihoods:
+        self.prompts.append(prompt)
+        scores = tuple(
+            ContinuationScore(text, *self.logprobs[text.strip()]) for text in continuations
+        )
+        return Likelihoods(7, scores)
+
+
+def choosing(pick: int) -> Callable[[LLMRequest], str]:
+    """A model that, held to an enum, writes its `pick`-th value; else the canned reply."""
+
+    def script(request: LLMRequest) -> str:
+        schema = request.json_schema or {}
+        values = schema.get("properties", {}).get("answer", {}).get("enum")
+        if values:
+            return json.dumps({"answer": values[pick]})
+        return canned_script(request)
+
+    return script
+
+
+def engine_with(
+    script: Callable[[LLMRequest], str] = canned_script, scorer: FakeScorer | None = None
+) -> tuple[Engine, ScriptedLLM]:
+    llm = ScriptedLLM(script)
+    engine = build_engine(
+        load_settings(store_url="memory", policy_seed=3),
+        llm=llm,
+        store=InMemoryStore(),
+        searcher=InMemorySearcher([]),
+        embedder=HashingEmbedder(384),
+        option_scorer=scorer,
+    )
+    return engine, llm
+
+
+def procedure_of(engine: Engine, arm: str) -> str:
+    return next(path.procedure for path in engine.templates() if path.arm_id == arm)
+
+
+def test_constrained_choice_holds_the_call_to_the_option_texts_and_answers_with_the_letter() -> (
+    None
+):
+    engine, llm = engine_with(choosing(1))
+    decision = engine.decide(LETTERED, force_path="choose_an_option")
+    assert decision.answer == "B"
+    answer = decision.step("answer").outputs
+    assert (answer["chosen"], answer["chosen_text"]) == ("B", "Jupiter")
+    schema = llm.requests[-1].json_schema or {}
+    assert schema["properties"]["answer"]["enum"] == ["Mars", "Jupiter", "Venus"]
+    assert decision.cost.calls == 1
+
+
+def test_a_yes_no_question_is_answered_yes_or_no() -> None:
+    engine, _ = engine_with(choosing(1))
+    decision = engine.decide(YES_NO, force_path="reason_then_choose")
+    assert decision.answer == "No"
+    assert decision.cost.calls == 2  # the reasoning, then the choice
+    assert decision.step("answer").outputs["reasoning"]
+
+
+def test_a_reply_outside_the_options_is_no_answer_never_free_text() -> None:
+    # a hosted model that ignores the schema: the reply fails validation, nothing is made up
+    engine, _ = engine_with(lambda request: json.dumps({"answer": "Saturn"}))
+    decision = engine.decide(LETTERED, force_path="choose_an_option")
+    assert decision.answer is None
+    assert decision.degraded
+
+
+def test_option_likelihood_answers_the_likeliest_per_token_and_counts_one_scoring_pass() -> None:
+    # Venus is likelier in total, Jupiter per token: the mean per token decides
+    scorer = FakeScorer({"Mars": (-9.0, 3), "Jupiter": (-4.0, 4), "Venus": (-3.5, 1)})
+    engine, llm = engine_with(scorer=scorer)
+    decision = engine.decide(LETTERED, force_path="likeliest_option")
+    assert decision.answer == "B"
+    outputs = decision.step("answer").outputs
+    assert outputs["normalisation"] == "token_mean"
+    assert outputs["share"] == max(outputs["shares"])
+    assert outputs["forward_tokens"] == 7 + (2 + 3 + 0)  # the prompt, then k - 1 per option
+    assert scorer.prompts == ["Question: Which planet is the largest?\nAnswer:"]
+    assert llm.requests == []  # nothing generated
+    assert decision.cost.calls == 1
+
+
+def test_without_a_scorer_option_likelihood_is_no_candidate_and_the_trace_says_why() -> None:
+    engine, _ = engine_with(choosing(0))
+    for _ in range(15):
+        decision = engine.decide(LETTERED)
+        assert decision.path.arm_id != "likeliest_option"
+        excluded = decision.step("selection").outputs["not_candidates"]
+        assert excluded["likeliest_option"] == NO_SCORER
+
+
+def test_questions_without_options_never_reach_the_option_paths() -> None:
+    engine, _ = engine_with(scorer=FakeScorer({}))
+    for number in range(30):
+        decision = engine.decide(f"{OPEN} Say it in {number + 1} words.")
+        assert procedure_of(engine, decision.path.arm_id) not in OPTION_PROCEDURES
+        assert decision.step("options").reason == "skipped"
+    with pytest.raises(InvalidQueryError, match="offers none"):
+        engine.decide(OPEN, force_path="choose_an_option")
+
+
+def test_options_a_client_gives_are_answered_only_by_the_option_paths() -> None:
+    engine, _ = engine_with(choosing(1))
+    for _ in range(20):
+        decision = engine.decide(
+            "Route this ticket: my card was charged twice",
+            options=["billing", "technical", "account"],
+        )
+        assert decision.answer in ("billing", "technical", "account")
+        assert procedure_of(engine, decision.path.arm_id) in OPTION_PROCEDURES
+    assert decision.step("options").outputs["source"] == "client"
+    with pytest.raises(InvalidQueryError, match="free text"):
+        engine.decide("Route this", options=["a", "b"], force_path="direct_answer")
+    with pytest.raises(InvalidQueryError, match="repeats option 1"):
+        engine.decide("Route this", options=["Billing", " billing "])
+
+
+def test_a_new_kinds_first_question_with_options_is_answered_with_an_option() -> None:
+    for seed in range(6):  # whatever the policy's draw
+        llm = ScriptedLLM(choosing(0))
+        engine = build_engine(
+            load_settings(store_url="memory", policy_seed=seed),
+            llm=llm,
+            store=InMemoryStore(),
+            searcher=InMemorySearcher([]),
+            embedder=HashingEmbedder(384),
+        )
+        decision = engine.decide(LETTERED)
+        assert decision.kind is not None
+        assert decision.kind.new
+        assert procedure_of(engine, decision.path.arm_id) == "constrained_choice"
+        assert decision.answer == "A"
