@@ -6,6 +6,13 @@ wiring).
 """
 
 from ui.playground.actions import ARM_COLUMNS, Actions, ArmsView, AskView
-from ui.playground.page import build_playground
+from ui.playground.page import PLAYGROUND_CSS, build_playground
 
-__all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView", "build_playground"]
+__all__ = [
+    "ARM_COLUMNS",
+    "PLAYGROUND_CSS",
+    "Actions",
+    "ArmsView",
+    "AskView",
+    "build_playground",
+]

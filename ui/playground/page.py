@@ -15,7 +15,7 @@ from ui.playground.actions import ARM_COLUMNS, Actions
 from ui.playground.figures import POSTERIOR_NOTE, REGRET_NOTE, REWARD_NOTE
 from ui.playground.views import TRACE_COLUMNS
 
-__all__ = ["build_playground"]
+__all__ = ["PLAYGROUND_CSS", "build_playground"]
 
 MAX_SIMULATION_STEPS = 5000  # keeps a browser click under a few seconds on one core
 TALL = 4000  # px: tables show every row instead of scrolling inside themselves
@@ -24,6 +24,18 @@ NO_OTHERS_NOTE = (
     "None yet: a detour appears when the engine writes one (when the templates keep failing), "
     "a retired path when one is retired below."
 )
+ARMS_SCROLL_HINT = (
+    f"Swipe the table sideways for all {len(ARM_COLUMNS)} columns: {', '.join(ARM_COLUMNS)} →"
+)
+# Gradio 6 takes a page's CSS where it is mounted (`gr.mount_gradio_app(css=...)`), not in
+# `gr.Blocks`. Below Gradio's wide layout (1024 px) the Arms table, about 800 px of columns,
+# scrolls sideways inside itself (measured: at 1023 px it does, at 1024 px it fits), and a phone
+# shows no scrollbar until one swipes, so a hint says so there.
+NARROW_PX = 1023
+PLAYGROUND_CSS = f"""
+.narrow-only {{ display: none; }}
+@media (max-width: {NARROW_PX}px) {{ .narrow-only {{ display: block; }} }}
+"""
 EXAMPLE_TEMPLATE = '''id = "check_units"
 name = "Check the units"
 description = "Write down the units of every quantity, then make sure the answer's units fit."
@@ -213,12 +225,15 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         rename = gr.Button("Name it", elem_id="rename-kind")
     renamed = gr.Markdown(elem_id="kind-renamed")
     note = gr.Markdown(elem_id="arms-note")
+    gr.Markdown(ARMS_SCROLL_HINT, elem_id="arms-scroll-hint", elem_classes="narrow-only")
     table = gr.Dataframe(
         headers=ARM_COLUMNS, interactive=False, elem_id="arms-table", max_height=TALL
     )
-    posteriors = gr.Plot(label="Posteriors (same order as the table; chosen arm in orange)")
+    posteriors = _titled_plot(
+        "Posteriors (same order as the table; chosen arm in orange)", "arms-posteriors"
+    )
     gr.Markdown(POSTERIOR_NOTE, elem_classes="figure-note")
-    rewards = gr.Plot(label="Reward over time")
+    rewards = _titled_plot("Reward over time", "arms-rewards")
     gr.Markdown(REWARD_NOTE, elem_classes="figure-note")
 
     def show(text: str, current: str | None, kind: str | None) -> tuple[Any, ...]:
@@ -236,6 +251,16 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     kinds.input(**wiring)
     rename.click(actions.rename_kind, [kinds, new_name], renamed).then(**wiring)
     return wiring
+
+
+def _titled_plot(title: str, elem_id: str) -> gr.Plot:
+    """A plot under a heading of its own.
+
+    Gradio floats a plot's label over the figure's top left corner: on a phone, where the figure
+    shrinks to the page's width, it hid the figure's title and first arm.
+    """
+    gr.Markdown(f"#### {title}", elem_id=f"{elem_id}-title")
+    return gr.Plot(label=title, show_label=False, elem_id=elem_id)
 
 
 def _templates_tab(actions: Actions) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.routing import Mount
 
 from engine import Engine
-from ui.playground import build_playground
+from ui.playground import PLAYGROUND_CSS, build_playground
 from ui.service.api import create_api
 from ui.service.auth import Access
 from ui.service.gradio_calls import GradioCalls
@@ -65,7 +65,11 @@ def create_app(
         return access.user_of(request.headers)
 
     mounted: FastAPI = gr.mount_gradio_app(
-        app, page, path="", auth_dependency=user if access.required else None
+        app,
+        page,
+        path="",
+        auth_dependency=user if access.required else None,
+        css=PLAYGROUND_CSS,
     )
     _harden(mounted, page)
     mounted.state.playground = page  # for whoever must reach the playground's Blocks (tests)

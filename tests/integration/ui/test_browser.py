@@ -3,8 +3,9 @@
 Uses Debian's chromium (`/usr/bin/chromium`, installed by scripts/test); Playwright drives it
 without downloading a browser. The service's stand-in model takes 0.5 s a call, so a question
 runs long enough to be watched (and clicked at) while it runs. A screenshot of every tab is
-taken here or in test_browser_card.py (the Ask and Arms tabs) (to docs/screenshots/ when
-THINKPATH_SCREENSHOT_DIR names it; see the conftest).
+taken here or in test_browser_card.py (the Ask and Arms tabs), and of the Arms tab at 390 px in
+test_browser_narrow.py (to docs/screenshots/ when THINKPATH_SCREENSHOT_DIR names it; see the
+conftest).
 """
 
 import re
