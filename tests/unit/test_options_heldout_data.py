@@ -1,5 +1,5 @@
-"""The held-out option questions (tests/data/options_heldout.json and options_heldout_2.json) keep
-their documented shape.
+"""The held-out option questions (tests/data/options_heldout.json, options_heldout_2.json and
+options_heldout_3.json) keep their documented shape.
 
 Only the shape is checked, never a reader's answer: each set is held out for one measurement
 (tests/data/README.md), so no unit test may run the option reader on it. What this guards is that
@@ -8,6 +8,7 @@ enough questions that must be refused, and option texts that a reader could find
 """
 
 import json
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,11 @@ import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # Each file with its minimum number of items and of questions that must be refused.
-MINIMUMS = {"options_heldout.json": (150, 50), "options_heldout_2.json": (220, 80)}
+MINIMUMS = {
+    "options_heldout.json": (150, 50),
+    "options_heldout_2.json": (220, 80),
+    "options_heldout_3.json": (220, 85),
+}
 
 FIELDS = {"question", "options", "form", "note"}
 FORMS = {"letter", "word"}
@@ -96,10 +101,14 @@ def test_no_question_is_written_twice(name: str) -> None:
     assert not repeated, f"the same question twice: {repeated}"
 
 
-def test_no_question_is_in_both_sets() -> None:
+@pytest.mark.parametrize(("earlier", "later"), list(combinations(MINIMUMS, 2)))
+def test_no_question_is_in_two_sets(earlier: str, later: str) -> None:
     # A later set is fresh: a question already measured in an earlier one is training data.
-    first, second = ({folded(item["question"]) for item in load_items(name)} for name in MINIMUMS)
-    assert not first & second, f"questions in both sets: {sorted(first & second)}"
+    first, second = (
+        {folded(item["question"]) for item in load_items(name)} for name in (earlier, later)
+    )
+    shared = first & second
+    assert not shared, f"questions in both sets: {sorted(shared)}"
 
 
 @pytest.mark.parametrize("name", MINIMUMS)
