@@ -60,7 +60,6 @@ class Chooser:
         first_of_kind: bool = False,
         offers_options: bool = False,
         can_score_options: bool = False,
-        options_only: bool = False,
     ) -> Steps[Choices]:
         """Rate if cold (where the rating is on), detour if triggered, then pick a path and a
         tool.
@@ -70,10 +69,9 @@ class Chooser:
         `kind` and candidate set and reused (`rating.RatingCache`). The first decision of a new
         kind makes no call besides its answer: no rating, no detour, a single-call path.
 
-        The paths that answer with an option are candidates only where the question
-        `offers_options` (option likelihood only where the model `can_score_options`); a new
-        kind's first question with options is answered by one of them, since free text is not
-        an option. Where the client gave the options (`options_only`), only they answer.
+        Where the question `offers_options` (read from it or given by the client), only the
+        paths that answer with an option are candidates (option likelihood only where the model
+        `can_score_options`): free text is not an option. Elsewhere they are not candidates.
         """
         view = self._book.view(list(run.context))
         scores: dict[str, int] = {}
@@ -102,11 +100,11 @@ class Chooser:
         if fresh:
             self._book.add_detours(fresh, trigger or "")
         if force_path is None:
-            excluded = _not_candidates(view, offers_options, can_score_options, options_only)
+            excluded = _not_candidates(view, offers_options, can_score_options)
             answerable = frozenset(p.arm_id for p in view.live if p.arm_id not in excluded)
             allowed = self._book.explorable("path", run.context) & answerable or answerable
             if first_of_kind:
-                allowed = _first_paths(view, allowed, offers_options)
+                allowed = _single_calls(view, allowed)
             path_pick = yield from self._pick_path(view, scores, fresh, allowed, excluded)
         else:
             path_pick = selection.Pick(force_path, 1.0, "forced")
@@ -366,39 +364,32 @@ class Chooser:
         return pick
 
 
-def _answering(view: PolicyView, arms: frozenset[str]) -> list[PathDefinition]:
-    return [path for path in view.live if path.arm_id in arms]
+def _not_candidates(view: PolicyView, offers_options: bool, can_score: bool) -> dict[str, str]:
+    """The live paths that cannot answer this question, with why.
 
-
-def _not_candidates(
-    view: PolicyView, offers_options: bool, can_score: bool, options_only: bool
-) -> dict[str, str]:
-    """The live paths that cannot answer this question, with why: an option procedure where
-    the question offers no options, option likelihood where the model scores none, and any
-    other path where the client gave the options (its free text could fall outside them)."""
+    Where the question offers options, every path that writes free text: on the development
+    families every free-text contender, the bare model included, stayed below chance on
+    questions with two or a few options (docs/benchmarks.md, issue 26), and a free-text answer
+    may be none of the options. Elsewhere, the option procedures; and option likelihood where
+    the model gives no likelihoods.
+    """
     excluded = {}
     for path in view.live:
-        if options_only and path.procedure not in OPTION_PROCEDURES:
-            excluded[path.arm_id] = "writes free text, and the client gave the options to answer"
-        elif path.procedure in OPTION_PROCEDURES and not offers_options:
+        chooses = path.procedure in OPTION_PROCEDURES
+        if offers_options and not chooses:
+            excluded[path.arm_id] = "writes free text, and the question's answer is an option"
+        elif chooses and not offers_options:
             excluded[path.arm_id] = "answers with an option, and the question offers none"
         elif path.procedure == "option_likelihood" and not can_score:
             excluded[path.arm_id] = NO_SCORER
     return excluded
 
 
-def _first_paths(view: PolicyView, allowed: frozenset[str], offers_options: bool) -> frozenset[str]:
-    """A new kind's first path: a single call, one that answers with an option where the
-    question offers options (each narrowing kept only where it leaves a path)."""
+def _single_calls(view: PolicyView, allowed: frozenset[str]) -> frozenset[str]:
+    """A new kind's first paths: those of one call (all allowed ones, where none is)."""
     single = frozenset(
         path.arm_id
-        for path in _answering(view, allowed)
-        if PROCEDURE_CALLS.get(path.procedure, 1) == 1
+        for path in view.live
+        if path.arm_id in allowed and PROCEDURE_CALLS.get(path.procedure, 1) == 1
     )
-    allowed = single or allowed
-    if offers_options:
-        choosing = frozenset(
-            path.arm_id for path in _answering(view, allowed) if path.procedure in OPTION_PROCEDURES
-        )
-        allowed = choosing or allowed
-    return allowed
+    return single or allowed

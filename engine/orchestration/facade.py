@@ -184,9 +184,7 @@ class Engine:
         )
         return self._commit(draft)
 
-    def _check_forced(
-        self, force_path: str, offered: Options | NoOptions, *, given: bool
-    ) -> None:
+    def _check_forced(self, force_path: str, offered: Options | NoOptions, *, given: bool) -> None:
         live = self._book.live_paths()
         if force_path not in live:
             raise UnknownArmError(

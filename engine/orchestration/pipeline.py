@@ -137,13 +137,13 @@ class Pipeline:
                 first_of_kind=kind.new,
                 offers_options=offered is not None,
                 can_score_options=self._option_scorer is not None,
-                options_only=_given(offered),
             )
         )
         tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
-        direct = direct and not _given(offered)  # a tool's value may be none of the options
         answer_text = (
-            assembly.take(lambda _run: self._direct(tool_run, listener, chat)) if direct else None
+            assembly.take(lambda _run: self._direct(tool_run, listener, chat, offered))
+            if direct
+            else None
         )
         if answer_text is None:
             answer_text = assembly.take(
@@ -229,10 +229,12 @@ class Pipeline:
         tool_run: ToolRun | None,
         listener: DecisionListener | None,
         chat: ChatOptions | None,
+        options: Options | None,
     ) -> Steps[str | None]:
         """A direct arm's answer: the fully parsed result itself, with no answer call; None
-        (the model answers) when the result was not read whole, or when a chat client's own
-        instructions or earlier turns shape the answer (a bare value would ignore them)."""
+        (the model answers) when the result was not read whole, when a chat client's own
+        instructions or earlier turns shape the answer (a bare value would ignore them), or
+        when the question offers options and the result is none of them (`tools.as_option`)."""
         started = start()
         text = tools.direct_answer(tool_run)
         why = None
@@ -240,6 +242,10 @@ class Pipeline:
             why = "the tool's result was not read whole, so the model answers"
         elif chat is not None and (chat.instructions or chat.history):
             why = "the chat's instructions or earlier turns shape the answer, so the model answers"
+        elif options is not None:
+            text = tools.as_option(tool_run, options)
+            if text is None:
+                why = "the tool's result is none of the options, so an option path answers"
         if why is not None or text is None or tool_run is None:
             yield report("answer_direct", "skipped", started, outputs={"why": why})
             return None
@@ -423,11 +429,6 @@ def _draw_probability(choice: SeedChoice | None) -> float:
     return choice.probability if choice.use else round(1.0 - choice.probability, 4)
 
 
-def _given(options: Options | None) -> bool:
-    """Did the client give these options? Only they have no stem: their question is the query."""
-    return options is not None and not options.stem
-
-
 def _options_step(query: str, given: Options | NoOptions | None) -> Steps[Options | None]:
     """The options the question offers (`understand_options`), as given or read, else None
     with why: an option procedure answers only a question that offers options."""
@@ -440,7 +441,8 @@ def _options_step(query: str, given: Options | NoOptions | None) -> Steps[Option
         "options": list(found.texts),
         "letters": list(found.letters),
         "form": found.form,
-        "source": "client" if _given(found) else "question",
+        # options a client gave have no stem: their question is the query itself
+        "source": "question" if found.stem else "client",
         "understood": found.understood,
     }
     yield report("options", "done", started, outputs=outputs)

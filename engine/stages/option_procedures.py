@@ -22,12 +22,13 @@ from typing import Literal, cast
 from pydantic import BaseModel, create_model
 
 from engine.domain.likelihood import Normalisation, best_option, option_shares
+from engine.domain.models import ToolRun
 from engine.domain.options import Options, answer_in_form
 from engine.domain.ports import LLM, OptionScorer
 from engine.domain.records import ChatMessage, Cost, LLMRequest, PathDefinition
 from engine.domain.structured import ask_structured
 from engine.errors import BudgetExceededError, LLMUnavailableError
-from engine.stages.answer import answer_messages, fill_prompt
+from engine.stages.answer import answer_messages, fill_prompt, tool_block
 from engine.stages.prompting import neutralise
 
 __all__ = ["CHOOSE_SYSTEM", "REASON_MAX_TOKENS", "OptionSettings", "run_option_procedure"]
@@ -61,9 +62,11 @@ def run_option_procedure(
     *,
     timeout_s: float,
     calls_left: int | None,
+    tool_run: ToolRun | None = None,
 ) -> tuple[str, dict[str, object], Cost]:
     """The chosen option as the answer text, what the trace keeps, and what a scoring pass
-    cost (calls made through `llm` are metered there; a scoring pass is not a chat call)."""
+    cost (calls made through `llm` are metered there; a scoring pass is not a chat call).
+    A tool's successful result goes before the question of a choosing call, as data."""
     options = option_settings.options
     outputs: dict[str, object] = {
         "procedure": path.procedure,
@@ -82,7 +85,8 @@ def run_option_procedure(
         if path.procedure == "reason_choose":
             listed = f"{_question(options, query)}\n\n{_listing(options)}"
             reasoning = _reason(llm, path, listed, timeout_s, calls_left, outputs)
-        chosen = _choose(llm, path, options, query, reasoning, timeout_s)
+        found = tool_block(tool_run) if tool_run is not None and tool_run.ok else None
+        chosen = _choose(llm, path, options, query, reasoning or found, timeout_s)
     answer = answer_in_form(options, chosen)
     outputs.update({"chosen": answer, "chosen_text": options.texts[chosen]})
     return answer, outputs, extra
@@ -101,15 +105,15 @@ def _choose(  # noqa: PLR0917 - one private step of two procedures
     path: PathDefinition,
     options: Options,
     query: str,
-    reasoning: str | None,
+    before: str | None,
     timeout_s: float,
 ) -> int:
     """One call held to the options' texts (no retry: the procedure is one call). A
     constrained-choice path words the call with its own prompt, the question and its options
-    in its `{query}`; after reasoning, the reasoning is shown instead."""
+    in its `{query}`; what comes `before` it (reasoning, or a tool's result) replaces that."""
     question = f"{_question(options, query)}\n\n{_listing(options)}"
-    if reasoning:
-        body = f"Question: {question}\n\nReasoning so far:\n{neutralise(reasoning, 900)}"
+    if before:
+        body = f"Question: {question}\n\n{before}"
     else:
         body, used = fill_prompt(path.prompt, query=question, seed="")
         if "query" not in used:
@@ -154,7 +158,7 @@ def _reason(  # noqa: PLR0917 - one private step of one procedure
     )
     reasoning = llm.complete(request).text.strip()
     outputs["reasoning"] = reasoning[:600]
-    return reasoning or None
+    return f"Reasoning so far:\n{neutralise(reasoning, 900)}" if reasoning else None
 
 
 def _likeliest(

@@ -100,6 +100,7 @@ def _option(
         settings.options,
         timeout_s=settings.timeout_s,
         calls_left=settings.calls_left,
+        tool_run=settings.tool_run,
     )
     if settings.on_text is not None:
         settings.on_text(text)

@@ -7,6 +7,7 @@ reward 0), which teaches the tool policy and nothing else.
 from collections.abc import Collection, Mapping
 
 from engine.domain.models import ToolRun
+from engine.domain.options import Options, answer_in_form
 from engine.domain.ports import ToolBox
 from engine.domain.records import NO_TOOL
 from engine.errors import ThinkPathError
@@ -58,6 +59,23 @@ def direct_answer(tool_run: ToolRun | None) -> str | None:
     if tool_run is None or not tool_run.ok or not tool_run.fully_parsed or not tool_run.value:
         return None
     return f"Answer: {tool_run.value}"
+
+
+def as_option(tool_run: ToolRun, options: Options) -> str | None:
+    """A direct arm's value as one of the question's options, in the form the question asks
+    for (its letter, or its text); None when the value is none of them.
+
+    >>> run = ToolRun(tool="numbers", argument="q", ok=True, value="0.7", fully_parsed=True)
+    >>> as_option(run, Options(("0.7", "0.65"), "word"))
+    '0.7'
+    >>> as_option(run, Options(("7", "6.5"), "letter", ("A", "B"))) is None
+    True
+    """
+    value = " ".join((tool_run.value or "").casefold().split())
+    for index, text in enumerate(options.texts):
+        if " ".join(text.casefold().split()) == value:
+            return answer_in_form(options, index)
+    return None
 
 
 def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per tool on purpose

@@ -167,3 +167,28 @@ def test_a_new_kinds_first_question_with_options_is_answered_with_an_option() ->
         assert decision.kind.new
         assert procedure_of(engine, decision.path.arm_id) == "constrained_choice"
         assert decision.answer == "A"
+
+
+def test_a_question_that_offers_options_is_answered_only_by_the_option_paths() -> None:
+    engine, _ = engine_with(choosing(2))
+    for number in range(25):
+        decision = engine.decide(f"Which of these is a gas giant, case {number}? {LETTERED[29:]}")
+        assert procedure_of(engine, decision.path.arm_id) in OPTION_PROCEDURES
+        assert decision.answer == "C"
+        excluded = decision.step("selection").outputs["not_candidates"]
+        assert (
+            excluded["direct_answer"] == "writes free text, and the question's answer is an option"
+        )
+
+
+def test_an_exact_tools_value_answers_directly_only_as_one_of_the_options() -> None:
+    engine, _ = engine_with(choosing(1))
+    answers = {engine.decide("Which is larger, 0.7 or 0.65?").answer for _ in range(30)}
+    assert answers <= {"0.7", "0.65"}  # never "Answer: 0.7"
+    direct = [
+        d
+        for d in (engine.decide("Which is larger, 0.7 or 0.65?") for _ in range(30))
+        if d.step("answer").inputs.get("direct")
+    ]
+    assert direct, "the numbers tool reads this question whole: some decisions answer directly"
+    assert {d.answer for d in direct} == {"0.7"}
