@@ -32,13 +32,16 @@ from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
 from engine.domain.models import Decision
+from engine.domain.options import read_options
 from engine.domain.ports import Searcher
 from engine.domain.records import ChatMessage, LLMRequest, PathDefinition, TemplateLike
-from engine.errors import BudgetExceededError, LLMError, LLMUnavailableError
+from engine.errors import BudgetExceededError, InvalidQueryError, LLMError, LLMUnavailableError
 from engine.orchestration.facade import Engine
 from engine.settings import Settings
 from engine.stages.answer import answer_messages
+from engine.stages.option_procedures import OptionSettings
 from engine.stages.procedures import AnswerSettings, run_procedure
+from experiments.recorded_scorer import RecordedScorer
 from experiments.regex_families import family
 from experiments.replay import PROGRAM_TOOLBOX, check_task
 from experiments.tasks import Task
@@ -125,11 +128,16 @@ class OnlineRuns:
     cache_misses: int
 
 
-def _cost(records: Sequence[CallRecord]) -> tuple[int, int, float]:
+def _cost(
+    records: Sequence[CallRecord], scorer: RecordedScorer | None = None, mark: int = 0
+) -> tuple[int, int, float]:
+    """Calls, generated tokens and model seconds of `records`, plus the scoring passes after
+    `mark` (each a call with no generated token)."""
+    passes = scorer.passes[mark:] if scorer is not None else []
     return (
-        len(records),
+        len(records) + len(passes),
         sum(r.completion_tokens for r in records),
-        sum(r.seconds for r in records),
+        sum(r.seconds for r in records) + sum(p.seconds for p in passes),
     )
 
 
@@ -151,8 +159,11 @@ def static_steps(
     templates: Sequence[TemplateLike],
     max_tokens: int,
     advance: Callable[[int], None],
+    *,
+    scorer: RecordedScorer | None = None,
 ) -> dict[str, list[Step]]:
-    """The order-free contenders' step on every task: `bare` and one `fixed:<id>` per template."""
+    """The order-free contenders' step on every task: `bare` and one `fixed:<id>` per template
+    (an option procedure with the options read from the question, as the engine reads them)."""
     out: dict[str, list[Step]] = {"bare": []}
     for task in tasks:
         bare = LLMRequest(
@@ -170,16 +181,31 @@ def static_steps(
                 request = LLMRequest(messages=messages, max_tokens=max_tokens, purpose="answer")
                 step = replace(_ask(llm, request, task, template.id), arm=template.id)
             else:
-                step = _procedure_step(llm, path, task, max_tokens)
+                step = _procedure_step(llm, path, task, max_tokens, scorer)
             out[label].append(step)
             advance(1)
     return out
 
 
-def _procedure_step(llm: CachingLLM, path: PathDefinition, task: Task, max_tokens: int) -> Step:
-    """A forced procedure arm's step: the procedure as the engine runs it (no seed, no tool)."""
-    mark = len(llm.calls)
-    settings = AnswerSettings(max_tokens=max_tokens, timeout_s=60.0, toolbox=PROGRAM_TOOLBOX)
+def _procedure_step(
+    llm: CachingLLM,
+    path: PathDefinition,
+    task: Task,
+    max_tokens: int,
+    scorer: RecordedScorer | None = None,
+) -> Step:
+    """A forced procedure arm's step: the procedure as the engine runs it (no seed, no tool).
+
+    An option procedure on a question whose options are not read, or option likelihood with no
+    scorer, gives no answer: a wrong one, as the arm could not be asked."""
+    mark, scored = len(llm.calls), len(scorer.passes) if scorer is not None else 0
+    options = read_options(task.query)
+    settings = AnswerSettings(
+        max_tokens=max_tokens,
+        timeout_s=60.0,
+        toolbox=PROGRAM_TOOLBOX,
+        options=None if options is None else OptionSettings(options, scorer),
+    )
     agreement = None
     try:
         result = run_procedure(llm, path, task.query, settings)
@@ -188,9 +214,9 @@ def _procedure_step(llm: CachingLLM, path: PathDefinition, task: Task, max_token
         agreement = float(share) if isinstance(share, int | float) else None
     except LLMUnavailableError:
         raise  # no answer will come from this model: stop rather than score zeros
-    except (LLMError, BudgetExceededError):
+    except (LLMError, BudgetExceededError, InvalidQueryError):
         text = ""  # a fault is a wrong answer, and its cost is counted
-    calls, tokens, seconds = _cost(llm.calls[mark:])
+    calls, tokens, seconds = _cost(llm.calls[mark:], scorer, scored)
     reward = check_task(text, task)
     return Step(task, reward, calls, tokens, seconds, arm=path.arm_id, agreement=agreement)
 
@@ -213,8 +239,14 @@ def _agreement_of(decision: Decision) -> float | None:
     return None
 
 
-def _engine_step(decision: Decision, task: Task, records: Sequence[CallRecord]) -> Step:
-    calls, tokens, seconds = _cost(records)
+def _engine_step(
+    decision: Decision,
+    task: Task,
+    records: Sequence[CallRecord],
+    scorer: RecordedScorer | None = None,
+    mark: int = 0,
+) -> Step:
+    calls, tokens, seconds = _cost(records, scorer, mark)
     score, valid = _referee_of(decision)
     cold = any(
         step.stage in ("rating", "detour") and step.reason != "skipped" for step in decision.trace
@@ -242,8 +274,10 @@ def variant_engine(
     settings: Settings,
     searcher: Searcher,
     templates: Sequence[TemplateLike] | None,
+    scorer: RecordedScorer | None = None,
 ) -> Engine:
-    """A fresh engine of `variant`, with an empty in-memory store."""
+    """A fresh engine of `variant`, with an empty in-memory store (and option likelihood on
+    `scorer`, where there is one)."""
     if variant not in ENGINE_VARIANTS:
         raise ValueError(f"unknown engine variant {variant!r}; known: {ENGINE_VARIANTS}")
     return build_engine(
@@ -252,6 +286,7 @@ def variant_engine(
         store=InMemoryStore(),
         searcher=InMemorySearcher() if variant == "seed_off" else searcher,
         templates=templates,
+        option_scorer=scorer,
     )
 
 
@@ -265,15 +300,16 @@ def engine_steps(
     searcher: Searcher,
     templates: Sequence[TemplateLike] | None,
     advance: Callable[[int], None],
+    scorer: RecordedScorer | None = None,
 ) -> list[Step]:
     """A fresh engine of `variant` decides the tasks in `order`, learning as it goes."""
     engine = variant_engine(
-        variant, llm=llm, settings=settings, searcher=searcher, templates=templates
+        variant, llm=llm, settings=settings, searcher=searcher, templates=templates, scorer=scorer
     )
     steps = []
     for index in order:
         task = tasks[index]
-        mark = len(llm.calls)
+        mark, scored = len(llm.calls), len(scorer.passes) if scorer is not None else 0
 
         def checker(text: str, task: Task = task) -> float:
             return check_task(text, task)
@@ -284,7 +320,7 @@ def engine_steps(
             checker=None if variant == "referee" else checker,
             task=None if kind_source is None else kind_source(task),
         )
-        steps.append(_engine_step(decision, task, llm.calls[mark:]))
+        steps.append(_engine_step(decision, task, llm.calls[mark:], scorer, scored))
         advance(1)
     return steps
 
@@ -346,6 +382,7 @@ def run_contenders(
     templates: Sequence[TemplateLike],
     max_tokens: int,
     progress: Callable[[int, str], Callable[[int], None]],
+    scorer: RecordedScorer | None = None,
 ) -> OnlineRuns:
     """Run every contender on `orders` shuffles of `tasks` (`stream_orders`)."""
     permutations = stream_orders(len(tasks), orders)
@@ -355,6 +392,7 @@ def run_contenders(
         templates,
         max_tokens,
         progress(len(tasks) * (1 + len(templates)), "bare model and forced templates"),
+        scorer=scorer,
     )
     steps: dict[str, list[list[Step]]] = {
         label: [[row[i] for i in order] for order in permutations] for label, row in static.items()
@@ -373,6 +411,7 @@ def run_contenders(
             searcher=searcher,
             templates=templates,
             advance=advance,
+            scorer=scorer,
         )
     return OnlineRuns(permutations, steps, llm.hits, llm.misses)
 
@@ -387,6 +426,7 @@ def engine_runs(
     searcher: Searcher,
     templates: Sequence[TemplateLike] | None,
     advance: Callable[[int], None],
+    scorer: RecordedScorer | None = None,
 ) -> list[list[Step]]:
     """`engine_steps` for each (k, order) in `orders`, in that sequence, the engine of order k
     seeded k (`stream_orders`), so the evaluation and its warmer decide the same streams."""
@@ -400,6 +440,7 @@ def engine_runs(
             searcher=searcher,
             templates=templates,
             advance=advance,
+            scorer=scorer,
         )
         for k, order in orders
     ]

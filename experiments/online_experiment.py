@@ -49,6 +49,7 @@ from experiments.online_report import (
     summary_table,
 )
 from experiments.plots import ValueRange
+from experiments.recorded_scorer import RecordedScorer
 from experiments.replay import chosen_templates
 from experiments.tasks import TaskSuite, generate_suite
 
@@ -247,6 +248,7 @@ def run_online(
     """Run every contender and report; `llm` and `searcher` default to the configured ones."""
     settings = _settings(params, context)
     cached, searcher = cached_collaborators(params, context, settings, llm=llm, searcher=searcher)
+    scorer = option_scorer(cached)
     suite = task_suite(params)
     runs = run_contenders(
         suite.tasks,
@@ -258,8 +260,18 @@ def run_online(
         templates=_templates(params),
         max_tokens=settings.engine_config().answer_max_tokens,
         progress=context.progress,
+        scorer=scorer,
     )
     return report(params, runs)
+
+
+def option_scorer(cached: CachingLLM) -> RecordedScorer | None:
+    """Option likelihood on the evaluation's model, where it gives likelihoods (the in-process
+    model), each pass recorded; None for a hosted model."""
+    from engine.compose import build_option_scorer  # noqa: PLC0415 - with the model
+
+    inner = build_option_scorer(cached.inner)
+    return None if inner is None else RecordedScorer(inner)
 
 
 def online_experiment() -> Experiment:

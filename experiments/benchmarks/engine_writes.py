@@ -20,6 +20,7 @@ reported. The measuring code uses only what both checkouts have.
 """
 
 import argparse
+import importlib
 import json
 import statistics
 import sys
@@ -119,8 +120,8 @@ def _fields_per_query(store: Any) -> list[dict[str, Any]]:
     try:
         from experiments.benchmarks.startup import add_kinds  # noqa: PLC0415
     except ImportError:
-        from engine.domain import features  # noqa: PLC0415 - only before kinds of query
-
+        # only in a checkout from before kinds of query (imported by name: this one has none)
+        features = importlib.import_module("engine.domain.features")
         return [{"context": tuple(map(float, features.query_features(q)))} for q in QUERIES]
     return [{"context": None, "kind": kind} for kind in add_kinds(store, QUERIES)]
 
