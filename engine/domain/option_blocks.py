@@ -56,6 +56,8 @@ _MARKERS = {
     "A)": re.compile(rf"(?<![\w(]){_LABEL}\)(?=\s)"),
     "A.": re.compile(rf"(?<!\S){_LABEL}\.(?=\s)"),
     "A:": re.compile(rf"(?<!\S){_LABEL}:(?=\s)"),
+    # "A - red", only where it opens a line: inside a line "A - B" is a difference.
+    "A -": re.compile(rf"(?m)^[ \t]*{_LABEL}[ \t]+[-–—](?=[ \t])"),
 }
 _FIRST_LABELS = {"upper": ("A", "B"), "lower": ("a", "b"), "number": ("1", "2")}
 # A short line ending in a colon just before a block: "Options:", "Answer choices:".
@@ -63,9 +65,13 @@ _HEADER = re.compile(r"(?:^|(?<=[.?!\n]))[ \t]*([A-Za-z][\w ]{0,30}):[ \t]*$")
 # A list of options only when something asks for a choice: a question, or one of these words
 # ("Pick the prime: (a) 4 (b) 9"). "Summarise these notes:\nA. …" or "Calculate: (a) 1 + 2"
 # lists material, and "answer" alone does not ask to choose ("Answer each: (a) …").
-_CHOOSING = frozenset(
-    words_of("which choose pick select identify option options choice choices correct best")
-)
+_CHOOSING = frozenset(words_of("which choose pick select identify correct best"))
+# Nouns that name a list as options; alone they ask for nothing ("Options we discussed:\n1. …\n
+# Write an e-mail about them."), so they count only in a short header before the list.
+_OPTION_NOUNS = frozenset(words_of("option options choice choices"))
+# Words of a line after the list that is about answering it ("Answer with the letter."); any
+# other instruction there ("Summarise them.") asks for something else.
+_ANSWERING = _CHOOSING | _OPTION_NOUNS | frozenset(words_of("answer reply respond letter"))
 # A sentence ending inside an option; an initial's point ("U.S. Grant", "J. Smith") ends none.
 _SENTENCE_BREAK = re.compile(r"(?<![\s.][A-Z])(?<!^[A-Z])[.!?]\s+\S")
 _CONNECTOR = re.compile(r"(?:[,;]\s*|\s+)(?:or|and)$|[,;]$")
@@ -177,7 +183,7 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     before = text[: markers[0].start]
     if style not in {"(A)", "[A]"} and before.rstrip(" \t")[-1:] not in {"", "\n", "?", ":", "."}:
         return f"{letters[0]}{style[-1]} follows prose, not a question or a header"
-    ends = [marker.start for marker in markers[1:]] + [_line_end(text, markers[-1].end)]
+    ends = [marker.start for marker in markers[1:]] + [_last_end(text, markers[-1].end)]
     raw = [text[marker.end : end] for marker, end in zip(markers, ends, strict=True)]
     texts = [_option_text(option) for option in raw]
     one_per_line = all(_opens_line(text, marker.start) for marker in markers)
@@ -185,7 +191,9 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     header = _HEADER.search(before)
     if header and len(header.group(1).split()) > 3:
         header = None  # a sentence ending in a colon, not a header
-    names_options = header is not None and bool(_CHOOSING & set(words_of(header.group(1))))
+    names_options = header is not None and bool(
+        (_CHOOSING | _OPTION_NOUNS) & set(words_of(header.group(1)))
+    )
     problem = (
         _block_problem(texts, one_per_line)
         or _wrapping_problem(before, raw[-1])
@@ -213,8 +221,12 @@ def _choice_problem(before: str, raw: list[str], tail: str, names_options: bool)
     if sum(option.rstrip().endswith("?") for option in raw) > 1:
         return "the list holds questions to answer, not options to choose from"
     asked = "?" in before or "?" in tail or raw[-1].rstrip().endswith("?")
-    if not asked and not _CHOOSING & set(words_of(before + " " + tail)):
+    if asked:
+        return None
+    if not (_CHOOSING & set(words_of(before + " " + tail)) or names_options):
         return "nothing asks for a choice: no question and no word such as 'choose' or 'which'"
+    if words_of(tail) and not _ANSWERING & set(words_of(tail)):
+        return f"the text after the list asks for something else: {tail.strip()!r:.60}"
     return None
 
 
@@ -233,6 +245,23 @@ def _wrapping_problem(before: str, last: str) -> str | None:
 def _line_end(text: str, start: int) -> int:
     end = text.find("\n", start)
     return len(text) if end < 0 else end
+
+
+# An instruction about how to answer, after the last option on its line: "(D) Oceania. Answer
+# with a single letter." It ends the option; any other sentence there ("Explain why.") is left
+# in it, and the block is refused as running on.
+_ANSWER_INSTRUCTION = re.compile(
+    r"(?<=[.!?])\s+(?=(?:please\s+)?(?:answer|reply|respond|choose|pick|select)\b"
+    r"[^\n]*\b(?:letter|option|choice|one)\b)",
+    re.IGNORECASE,
+)
+
+
+def _last_end(text: str, start: int) -> int:
+    """Where the last option ends: its line's end, or an instruction about the answer."""
+    end = _line_end(text, start)
+    instruction = _ANSWER_INSTRUCTION.search(text, start, end)
+    return instruction.start() if instruction else end
 
 
 def _option_text(raw: str) -> str:
@@ -262,23 +291,35 @@ def _block_problem(texts: list[str], one_per_line: bool) -> str | None:
 # ---- bulleted options under a header -----------------------------------------------------------
 
 _BULLETED = re.compile(
-    r"(?:^|\n)[ \t]*(?P<header>[A-Za-z][\w ]{0,30}):[ \t]*\n"
+    r"(?:^|\n)[ \t]*(?P<header>[^\n]*?[?:])[ \t]*\n"
     r"(?P<items>(?:[ \t]*[-*•][ \t]+\S[^\n]*(?:\n|$)){2,})$"
 )
 _BULLET = re.compile(r"^[ \t]*[-*•][ \t]+")
 # A bulleted list is options only under a header that says so: "Ingredients:\n- flour" after a
 # question is a list the question is about.
 _OPTION_HEADER_WORDS = frozenset({"option", "options", "choice", "choices", "answers"})
+# Or the line just before the list asks to choose: "Which of these is a mammal?\n- cat\n- cod",
+# "Choose the best word:\n* a\n* b". That line is the question.
+_ASKS_TO_CHOOSE = frozenset(words_of("which choose pick select identify"))
 
 
 def read_bulleted(text: str) -> BlockReading:
     match = _BULLETED.search(text)
     if match is None:
         return None
-    header_words = match.group("header").casefold().split()
-    if len(header_words) > 3 or not _OPTION_HEADER_WORDS.intersection(header_words):
+    header = match.group("header")
+    header_words = words_of(header)
+    if header_words[:1] and header_words[0] in _ASKS_TO_CHOOSE:
+        stem = text[: match.end("header")].strip()
+    elif (
+        header.endswith(":")
+        and re.fullmatch(r"[A-Za-z][\w ]{0,30}:", header)
+        and len(header_words) <= 3
+        and _OPTION_HEADER_WORDS.intersection(header_words)
+    ):
+        stem = text[: match.start()].strip()
+    else:
         return None
-    stem = text[: match.start()].strip()
     if not stem:
         return "bulleted options with no question before them"
     texts = [_option_text(_BULLET.sub("", line)) for line in match.group("items").splitlines()]
@@ -286,5 +327,5 @@ def read_bulleted(text: str) -> BlockReading:
         return f"bulleted options repeat one another: {texts}"
     if any(not option or len(option) > MAX_OPTION_CHARS for option in texts):
         return "a bulleted option is empty or too long"
-    understood = f"{len(texts)} bulleted options after '{match.group('header').strip()}:'"
+    understood = f"{len(texts)} bulleted options after {header.strip()!r:.60}"
     return OptionBlock(tuple(texts), (), stem, understood)

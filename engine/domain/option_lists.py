@@ -6,7 +6,9 @@ list that the question itself names as its answer space, so that what follows it
 - after a header that says it lists the choices: "Options: positive, negative", "Pick one:
   green, purple, orange.", "Route this request to one of: HR, IT, Facilities.";
 - after an instruction to put one thing in one class: "Classify this ticket as billing,
-  technical or other: …".
+  technical or other: …";
+- in brackets after a short label that asks for the answer: "Sentiment (positive, negative or
+  neutral)?", "Category (Billing / Shipping / Other):".
 
 A list to sort, rank or translate, or several things to classify ("Classify these animals as …")
 is material, not a choice, and is left alone.
@@ -15,9 +17,9 @@ is material, not a choice, and is left alone.
 import re
 
 from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock, unquoted
-from engine.domain.sentences import words_of
+from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
-__all__ = ["list_items", "read_classifying", "read_listed_choices"]
+__all__ = ["list_items", "read_bracketed", "read_classifying", "read_listed_choices"]
 
 # Items are split at ", ", ", or " and " or ": "1,000 or 999" holds two, not three.
 _LIST_SPLIT = re.compile(r"\s*,\s+(?:or\s+)?|\s+or\s+")
@@ -105,6 +107,45 @@ def read_classifying(text: str) -> BlockReading:
     if any(len(item.split()) > _LABEL_WORDS for item in items):
         return f"the classes are prose, not labels: {items}"
     return _block(items, text, f"{len(items)} classes to put '{thing}' in")
+
+
+# A label opening a line, its list in brackets, then "?" or ":" and nothing more on the line but
+# quoted material: 'Review: "…"\nSentiment (positive/negative)?', 'Topic (sport, politics):
+# "…"'. "Name (first/last): John Smith" is a form's field, not a question, and is left alone.
+_BRACKETED = re.compile(
+    r"(?:^|\n)[ \t]*(?P<label>[A-Za-z][\w ]{0,30}?)[ \t]*\((?P<listed>[^()\n]+)\)[ \t]*[?:]"
+    r"[ \t]*(?P<after>\"[^\"\n]*\"|“[^”\n]*”)?[ \t]*(?=\n|$)"
+)
+_NAMED_PAIRS = ({"yes", "no"}, {"true", "false"})
+
+
+def read_bracketed(text: str) -> BlockReading:
+    match = _BRACKETED.search(text)
+    if match is None:
+        return None
+    label = match.group("label")
+    if len(label.split()) > _LABEL_WORDS or first_word(label) in WH_WORDS | AUXILIARIES:
+        return None  # "What is it (in metres)?" is a question with an aside, not a label
+    items = _bracketed_items(match.group("listed"))
+    if items is None or {item.casefold() for item in items} in _NAMED_PAIRS:
+        return None  # "Answer (yes/no):" names an answer space (`_read_named`)
+    if any(len(item.split()) > _LABEL_WORDS for item in items):
+        return f"the bracketed choices are prose, not labels: {items}"
+    stem = text[: match.start()] + " " + (match.group("after") or "") + text[match.end() :]
+    if not words_of(stem):
+        return "bracketed choices with nothing to choose for"
+    return _block(items, stem.strip(), f"{len(items)} choices in brackets after '{label}'")
+
+
+def _bracketed_items(listed: str) -> list[str] | None:
+    """ "a/b/c" or "a, b or c"; None when the brackets hold no such list."""
+    if "/" in listed:
+        items: list[str] | str = [item.strip() for item in listed.split("/")]
+    else:
+        items = list_items(listed, needs_or=False)
+    if isinstance(items, str) or len(items) < 2 or not all(items):
+        return None
+    return items
 
 
 def _block(items: list[str], stem: str, understood: str) -> BlockReading:

@@ -10,8 +10,15 @@ A question that asks for one of a known set of answers can be answered by choosi
 - a list a header or an instruction names: "Options: spam, not spam", "Classify this review as
   positive, negative or mixed: …";
 - a named two-way answer space: "True or false: …", "… Answer yes or no.";
-- a yes/no question: "Is 91 prime?";
-- alternatives after a wh-question: "Which is larger, 0.7 or 0.65?", or a short "Tea or coffee?".
+- a list in brackets after a short label: "Sentiment (positive, negative or neutral)?";
+- a yes/no question: "Is 91 prime?", but no request ("Does anyone know a …?") and not two
+  questions in one ("Is 97 prime, and what …?");
+- alternatives after a wh-question: "Which is larger, 0.7 or 0.65?", put to a short subject:
+  "Is a tomato a vegetable or a fruit?", the set a wh-question picks from ("Among Oslo, Rome
+  and Cairo, which …?"), or a short "Tea or coffee?".
+
+A question for several options or a count of them ("How many of these are prime?", "Select all
+that apply") is refused whatever a reader found.
 
 Each reader says whether its structure is absent (None), read (`Options`), or present but not
 accounted for (a reason). Any such reason, or two readers that both read the question, means no
@@ -19,7 +26,8 @@ options: precision comes before recall, because a question read wrongly is answe
 own answer space, while one left unread is answered in free text as it was before.
 
 The block readers live in `engine.domain.option_blocks`, the list readers in
-`engine.domain.option_lists`, the words a question opens with in
+`engine.domain.option_lists`, the yes/no and alternatives readers in
+`engine.domain.option_questions`, the words a question opens with in
 `engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the
 option block itself is a trivial grammar, and the hard part, where in free prose a block starts
 and whether the prose around it is a question, is exactly what a grammar does not decide.
@@ -47,7 +55,8 @@ from engine.domain.option_blocks import (
     read_bulleted,
     read_lettered,
 )
-from engine.domain.option_lists import list_items, read_classifying, read_listed_choices
+from engine.domain.option_lists import read_bracketed, read_classifying, read_listed_choices
+from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 from engine.errors import InvalidQueryError
 
@@ -156,6 +165,9 @@ def understand_options(question: str) -> Options | NoOptions:
             return NoOptions(result)
         if result is not None:
             readings.append(result)
+    several = _ASKS_FOR_SEVERAL.search(text)
+    if readings and several:
+        return NoOptions(f"'{several.group(0)}' asks for several options or a count, not one")
     if not readings:
         return NoOptions("no option block, named answer space, yes/no question or alternatives")
     if len(readings) > 1:
@@ -164,6 +176,17 @@ def understand_options(question: str) -> Options | NoOptions:
         )
     return readings[0]
 
+
+# A question over the options that asks for a count or for several of them: "How many of these
+# are prime?", "Which of these are mammals?", "Select all that apply." One option does not
+# answer it. "Which of the following pairs are …?" agrees with its noun and asks for one pair.
+_ASKS_FOR_SEVERAL = re.compile(
+    r"\bhow\s+many\s+of\b"
+    r"|\bwhich\s+(?:ones\b|(?:of\s+(?:these|those|them|the\s+following)\s+)?(?:are|were)\b)"
+    r"|\b(?:select|choose|pick|tick|mark|name|list)\s+(?:all|every|each|both|two|three|four)\b"
+    r"|\ball\s+(?:that|which)\s+apply\b",
+    re.IGNORECASE,
+)
 
 # A reader's verdict: None (its structure is absent), the options read, or why the structure it
 # found cannot be accounted for.
@@ -176,10 +199,6 @@ def _key(text: str) -> str:
 
 # ---- a named answer space: "true or false", "yes or no" --------------------------------------
 
-_NAMED = {
-    ("True", "False"): re.compile(r"\btrue\s*(?:or|/)\s*false\b", re.IGNORECASE),
-    ("Yes", "No"): re.compile(r"\byes\s*(?:or|/)\s*no\b", re.IGNORECASE),
-}
 
 # The verbs an instruction about the answer's form opens with ("Answer yes or no.").
 _INSTRUCTING = frozenset(
@@ -196,7 +215,7 @@ _INSTRUCTION_WORDS = 5
 
 
 def _read_named(text: str) -> Reading:
-    named = [(texts, match) for texts, pattern in _NAMED.items() if (match := pattern.search(text))]
+    named = [(texts, match) for texts, pattern in NAMED.items() if (match := pattern.search(text))]
     if len(named) > 1:
         return "the question names both true/false and yes/no as its answers"
     if not named:
@@ -264,109 +283,6 @@ def _asked(text: str) -> list[str]:
     return re.findall(r"[^.!?:\n]*\?", text)
 
 
-# ---- a yes/no question ------------------------------------------------------------------------
-
-
-# Whom a request is put to: "Can you …?", "Would you …?" ask someone to do or tell something,
-# and so does a modal put to anyone ("Could someone explain …?"); "yes" answers none of them.
-# "Has anyone walked on Mars?" asks whether, and stays a yes/no question.
-_YOU = frozenset(words_of("you u ye"))
-_ANYONE = frozenset(words_of("anyone anybody someone somebody"))
-_MODALS = frozenset(words_of("can could will would"))
-# "Does anyone know how …?", "Do they know where …?": a question about knowing or telling a
-# wh-thing asks for that thing.
-_ASKS_FOR = re.compile(
-    r"\b(?:know|knows|tell|explain|show|remember|recall)\s+(?:(?:me|us)\s+)?"
-    r"(?:what|which|who|whom|whose|where|when|why|how)\b",
-    re.IGNORECASE,
-)
-# An empty answer line after the question, as in a prompt: "Q: Is 7 prime?\nA:".
-_ANSWER_PROMPT = re.compile(r"\n[ \t]*A(?:nswer)?:[ \t]*$")
-# Material quoted after a question ('Is it plausible? "The cat sang."') is what it asks about.
-_QUOTED_MATERIAL = re.compile(r"(?<=\?)\s+(?:\"[^\"]*\"|“[^”]*”)\s*$")
-
-
-def _read_yes_no(text: str) -> Reading:
-    question = _only_question(text)
-    if question is None or any(pattern.search(text) for pattern in _NAMED.values()):
-        return None  # not one question; or one that names its own answer space
-    if first_word(question) in WH_WORDS:
-        return None  # "What do you think, is 91 prime?" asks what first
-    # The question itself, or its last clause: "Tell me, is 91 prime?", "If x = 3, is x > 2?"
-    for clause in (question, re.split(r"[:,]\s+", question)[-1]):
-        words = words_of(clause)
-        if words[:1] and words[0] in AUXILIARIES:
-            if _is_request(words) or _ASKS_FOR.search(clause):
-                return None  # "Can you tell me …?" asks for something, not whether
-            if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
-                return None  # "Is it red or blue?" asks which, not whether
-            return Options(("Yes", "No"), "word", stem=text, understood="a yes/no question")
-    return None
-
-
-def _is_request(words: list[str]) -> bool:
-    """Whether a question opening with an auxiliary asks someone to do something."""
-    put_to = words[1] if len(words) > 1 else ""
-    return put_to in _YOU or (words[0] in _MODALS and put_to in _ANYONE)
-
-
-def _only_question(text: str) -> str | None:
-    """The question `text` asks, when it asks exactly one and ends with it (or with quoted
-    material it is about)."""
-    text = _QUOTED_MATERIAL.sub("", _ANSWER_PROMPT.sub("", text))
-    if text.count("?") != 1 or not text.endswith("?"):
-        return None
-    starts = [match.end() for match in re.finditer(r"[.!][\"'”’)]*(?=\s)|\n", text)]
-    return text[starts[-1] if starts else 0 :].strip()
-
-
-# ---- alternatives: "Which is larger, 0.7 or 0.65?" -------------------------------------------
-
-_HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
-
-
-def _read_alternatives(text: str) -> Reading:
-    question = _only_question(text)
-    if question is None or not re.search(r"\bor\b", question):
-        return None
-    if any(pattern.search(question) for pattern in _NAMED.values()):
-        return None  # "True or false?" names an answer space (`_read_named`)
-    body = question[:-1].strip()
-    # The list first, then what it is asked: "Tea or coffee: which has more caffeine?"
-    listed, colon, asked = body.partition(": ")
-    if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
-        body = listed
-    head = re.match(r"[^,:]+[,:]\s+", body)
-    if first_word(body) in WH_WORDS and head:
-        return _headed_alternatives(text, head.group(0), body[head.end() :])
-    # No wh-clause: the question is the list itself, and short ("Plausible or implausible?").
-    items = list_items(body)
-    if isinstance(items, str) or any(len(item.split()) > _HEADLESS_WORDS for item in items):
-        return None
-    if any(first_word(item) in WH_WORDS | AUXILIARIES | {"not"} for item in items):
-        return None  # "Is it raining or not?" is a yes/no question
-    return _alternatives(items, "", text)
-
-
-def _headed_alternatives(text: str, head: str, listed: str) -> Reading:
-    """ "Which is larger, 0.7 or 0.65?": the list after a wh-clause and its comma or colon."""
-    if re.search(r"\bor\b", head):
-        return None  # the choice is inside the wh-clause: "Which is larger or smaller, …"
-    items = list_items(listed)
-    if isinstance(items, str):
-        return items
-    return _alternatives(items, head.strip(" ,:"), text)
-
-
-def _alternatives(items: list[str], head: str, stem: str) -> Reading:
-    if len({_key(item) for item in items}) != len(items):
-        return f"the alternatives repeat one another: {items}"
-    if len(items) > MAX_OPTIONS:
-        return f"{len(items)} alternatives are more than {MAX_OPTIONS}"
-    understood = f"{len(items)} alternatives" + (f" after '{head}'" if head else "")
-    return Options(tuple(items), "word", stem=stem, understood=understood)
-
-
 def _read_block(read: Callable[[str], BlockReading]) -> Callable[[str], Reading]:
     def reader(text: str) -> Reading:
         block = read(text)
@@ -383,7 +299,8 @@ _READERS: tuple[Callable[[str], Reading], ...] = (
     _read_block(read_bulleted),
     _read_block(read_listed_choices),
     _read_block(read_classifying),
+    _read_block(read_bracketed),
     _read_named,
-    _read_yes_no,
-    _read_alternatives,
+    _read_block(read_yes_no),
+    _read_block(read_alternatives),
 )

@@ -15,8 +15,11 @@ def _word_set(words: str) -> frozenset[str]:
 
 
 WH_WORDS = _word_set("what which who whom whose where when why how")
+# With the stems of their negative contractions ("Isn't 51 prime?" is "isn", "t"), which open
+# yes/no questions as surely.
 AUXILIARIES = _word_set(
-    "am is are was were do does did have has had can could will would shall should may might must"
+    "am is are was were do does did have has had can could will would shall should may might must "
+    "isn aren wasn weren don doesn didn haven hasn hadn couldn wouldn shouldn mustn"
 )
 
 

@@ -140,7 +140,10 @@ NOT_READ = [
     "Is 7 prime? Is 9 prime?",
     "What do you think, is 91 prime?",
     "Is 91 prime? Show your work.",
-    "Is it red or blue?",
+    # "Is it red or blue?" was here, refused so that "or" never made a yes/no question; it asks
+    # which, and now reads as the alternatives red, blue (test_option_questions.py), as the data
+    # README's rule has it. "Is 0.7 larger or smaller than 0.65?" above stays refused: its list
+    # runs on past "or".
 ]
 
 

@@ -1,0 +1,284 @@
+"""Options a question carries in its grammar: a yes/no question, or alternatives joined by "or".
+
+The question half of `engine.domain.options` (which holds the rest and the why). Each reader
+takes the one question a text asks and returns its options, None where it offers none, or why
+what it found cannot be accounted for:
+
+- a yes/no question: "Is 91 prime?", but not a request put as one ("Can you …?", "Is there any
+  chance you could …?", "Does anyone know a …?") nor two questions in one ("Is 97 prime, and
+  what …?");
+- alternatives after a wh-clause: "Which is larger, 0.7 or 0.65?", "Which is it — a, b or c?";
+- alternatives a copula puts to its subject: "Is a tomato a vegetable or a fruit?";
+- a short list that is the whole question: "Tea or coffee?".
+"""
+
+import re
+
+from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock, unquoted
+from engine.domain.option_lists import list_items
+from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
+
+__all__ = ["NAMED", "only_question", "read_alternatives", "read_yes_no"]
+
+# The named two-way answer spaces; a question that names one is read by `_read_named` in
+# `engine.domain.options`, never as a yes/no question or as alternatives. "y/n" and "T/F" are
+# the same spaces written short ("Does ice float? y/n", "T/F: bats are blind.").
+NAMED = {
+    ("True", "False"): re.compile(r"\b(?:true\s*(?:or|/)\s*false|t\s*/\s*f)\b", re.IGNORECASE),
+    ("Yes", "No"): re.compile(r"\b(?:yes\s*(?:or|/)\s*no|y\s*(?:or|/)\s*n)\b", re.IGNORECASE),
+}
+
+
+def _names_an_answer_space(text: str) -> bool:
+    return any(pattern.search(text) for pattern in NAMED.values())
+
+
+# An empty answer line after the question, as in a prompt: "Q: Is 7 prime?\nA:".
+_ANSWER_PROMPT = re.compile(r"\n[ \t]*A(?:nswer)?:[ \t]*$")
+# Material quoted after a question ('Is it plausible? "The cat sang."') is what it asks about.
+_QUOTED_MATERIAL = re.compile(r"(?<=\?)\s+(?:\"[^\"]*\"|“[^”]*”)\s*$")
+
+
+def only_question(text: str) -> str | None:
+    """The question `text` asks, when it asks exactly one and ends with it (or with quoted
+    material it is about)."""
+    text = _QUOTED_MATERIAL.sub("", _ANSWER_PROMPT.sub("", text))
+    if text.count("?") != 1 or not text.endswith("?"):
+        return None
+    starts = [match.end() for match in re.finditer(r"[.!][\"'”’)]*(?=\s)|\n", text)]
+    return text[starts[-1] if starts else 0 :].strip()
+
+
+def _block(texts: list[str] | tuple[str, ...], stem: str, understood: str) -> BlockReading:
+    if len({" ".join(text.casefold().split()) for text in texts}) != len(texts):
+        return f"the alternatives repeat one another: {list(texts)}"
+    if len(texts) > MAX_OPTIONS:
+        return f"{len(texts)} alternatives are more than {MAX_OPTIONS}"
+    return OptionBlock(tuple(texts), (), stem, understood)
+
+
+# ---- a yes/no question ------------------------------------------------------------------------
+
+# Whom a request is put to: "Can you …?", "Would you …?" ask someone to do or tell something,
+# and so does a modal put to anyone ("Could someone explain …?"); "yes" answers none of them.
+# "Has anyone walked on Mars?" asks whether, and stays a yes/no question.
+_YOU = frozenset(words_of("you u ye"))
+_ANYONE = frozenset(words_of("anyone anybody someone somebody"))
+_MODALS = frozenset(words_of("can could will would"))
+# A request put inside the question, wherever it stands: "Is there any chance you could …?",
+# "Do you think someone can …?", "Is it OK if you would …?". The asker wants the thing done.
+_REQUEST_INSIDE = re.compile(
+    r"\b(?:(?:you|u|anyone|anybody|someone|somebody)\s+(?:could|can|would|will|might)"
+    r"|(?:could|can|would|will)\s+(?:you|u|anyone|anybody|someone|somebody))\b",
+    re.IGNORECASE,
+)
+# Anyone who knows, has or recommends something is asked to give it: "Does anyone know a good
+# dentist?", "Has someone got a charger?", "Does anybody have tips for …?".
+_ASKED_OF_ANYONE = re.compile(
+    r"\b(?:anyone|anybody|someone|somebody)\s+(?:here\s+)?(?:know|knows|have|has|got|"
+    r"recommend|suggest|tried|use|happen)\b",
+    re.IGNORECASE,
+)
+# "Does anyone know how …?", "Do they know where …?": a question about knowing or telling a
+# wh-thing asks for that thing.
+_ASKS_FOR = re.compile(
+    r"\b(?:know|knows|tell|explain|show|remember|recall)\s+(?:(?:me|us)\s+)?"
+    r"(?:what|which|who|whom|whose|where|when|why|how)\b",
+    re.IGNORECASE,
+)
+# A second question joined to the first: "Is 97 prime, and what are its factors?", "Is it
+# normal and how long does it last?". Yes or no answers only the first.
+_SECOND_QUESTION = re.compile(
+    r"(?:[,;]\s*|\s(?:and|but|or|also)\s+)(?:(?:and|but|or|also|if\s+(?:so|not))\s*,?\s*)*"
+    r"(?:what|which|who|whom|whose|where|when|why|how)\b",
+    re.IGNORECASE,
+)
+
+
+def read_yes_no(text: str) -> BlockReading:
+    question = only_question(text)
+    if question is None or _names_an_answer_space(text) or first_word(question) in WH_WORDS:
+        # Not one question; one that names its own answer space; or one that asks a wh-thing
+        # first ("What do you think, is 91 prime?").
+        return None
+    # The question itself, or its last clause: "Tell me, is 91 prime?", "If x = 3, is x > 2?"
+    clauses = (question, re.split(r"[:,]\s+", question)[-1])
+    clause = next((clause for clause in clauses if first_word(clause) in AUXILIARIES), None)
+    if clause is None:
+        return None
+    if _is_request(words_of(clause)) or _ASKS_FOR.search(clause) or _is_request_inside(question):
+        return None  # "Can you tell me …?" asks for something, not whether
+    if _SECOND_QUESTION.search(question):
+        return "a yes/no question joined to a wh-question: two questions in one"
+    if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
+        return None  # "Is it red or blue?" asks which (`read_alternatives`)
+    return OptionBlock(("Yes", "No"), (), text, "a yes/no question")
+
+
+def _is_request(words: list[str]) -> bool:
+    """Whether a question opening with an auxiliary asks someone to do something."""
+    words = [word for word in words if word != "t"]  # "Can't you …?" is put to "you"
+    put_to = words[1] if len(words) > 1 else ""
+    return put_to in _YOU or (words[0] in _MODALS and put_to in _ANYONE)
+
+
+def _is_request_inside(question: str) -> bool:
+    return bool(_REQUEST_INSIDE.search(question) or _ASKED_OF_ANYONE.search(question))
+
+
+# ---- alternatives: "Which is larger, 0.7 or 0.65?" -------------------------------------------
+
+_HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
+# Where a wh-clause ends and its list begins: a comma, a colon, or a dash between spaces
+# ("Which is the capital — Zurich, Geneva or Bern?"). The head holds none of them, so a list
+# that starts with a comma after a dash is never cut in two.
+_HEAD = re.compile(r"[^,:—–]+?(?:[,:]\s+|\s+[—–-]+\s+)")
+
+
+def read_alternatives(text: str) -> BlockReading:
+    question = only_question(text)
+    if question is None or _names_an_answer_space(question):
+        return None  # "True or false?" names an answer space (`_read_named`)
+    body = question[:-1].strip()
+    around = _FRONTED.match(body) or _SUPERLATIVE.match(body)
+    if around:
+        return _named_set(text, around.group("listed"))
+    if not re.search(r"\bor\b", question):
+        return None
+    # The list first, then what it is asked: "Tea or coffee: which has more caffeine?"
+    listed, colon, asked = body.partition(": ")
+    if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
+        body = listed
+    head = _HEAD.match(body)
+    if first_word(body) in WH_WORDS and head:
+        return _headed(text, head.group(0), body[head.end() :])
+    if first_word(body) in _COPULAS:
+        return _put_to_subject(text, body)
+    return _headless(text, body)
+
+
+def _headless(text: str, body: str) -> BlockReading:
+    """No wh-clause: the question is the list itself, and short ("Plausible or implausible?")."""
+    items = list_items(body)
+    if isinstance(items, str) or any(len(item.split()) > _HEADLESS_WORDS for item in items):
+        return None
+    if any(first_word(item) in WH_WORDS | AUXILIARIES | {"not"} for item in items):
+        return None  # "Is it raining or not?" is a yes/no question
+    if any(re.search(r"[()\[\]]", item) for item in items):
+        return None  # "Sentiment (positive, negative or neutral)?" lists in brackets
+    return _block(items, text, f"{len(items)} alternatives")
+
+
+def _headed(text: str, head: str, listed: str) -> BlockReading:
+    """ "Which is larger, 0.7 or 0.65?": the list after a wh-clause and its comma or colon."""
+    if re.search(r"\bor\b", head):
+        return None  # the choice is inside the wh-clause: "Which is larger or smaller, …"
+    items = list_items(listed)
+    if isinstance(items, str):
+        return items
+    label = head.strip(" ,:—–-")
+    return _block(items, text, f"{len(items)} alternatives after '{label}'")
+
+
+# The set a wh-question picks from, named before it ("Among Mercury, Venus and Mars, which …",
+# "Out of lead, gold and iron, who …") or after a superlative that ends it ("Which is the
+# largest of 3/4, 0.8 and 70%?"). "and" joins such a set as often as "or". "Which is the
+# capital of France, Spain and Italy?" asks for something of each, not for one, and is left.
+_FRONTED = re.compile(
+    r"(?:among|amongst|out\s+of|of|from|between)\s+(?P<listed>[^,]+(?:,\s*[^,]+)+),\s+"
+    r"(?=(?:which|who)\b)",
+    re.IGNORECASE,
+)
+_SUPERLATIVE = re.compile(
+    r"(?:which|who)\b[^,]*?\bthe\s+(?:\w+est|most\s+\w+|least\s+\w+|best|worst)\s+of\s+"
+    r"(?:the\s+)?(?P<listed>[^,]+(?:,\s*[^,]+)+)$",
+    re.IGNORECASE,
+)
+_SET_SPLIT = re.compile(r"\s*,\s+(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+_SET_ITEMS = 3
+
+
+def _named_set(text: str, listed: str) -> BlockReading:
+    """The members of a set a wh-question picks from: three or more, alike, each a label."""
+    items = [unquoted(item.strip()) for item in _SET_SPLIT.split(listed)]
+    lengths = {len(item.split()) for item in items}
+    if len(items) < _SET_ITEMS or len(lengths) != 1 or max(lengths) > _SET_ITEM_WORDS:
+        return None  # "Among friends and my family, who …" is no list of alike members
+    if any(first_word(item) in WH_WORDS | AUXILIARIES for item in items):
+        return None
+    return _block(items, text, f"{len(items)} members of the set the question picks from")
+
+
+_SET_ITEM_WORDS = 2
+
+
+# ---- alternatives put to a subject: "Is a tomato a vegetable or a fruit?" --------------------
+
+_COPULAS = frozenset(words_of("is are was were"))
+_ARTICLES = frozenset(words_of("a an the"))
+# A subject is a short noun phrase: "a bat", "the number 0", "this review", "Tom's car". Words
+# that open or join a longer phrase ("it OK to mix bleach", "the shop open on Sunday", "there")
+# mean the words before "or" are not subject + alternative, and the question is refused.
+_NOT_IN_SUBJECT = (
+    frozenset(
+        words_of(
+            "to on at for with by from about into onto than as like over under after before "
+            "between through during without within per and or but not any some there you u ye i we "
+            "if when because so very more most less least too also"
+        )
+    )
+    | AUXILIARIES
+    | WH_WORDS
+)
+_LONE_PRONOUNS = frozenset(words_of("it he she they we one"))
+# "of" and "in" join two noun phrases inside a subject ("the tone of this message", "the animal
+# in this text"), never end one ("the shop open in" | "summer or winter").
+_INSIDE_SUBJECT = frozenset(words_of("of in"))
+_SUBJECT_WORDS = 5
+
+
+def _put_to_subject(text: str, body: str) -> BlockReading:
+    """ "Is <subject> X or Y?": the alternatives after a short subject, when only one split
+    of the words into subject and alike alternatives accounts for them.
+
+    "Is it red or dark blue?" or "Is it OK to mix bleach or ammonia?" has no such split; in
+    "Is 0.7 larger or smaller than 0.65?" the list runs on past "or" and is refused too.
+    """
+    if _SECOND_QUESTION.search(body):
+        return "alternatives joined to a wh-question: two questions in one"
+    tokens = body.split()
+    splits = []
+    for start in range(2, len(tokens)):
+        items = list_items(" ".join(tokens[start:]))
+        if _is_subject(tokens[1:start]) and not isinstance(items, str) and _alike(items):
+            splits.append((" ".join(tokens[1:start]), items))
+    if len(splits) != 1:
+        return None
+    (subject, items), *_ = splits
+    return _block(items, text, f"{len(items)} alternatives put to '{subject}'")
+
+
+def _is_subject(tokens: list[str]) -> bool:
+    words = words_of(" ".join(tokens))
+    if not words or len(tokens) > _SUBJECT_WORDS or _NOT_IN_SUBJECT & set(words):
+        return False
+    if words[0] in _LONE_PRONOUNS and len(tokens) > 1:
+        return False  # "it red" is a subject and the start of a predicate
+    if words[-1] in _ARTICLES | _INSIDE_SUBJECT or tokens[-1].endswith((",", ":", ";")):
+        return False
+    return words[0] not in _INSIDE_SUBJECT
+
+
+def _alike(items: list[str]) -> bool:
+    """Whether alternatives have one shape: all open with an article ("a bird", "a mammal"),
+    or none does and all have as many words ("even", "odd"); "spam" or "not spam" too."""
+    firsts = [first_word(item) for item in items]
+    if any(first in WH_WORDS | AUXILIARIES for first in firsts):
+        return False
+    if all(first in _ARTICLES for first in firsts):
+        return True
+    if len(items) == 2 and items[1].casefold() == "not " + items[0].casefold():
+        return True
+    if any(first in _ARTICLES | {"not"} for first in firsts):
+        return False
+    return len({len(item.split()) for item in items}) == 1
