@@ -129,8 +129,9 @@ def test_a_local_models_cost_is_free_not_zero_dollars(engine: Engine) -> None:
 def test_the_trace_table_has_a_row_per_stage(engine: Engine) -> None:
     view = Actions(engine).ask("What is 12 + 30?", "", "")
     stages = [row[0] for row in view.trace]
-    assert stages[0] == "Kind of query"  # then the seed, or the seed gate's choice to skip it
-    assert stages[1] in ("Searched for background", "Thinking seed")
+    assert stages[0] == "Kind of query"  # then the options it offers (none here)
+    assert stages[1] == "Read the options"  # then the seed, or the seed gate's choice to skip it
+    assert stages[2] in ("Searched for background", "Thinking seed")
     assert "Chose the reasoning path" in stages
     assert len(view.trace) == len(view.raw_trace)
     selection = next(row for row in view.trace if row[0] == "Chose the reasoning path")
