@@ -31,9 +31,8 @@ from engine.domain.announced_llm import announced
 from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
-from engine.domain.kinds import KindMatch
 from engine.domain.models import Choice, Decision, QueryKind, Seed, ToolRun
-from engine.domain.options import NoOptions, Options, understand_options
+from engine.domain.options import NoOptions, Options
 from engine.domain.ports import LLM, DecisionListener, OptionScorer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, report, start
@@ -41,6 +40,7 @@ from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Choices, Chooser
 from engine.orchestration.kind_book import KindBook
 from engine.orchestration.learner import NO_SEED, SEED
+from engine.orchestration.query_steps import kind_step, options_step
 from engine.orchestration.run_state import UNLIMITED, Assembly, RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder
@@ -124,8 +124,8 @@ class Pipeline:
             budget or self._config.budget,
         )
         assembly = Assembly(first, listener)
-        kind = assembly.take(lambda _run: _kind_step(match, started))
-        offered = assembly.take(lambda _run: _options_step(query, options))
+        kind = assembly.take(lambda _run: kind_step(match, started))
+        offered = assembly.take(lambda _run: options_step(query, options))
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, kind))
         referee_calls = self._scorer.referee_calls(first.context, checker)
         choices = assembly.take(
@@ -427,43 +427,3 @@ def _draw_probability(choice: SeedChoice | None) -> float:
     if choice is None:
         return 1.0
     return choice.probability if choice.use else round(1.0 - choice.probability, 4)
-
-
-def _options_step(query: str, given: Options | NoOptions | None) -> Steps[Options | None]:
-    """The options the question offers (`understand_options`), as given or read, else None
-    with why: an option procedure answers only a question that offers options."""
-    started = start()
-    found = given if given is not None else understand_options(query)
-    if isinstance(found, NoOptions):
-        yield report("options", "skipped", started, outputs={"why": found.reason})
-        return None
-    outputs = {
-        "options": list(found.texts),
-        "letters": list(found.letters),
-        "form": found.form,
-        # options a client gave have no stem: their question is the query itself
-        "source": "question" if found.stem else "client",
-        "understood": found.understood,
-    }
-    yield report("options", "done", started, outputs=outputs)
-    return found
-
-
-def _kind_step(match: KindMatch, started: float) -> Steps[QueryKind]:
-    """The query's kind as the decision and its trace say it, with why it is that kind."""
-    kind = QueryKind(
-        id=match.kind.kind_id,
-        label=match.kind.label,
-        origin=match.kind.origin,
-        new=match.new,
-        similarity=match.similarity,
-        why=match.why,
-        example=match.kind.example,
-    )
-    yield report(
-        "kind",
-        "done",
-        started,
-        outputs=kind.model_dump(mode="json", exclude={"size"}),
-    )
-    return kind
