@@ -18,7 +18,7 @@ def options_words(outputs: dict[str, Any]) -> str:
 
     >>> options_words({"options": ["Mars", "Jupiter"], "letters": ["A", "B"],
     ...                "source": "question", "understood": "2 lettered options"})
-    "2 options read from the question (2 lettered options): (A) 'Mars', (B) 'Jupiter'"
+    '2 options read from the question (2 lettered options): (A) "Mars", (B) "Jupiter"'
     """
     texts = [str(text) for text in outputs.get("options", [])]
     letters = [str(letter) for letter in outputs.get("letters", [])]
@@ -37,9 +37,9 @@ def option_choice_words(outputs: dict[str, Any]) -> str | None:
     """Which option an option procedure chose and how, from the answer step's outputs; None
     for an answer that is not a choice among options.
 
-    >>> option_choice_words({"procedure": "option_likelihood", "chosen": "B",
-    ...     "chosen_text": "Jupiter", "letters": ["A", "B"], "share": 0.62})
-    "chose (B) 'Jupiter' by the model's likelihood of each option (share 0.62 of the options)"
+    >>> print(option_choice_words({"procedure": "option_likelihood", "chosen": "B",
+    ...     "chosen_text": "Jupiter", "letters": ["A", "B"], "share": 0.62}))
+    chose (B) "Jupiter" by the model's likelihood of each option (share 0.62 of the options)
     >>> option_choice_words({"procedure": "single"}) is None
     True
     """

@@ -326,3 +326,15 @@ def test_retire_can_be_cancelled_and_the_why_box_clears(engine: Engine) -> None:
         "cancel-retire",
     ]
     assert "retire-reason" in _dependency(page, "confirm-retire")["output_elems"]
+
+
+def test_the_card_shows_the_options_and_the_one_chosen(engine: Engine) -> None:
+    view = Actions(engine).ask("Which planet is the largest? (A) Mars (B) Jupiter", "", "")
+    card = view.card.replace("\\", "")  # as rendered: model and question text is escaped
+    assert "**Options:** 2 options read from the question" in card
+    assert '(A) "Mars", (B) "Jupiter"' in card
+    assert '; chose (A) "Mars" in one call held to the options' in card
+    stages = [row[0] for row in view.trace]
+    assert "Read the options" in stages
+    plain = Actions(engine).ask("What is the capital of Australia?", "", "")
+    assert "**Options:**" not in plain.card
