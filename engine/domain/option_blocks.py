@@ -210,13 +210,23 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     return OptionBlock(tuple(texts), tuple(letters), stem.strip(), understood)
 
 
+# The one question after a list that asks for one of its items by pointing back at it: "Which
+# of the above is a mammal?", "Which one of these is prime?". ("Which of the above are …?" asks
+# for several and is refused in `engine.domain.options`.)
+_ASKS_ABOUT_THE_LIST = re.compile(
+    r"which\s+(?:one\s+)?of\s+(?:the\s+above|these|those|them|the\s+(?:options|choices))\s+"
+    r"(?:is|was)\b[^?\n]*\?$",
+    re.IGNORECASE,
+)
+
+
 def _choice_problem(before: str, raw: list[str], tail: str, names_options: bool) -> str | None:
     """Why a well-formed list is not a choice: nothing asks for one, or it is a list of questions.
 
     A question after the list asks about the list ("Steps:\nA. boil\nB. drain\nHow long is
     step B?"), unless a header before it calls the list options ("Answer choices:\n(A) …").
     """
-    if "?" in tail and not names_options:
+    if "?" in tail and not names_options and not _ASKS_ABOUT_THE_LIST.match(tail.strip()):
         return f"a question follows the lettered list: {tail.strip()!r:.60}"
     if sum(option.rstrip().endswith("?") for option in raw) > 1:
         return "the list holds questions to answer, not options to choose from"

@@ -66,7 +66,10 @@ def read_listed_choices(text: str) -> BlockReading:
     match = _LISTED_CHOICES.search(text)
     if match is None:
         return None
-    items = list_items(match.group("listed"), needs_or=False)
+    listed = match.group("listed")
+    if " / " in listed and "," not in listed:
+        listed = listed.replace(" / ", ", ")  # "Labels: relevant / irrelevant"
+    items = list_items(listed, needs_or=False)
     if isinstance(items, str):
         return None  # "Options trading: what is a call option?" lists nothing
     if any(_MARKED.match(item) for item in items):

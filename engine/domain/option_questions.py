@@ -4,9 +4,9 @@ The question half of `engine.domain.options` (which holds the rest and the why).
 takes the one question a text asks and returns its options, None where it offers none, or why
 what it found cannot be accounted for:
 
-- a yes/no question: "Is 91 prime?", but not a request put as one ("Can you …?", "Is there any
-  chance you could …?", "Does anyone know a …?") nor two questions in one ("Is 97 prime, and
-  what …?");
+- a yes/no question: "Is 91 prime?", but not a request put as one ("Can you …?", "Can I get
+  …?", "Would it be possible to explain …?": `engine.domain.option_requests`) nor two questions
+  in one ("Is 97 prime, and what …?");
 - alternatives after a wh-clause: "Which is larger, 0.7 or 0.65?", "Which is it — a, b or c?";
 - alternatives a copula puts to its subject: "Is a tomato a vegetable or a fruit?";
 - a short list that is the whole question: "Tea or coffee?".
@@ -16,6 +16,7 @@ import re
 
 from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock, unquoted
 from engine.domain.option_lists import list_items
+from engine.domain.option_requests import is_request
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["NAMED", "only_question", "read_alternatives", "read_yes_no"]
@@ -35,8 +36,11 @@ def _names_an_answer_space(text: str) -> bool:
 
 # An empty answer line after the question, as in a prompt: "Q: Is 7 prime?\nA:".
 _ANSWER_PROMPT = re.compile(r"\n[ \t]*A(?:nswer)?:[ \t]*$")
-# Material quoted after a question ('Is it plausible? "The cat sang."') is what it asks about.
-_QUOTED_MATERIAL = re.compile(r"(?<=\?)\s+(?:\"[^\"]*\"|“[^”]*”)\s*$")
+# Material quoted after a question ('Is it plausible? "The cat sang."'), perhaps under a short
+# label ('Can I claim it? Rule: "Claims within 30 days."'), is what it asks about.
+_QUOTED_MATERIAL = re.compile(
+    r"(?<=\?)\s+(?:[A-Z][a-z]*(?:\s[a-z]+)?:\s*)?(?:\"[^\"]*\"|“[^”]*”)\.?\s*$"
+)
 
 
 def only_question(text: str) -> str | None:
@@ -59,33 +63,6 @@ def _block(texts: list[str] | tuple[str, ...], stem: str, understood: str) -> Bl
 
 # ---- a yes/no question ------------------------------------------------------------------------
 
-# Whom a request is put to: "Can you …?", "Would you …?" ask someone to do or tell something,
-# and so does a modal put to anyone ("Could someone explain …?"); "yes" answers none of them.
-# "Has anyone walked on Mars?" asks whether, and stays a yes/no question.
-_YOU = frozenset(words_of("you u ye"))
-_ANYONE = frozenset(words_of("anyone anybody someone somebody"))
-_MODALS = frozenset(words_of("can could will would"))
-# A request put inside the question, wherever it stands: "Is there any chance you could …?",
-# "Do you think someone can …?", "Is it OK if you would …?". The asker wants the thing done.
-_REQUEST_INSIDE = re.compile(
-    r"\b(?:(?:you|u|anyone|anybody|someone|somebody)\s+(?:could|can|would|will|might)"
-    r"|(?:could|can|would|will)\s+(?:you|u|anyone|anybody|someone|somebody))\b",
-    re.IGNORECASE,
-)
-# Anyone who knows, has or recommends something is asked to give it: "Does anyone know a good
-# dentist?", "Has someone got a charger?", "Does anybody have tips for …?".
-_ASKED_OF_ANYONE = re.compile(
-    r"\b(?:anyone|anybody|someone|somebody)\s+(?:here\s+)?(?:know|knows|have|has|got|"
-    r"recommend|suggest|tried|use|happen)\b",
-    re.IGNORECASE,
-)
-# "Does anyone know how …?", "Do they know where …?": a question about knowing or telling a
-# wh-thing asks for that thing.
-_ASKS_FOR = re.compile(
-    r"\b(?:know|knows|tell|explain|show|remember|recall)\s+(?:(?:me|us)\s+)?"
-    r"(?:what|which|who|whom|whose|where|when|why|how)\b",
-    re.IGNORECASE,
-)
 # A second question joined to the first: "Is 97 prime, and what are its factors?", "Is it
 # normal and how long does it last?". Yes or no answers only the first.
 _SECOND_QUESTION = re.compile(
@@ -106,8 +83,8 @@ def read_yes_no(text: str) -> BlockReading:
     clause = next((clause for clause in clauses if first_word(clause) in AUXILIARIES), None)
     if clause is None:
         return None
-    if _is_request(words_of(clause)) or _ASKS_FOR.search(clause) or _is_request_inside(question):
-        return None  # "Can you tell me …?" asks for something, not whether
+    if is_request(question, clause):
+        return None  # "Can you tell me …?" asks for something, not whether (`option_requests`)
     if _SECOND_QUESTION.search(question):
         return "a yes/no question joined to a wh-question: two questions in one"
     if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
@@ -115,18 +92,12 @@ def read_yes_no(text: str) -> BlockReading:
     return OptionBlock(("Yes", "No"), (), text, "a yes/no question")
 
 
-def _is_request(words: list[str]) -> bool:
-    """Whether a question opening with an auxiliary asks someone to do something."""
-    words = [word for word in words if word != "t"]  # "Can't you …?" is put to "you"
-    put_to = words[1] if len(words) > 1 else ""
-    return put_to in _YOU or (words[0] in _MODALS and put_to in _ANYONE)
-
-
-def _is_request_inside(question: str) -> bool:
-    return bool(_REQUEST_INSIDE.search(question) or _ASKED_OF_ANYONE.search(question))
-
-
 # ---- alternatives: "Which is larger, 0.7 or 0.65?" -------------------------------------------
+
+# "whether X or Y" and "either X or Y" qualify a clause ("Which is the quickest way there,
+# whether by bus or by train?", "Does it keep for a week, either raw or cooked?"); the question
+# asks something else of both, so its "or" offers no alternatives to choose between.
+_QUALIFYING = re.compile(r"\b(?:whether|either)\b", re.IGNORECASE)
 
 _HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
 # Where a wh-clause ends and its list begins: a comma, a colon, or a dash between spaces
@@ -143,7 +114,7 @@ def read_alternatives(text: str) -> BlockReading:
     around = _FRONTED.match(body) or _SUPERLATIVE.match(body)
     if around:
         return _named_set(text, around.group("listed"))
-    if not re.search(r"\bor\b", question):
+    if not re.search(r"\bor\b", question) or _QUALIFYING.search(body):
         return None
     # The list first, then what it is asked: "Tea or coffee: which has more caffeine?"
     listed, colon, asked = body.partition(": ")
@@ -162,8 +133,9 @@ def _headless(text: str, body: str) -> BlockReading:
     items = list_items(body)
     if isinstance(items, str) or any(len(item.split()) > _HEADLESS_WORDS for item in items):
         return None
-    if any(first_word(item) in WH_WORDS | AUXILIARIES | {"not"} for item in items):
-        return None  # "Is it raining or not?" is a yes/no question
+    openers = WH_WORDS | AUXILIARIES | {"not"}
+    if not _negated_pair(items) and any(first_word(item) in openers for item in items):
+        return None  # "Is it raining or not?" is a yes/no question; "Spam or not spam?" is not
     if any(re.search(r"[()\[\]]", item) for item in items):
         return None  # "Sentiment (positive, negative or neutral)?" lists in brackets
     return _block(items, text, f"{len(items)} alternatives")
@@ -277,8 +249,13 @@ def _alike(items: list[str]) -> bool:
         return False
     if all(first in _ARTICLES for first in firsts):
         return True
-    if len(items) == 2 and items[1].casefold() == "not " + items[0].casefold():
+    if _negated_pair(items):
         return True
     if any(first in _ARTICLES | {"not"} for first in firsts):
         return False
     return len({len(item.split()) for item in items}) == 1
+
+
+def _negated_pair(items: list[str]) -> bool:
+    """ "spam" or "not spam": a label and its negation."""
+    return len(items) == 2 and items[1].casefold() == "not " + items[0].casefold()

@@ -18,7 +18,8 @@ A question that asks for one of a known set of answers can be answered by choosi
   and Cairo, which …?"), or a short "Tea or coffee?".
 
 A question for several options or a count of them ("How many of these are prime?", "Select all
-that apply") is refused whatever a reader found.
+that apply"), or a task over all of them ("Rank these from best to worst: (a) …"), is refused
+whatever a reader found.
 
 Each reader says whether its structure is absent (None), read (`Options`), or present but not
 accounted for (a reason). Any such reason, or two readers that both read the question, means no
@@ -27,10 +28,11 @@ own answer space, while one left unread is answered in free text as it was befor
 
 The block readers live in `engine.domain.option_blocks`, the list readers in
 `engine.domain.option_lists`, the yes/no and alternatives readers in
-`engine.domain.option_questions`, the words a question opens with in
-`engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the
-option block itself is a trivial grammar, and the hard part, where in free prose a block starts
-and whether the prose around it is a question, is exactly what a grammar does not decide.
+`engine.domain.option_questions` (requests put as questions in `engine.domain.option_requests`),
+the words a question opens with in `engine.domain.sentences`. A grammar library (pyparsing,
+lark) was weighed and not used: the option block itself is a trivial grammar, and the hard part,
+where in free prose a block starts and whether the prose around it is a question, is exactly
+what a grammar does not decide.
 
 >>> read_options("Which planet is largest? (A) Mars (B) Jupiter").letters
 ('A', 'B')
@@ -168,6 +170,9 @@ def understand_options(question: str) -> Options | NoOptions:
     several = _ASKS_FOR_SEVERAL.search(text)
     if readings and several:
         return NoOptions(f"'{several.group(0)}' asks for several options or a count, not one")
+    task = _task_over_every_option(text)
+    if readings and task:
+        return NoOptions(f"'{task}' is a task over every option, not a choice of one")
     if not readings:
         return NoOptions("no option block, named answer space, yes/no question or alternatives")
     if len(readings) > 1:
@@ -187,6 +192,44 @@ _ASKS_FOR_SEVERAL = re.compile(
     r"|\ball\s+(?:that|which)\s+apply\b",
     re.IGNORECASE,
 )
+
+# An instruction whose verb uses every item of a list: "Rank these films from best to worst:
+# (a) …", "Put the following in order:", "Could you sort these …?". Its answer is an order, a
+# rating of each or a comparison of all, never one option, whatever the list is marked as;
+# "best" in "from best to worst" asks for no choice. The verb opens its sentence, as an
+# instruction's does, and is followed by what it acts on ("the", "these", "by size"), so "Order
+# status?" or "Which word order is right?" holds none. "Rate this reply as helpful or not" puts
+# one thing in one class, and "rate" or "score" counts only over several ("rate each …").
+_TASK_OVER_EVERY_OPTION = re.compile(
+    r"(?:^|(?<=[.!?\n]))[ \t]*(?:please\s+|now\s+|(?:can|could|would|will)\s+you\s+)*"
+    r"(?P<task>(?:rank|re-?order|order|sort|arrange|rearrange|prioriti[sz]e|compare|contrast)"
+    r"\s+(?:these|those|them|the|all|each|every|both|my|our|your|following|from|by|in)\b"
+    r"|(?:rate|score|grade)\s+(?:each|all|every|both|these|those|them|the\s+following)\b"
+    r"|put\s+(?:[\w-]+\s+){0,4}?in\s+(?:\w+\s+)?order\b)",
+    re.IGNORECASE,
+)
+
+
+def _task_over_every_option(text: str) -> str | None:
+    """The instruction that uses every option, unless another question asks for one of them
+    ("Compare the two offers. Which is cheaper? (A) …")."""
+    match = _TASK_OVER_EVERY_OPTION.search(text)
+    if match is None:
+        return None
+    rest = text[: match.start()] + " " + text[_sentence_end(text, match.end()) :]
+    if any(first_word(question) in WH_WORDS | AUXILIARIES for question in _asked(rest)):
+        return None
+    return " ".join(match.group("task").split())
+
+
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)]*(?=\s)|\n")
+
+
+def _sentence_end(text: str, start: int) -> int:
+    """Where the sentence holding text[start] ends; a colon ends none ("Rank these: (a) …")."""
+    end = _SENTENCE_END.search(text, start)
+    return end.end() if end else len(text)
+
 
 # A reader's verdict: None (its structure is absent), the options read, or why the structure it
 # found cannot be accounted for.
@@ -240,9 +283,10 @@ def _names_answer_space(sentence: str, before: str, after: str) -> bool:
 
     As a header ("True or false: …", "true or false - …"), an instruction that ends with it
     ("Answer yes or no.", "Read it and answer yes or no."), in brackets ("… (yes/no)"), as a tag
-    after a comma or dash ("…, true or false?"), or as what a question of truth asks ("Is the
-    following statement true or false?", "… true or false that …?"). "Write a poem about true or
-    false friends." is none of these.
+    after a comma or dash ("…, true or false?"), or as what a question of truth asks, in its
+    last clause too ("Is the following statement true or false?", "… true or false that …?",
+    "Given the premise, is the claim true or false?"). "Write a poem about true or false
+    friends." is none of these.
     """
     opening = [word for word in words_of(before) if word != "please"]
     # The instruction may be the last of two joined ones: "Read the claim and answer yes or no."
@@ -251,6 +295,8 @@ def _names_answer_space(sentence: str, before: str, after: str) -> bool:
     )
     closing = words_of(after)
     asks = sentence.rstrip().endswith("?")
+    # The question may be the last clause: "Given the premise, is the claim true or false?"
+    asking = words_of(re.split(r",\s+", before)[-1])
     return (
         (not opening and (not closing or bool(re.match(r"\s+[–—-]\s", after))))
         or (
@@ -263,9 +309,9 @@ def _names_answer_space(sentence: str, before: str, after: str) -> bool:
         or bool(re.search(r"[,–—-]\s*$", before) and re.fullmatch(r"\s*\?", after))
         or (
             asks
-            and opening[:1] != []
-            and opening[0] in AUXILIARIES
-            and opening[1:2] != ["you"]
+            and asking[:1] != []
+            and asking[0] in AUXILIARIES
+            and asking[1:2] != ["you"]
             and closing[:1] in ([], ["that"])
         )
     )

@@ -1,6 +1,6 @@
-"""The classes of mistake and miss found on tests/data/options_heldout_2.json, one group each.
+"""The classes of mistake and miss found on tests/data/options_heldout_2.json and _3, one each.
 
-Each case is written here, not copied from that set. The readers live in
+Each case is written here, not copied from those sets. The readers live in
 `engine.domain.option_questions` (yes/no, alternatives), `option_blocks` and `option_lists`;
 `read_options` is the one entry they are tested through.
 """
@@ -230,3 +230,70 @@ def test_the_set_a_wh_question_picks_from(question: str, texts: tuple[str, ...])
 )
 def test_sets_that_are_not_alike_members_are_refused(question: str) -> None:
     assert read_options(question) is None, read_options(question)
+
+
+# An instruction that uses every item (rank, sort, order, compare, rate each) asks for an order
+# or a judgement of all, not one option, even where a word such as "best" stands in it.
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Rank the following from best to worst: (a) pizza (b) sushi (c) tacos",
+        "Could you order these by which is cheapest? (A) bus (B) taxi (C) train",
+        "Sort the correct answers below by length:\nA. seven\nB. six\nC. twelve",
+        "Put the best three in order of size: (a) Mars (b) Earth (c) Venus",
+        "Compare the following and pick out the strengths of each: (A) Python (B) Rust",
+        "Please rate each of these best-sellers: (a) Dune (b) Emma",
+    ],
+)
+def test_a_task_over_every_option_is_refused(question: str) -> None:
+    reading = understand_options(question)
+    assert isinstance(reading, NoOptions), reading
+
+
+def test_a_question_after_the_task_still_asks_for_one() -> None:
+    options = read_options("Compare the two plans. Which costs less? (A) plan one (B) plan two")
+    assert options is not None
+    assert options.texts == ("plan one", "plan two")
+
+
+# "whether X or Y" and "either X or Y" qualify the question; they list nothing to choose from.
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which route is quickest to the stadium, whether on foot or by bike?",
+        "What should I pack for Iceland, whether in summer or in winter?",
+        "Which is the better buy, either new or used?",
+        "Either way, tea or coffee?",
+    ],
+)
+def test_whether_or_either_with_or_offers_no_alternatives(question: str) -> None:
+    reading = understand_options(question)
+    assert isinstance(reading, NoOptions), reading
+
+
+# Found on options_heldout_3.json: a label and its negation, truth asked in the last clause,
+# quoted material under a short label, a question pointing back at the list, a "/" list.
+@pytest.mark.parametrize(
+    ("question", "texts"),
+    [
+        ('Sarcastic or not sarcastic? "Oh great, another Monday."', ("Sarcastic", "not sarcastic")),
+        (
+            "Claim: cats have nine lives. Taken literally, is the claim true or false?",
+            ("True", "False"),
+        ),
+        ('Can I bring a dog? Rules: "Pets are welcome on a lead."', ("Yes", "No")),
+        (
+            "Options: walk / cycle / drive\nHow should I get to work in the rain?",
+            ("walk", "cycle", "drive"),
+        ),
+    ],
+)
+def test_more_of_what_a_question_offers_is_read(question: str, texts: tuple[str, ...]) -> None:
+    assert texts_of(question) == texts
+
+
+def test_a_question_pointing_back_at_the_list_asks_for_one() -> None:
+    options = read_options("A. Nile\nB. Thames\nC. Danube\nWhich of the above is in Africa?")
+    assert options is not None
+    assert options.texts == ("Nile", "Thames", "Danube")
+    assert read_options("A. Nile\nB. Thames\nC. Danube\nWhich of the above are in Europe?") is None
