@@ -2,10 +2,13 @@
 
     .venv/bin/python -m experiments.benchmarks.overhead --decisions 400 [--before DIR --rounds 3]
 
-A scripted stand-in model answers at once and a small in-memory searcher stands in for retrieval,
-so what is timed is the engine: features, seed check, the policies' view (P(best) and
+A scripted stand-in model answers at once, a small in-memory searcher stands in for retrieval and
+a hashing embedder (`retrieval.embedding.HashingEmbedder`) stands in for the sentence-embedding
+model that finds each query's kind, so what is timed is the engine: kind-finding's own book-keeping,
+features, seed check, the policies' view (P(best) and
 propensities), rating and detour decisions, both picks, the trace, the commit and the replay of
-the outcome. Three engines decide the same stream side by side, interleaved query by query so
+the outcome. The embedding model's cost is measured on its own, with finding a kind, by the kinds
+benchmark (`python -m experiments.kinds`, its find-kind milliseconds). Three engines decide the same stream side by side, interleaved query by query so
 that the shared machine's noise falls on all of them alike:
 
 - `memory`: the in-memory store, with P(best) by quadrature for the Beta posteriors
@@ -21,6 +24,7 @@ measurement once on that checkout's code and once on this one's, in fresh proces
 """
 
 import argparse
+import inspect
 import json
 import statistics
 import tempfile
@@ -46,6 +50,7 @@ PASSAGES = [
     Passage("The first letter of a word is its initial.", "notes/letters.md"),
     Passage("A kilometre is 1000 metres; a mile is about 1.609 kilometres.", "notes/units.md"),
 ]
+EMBEDDING_DIMENSION = 384  # as the shipped model's vectors; the kinds book keeps them all
 
 
 def stream(count: int) -> list[tuple[str, Callable[[str], float]]]:
@@ -72,12 +77,17 @@ def _constant(reward: float) -> Callable[[str], float]:
 
 def build(store: Store) -> Engine:
     settings = load_settings(store_url="memory", policy_seed=7)
-    return build_engine(
-        settings,
-        llm=ScriptedLLM(canned_script),
-        store=store,
-        searcher=InMemorySearcher(PASSAGES),
-    )
+    stand_ins: dict[str, Any] = {
+        "llm": ScriptedLLM(canned_script),
+        "store": store,
+        "searcher": InMemorySearcher(PASSAGES),
+    }
+    # A checkout from before kinds of query (`--before`) has no embedder to stand in for.
+    if "embedder" in inspect.signature(build_engine).parameters:
+        from retrieval.embedding import HashingEmbedder  # noqa: PLC0415 - only where it exists
+
+        stand_ins["embedder"] = HashingEmbedder(EMBEDDING_DIMENSION)
+    return build_engine(settings, **stand_ins)
 
 
 @contextmanager
