@@ -2,13 +2,14 @@
 
     .venv/bin/python -m experiments.benchmarks.overhead --decisions 400 [--before DIR --rounds 3]
 
-A scripted stand-in model answers at once, a small in-memory searcher stands in for retrieval and
-a hashing embedder (`retrieval.embedding.HashingEmbedder`) stands in for the sentence-embedding
-model that finds each query's kind, so what is timed is the engine: kind-finding's own book-keeping,
-features, seed check, the policies' view (P(best) and
-propensities), rating and detour decisions, both picks, the trace, the commit and the replay of
-the outcome. The embedding model's cost is measured on its own, with finding a kind, by the kinds
-benchmark (`python -m experiments.kinds`, its find-kind milliseconds). Three engines decide the same stream side by side, interleaved query by query so
+A scripted stand-in model answers at once, a small in-memory searcher stands in for retrieval,
+and a hashing embedder (`retrieval.embedding.HashingEmbedder`, 384 numbers as the shipped model's)
+stands in for the sentence-embedding model that finds each query's kind, so what is timed is the
+engine: finding the kind among the known ones, features, seed check, the policies' view (P(best)
+and propensities), rating and detour decisions, both picks, the trace, the commit and the replay
+of the outcome. The embedding model's own cost (some 8 ms a query on a quiet machine) is measured
+where kinds are found, by the kinds benchmark (`python -m experiments.kinds`, its find-kind
+milliseconds). Three engines decide the same stream side by side, interleaved query by query so
 that the shared machine's noise falls on all of them alike:
 
 - `memory`: the in-memory store, with P(best) by quadrature for the Beta posteriors
