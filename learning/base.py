@@ -204,6 +204,29 @@ class Policy(abc.ABC):
         pulls, std = self._evidence(index, self._check_context(context))
         return pulls < self._cold_pulls or std > self._cold_width
 
+    def cold_arms(self, context: Any = None) -> list[str]:
+        """The arms that `is_cold` holds for, in arm order.
+
+        Why not `is_cold` per arm: a decision asks it of every arm of two policies, and each
+        call checked the context again (a 384-number vector); here it is checked once, and a
+        policy whose evidence is one table reads every arm from it at once (`_cold_flags`).
+        """
+        return [
+            arm
+            for arm, cold in zip(
+                self._arms, self._cold_flags(self._check_context(context)), strict=True
+            )
+            if cold
+        ]
+
+    def _cold_flags(self, context: FloatArray | None, /) -> list[bool]:
+        """`is_cold` of every arm, in order, for a checked context."""
+        flags = []
+        for index in range(len(self._arms)):
+            pulls, std = self._evidence(index, context)
+            flags.append(pulls < self._cold_pulls or std > self._cold_width)
+        return flags
+
     def add_arm(self, arm: str) -> None:
         """Add a fresh arm at the end (its statistics start at the prior)."""
         if not isinstance(arm, str) or not arm:

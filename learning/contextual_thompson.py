@@ -86,7 +86,7 @@ class ContextualThompsonSampling(ContextualPolicy):
 
     def _probabilities(self, context: FloatArray | None, /) -> FloatArray:
         table = self._table(context)
-        return beta_prob_best(table[0], table[1], self._side_rng(), self._monte_carlo_draws)
+        return beta_prob_best(table[0], table[1], self._side_rng, self._monte_carlo_draws)
 
     def _prob_best(self, context: FloatArray | None, /) -> FloatArray:
         return self._probabilities(context)

@@ -41,7 +41,7 @@ class CountingPolicy(Policy):
     def _prob_best(self, _context: FloatArray | None, /) -> FloatArray:
         failures = self._pulls - self._sums
         return beta_prob_best(
-            1.0 + self._sums, 1.0 + failures, self._side_rng(), self._monte_carlo_draws
+            1.0 + self._sums, 1.0 + failures, self._side_rng, self._monte_carlo_draws
         )
 
     def _evidence(self, index: int, _context: FloatArray | None, /) -> tuple[float, float]:

@@ -142,6 +142,9 @@ class KeyedPolicy:
         self._known(arm)
         return self._peek(context).is_cold(arm)
 
+    def cold_arms(self, context: Any = None) -> list[str]:
+        return self._peek(context).cold_arms()
+
     def add_arm(self, arm: str) -> None:
         self._template.add_arm(arm)  # raises on a bad or duplicate arm before anything changes
         for policy in self._by_context.values():

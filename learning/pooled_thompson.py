@@ -208,7 +208,7 @@ class PooledThompsonSampling(ContextualPolicy):
 
     def _probabilities(self, context: FloatArray | None, /) -> FloatArray:
         table = self._memoised_posterior(context)
-        return beta_prob_best(table[0], table[1], self._side_rng(), self._monte_carlo_draws)
+        return beta_prob_best(table[0], table[1], self._side_rng, self._monte_carlo_draws)
 
     def _prob_best(self, context: FloatArray | None, /) -> FloatArray:
         return self._probabilities(context)
@@ -216,6 +216,16 @@ class PooledThompsonSampling(ContextualPolicy):
     def _evidence(self, index: int, context: FloatArray | None, /) -> tuple[float, float]:
         alpha, beta = self._memoised_posterior(context)[:, index]
         return float(alpha + beta - self._flat.sum()), beta_std(float(alpha), float(beta))
+
+    def _cold_flags(self, context: FloatArray | None, /) -> list[bool]:
+        # `_evidence` for every arm at once, by the same operations in the same order (so the
+        # same floats): one table lookup instead of one per arm.
+        alpha, beta = self._memoised_posterior(context)
+        pulls = alpha + beta - self._flat.sum()
+        total = alpha + beta
+        std = np.sqrt(alpha * beta / (total * total * (total + 1.0)))
+        cold = (pulls < self._cold_pulls) | (std > self._cold_width)
+        return [bool(flag) for flag in cold]
 
     def _append_arm(self) -> None:
         self._forget_posteriors()

@@ -112,7 +112,7 @@ class ThompsonSampling(Policy):
         self._beta[index] += weight - weight * reward
 
     def _probabilities(self, _context: FloatArray | None, /) -> FloatArray:
-        return beta_prob_best(self._ab[0], self._ab[1], self._side_rng(), self._monte_carlo_draws)
+        return beta_prob_best(self._ab[0], self._ab[1], self._side_rng, self._monte_carlo_draws)
 
     def _prob_best(self, context: FloatArray | None, /) -> FloatArray:
         return self._probabilities(context)

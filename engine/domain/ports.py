@@ -178,7 +178,8 @@ class Tool(Protocol):
     bound its own work (input size, backend timeouts), because a thread that overruns its
     deadline cannot be killed: see `engine.adapters.tools.registry`. A tool may also define
     `prepare()`, a one-time set-up (loading its libraries) that the registry runs before the first
-    deadline starts.
+    deadline starts, and `inline = True` when every run is pure computation bounded far below
+    any deadline: the registry then runs it on the caller's thread.
     """
 
     @property

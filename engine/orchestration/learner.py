@@ -21,7 +21,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -41,6 +41,7 @@ SEED, NO_SEED = "seed", "no_seed"
 # (role, arms, context_dim) -> a fresh policy for that role
 PolicyFactory = Callable[[str, list[str], int], PolicyLike]
 ContextKey = tuple[float, ...]
+T = TypeVar("T")
 
 
 def roles_taught_by(source: str) -> tuple[str, ...]:
@@ -105,12 +106,16 @@ class Learner:
         self._history = history
         self._ledger = self._new_ledger()
         self._audits: dict[ContextKey, Counter[tuple[float, bool]]] = {}
+        self._per_anchor = PerAnchor()
 
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
         """The context as the role's policy takes it: an array for contextual ones, else None."""
         if not self.policies[role].is_contextual or context is None:
             return None
-        return np.asarray(context, dtype=float)
+        return self._per_anchor.derive(context, _context_array)
+
+    def _key_of(self, context: Sequence[float] | None) -> ContextKey:
+        return () if context is None else self._per_anchor.derive(context, _context_key)
 
     @property
     def recent_window(self) -> int:
@@ -124,14 +129,14 @@ class Learner:
 
     def recent_rewards(self, context: Sequence[float] | None) -> list[float]:
         """The latest path rewards for queries with this exact context, oldest first."""
-        return list(self._recent.get(_context_key(context), ()))
+        return list(self._recent.get(self._key_of(context), ()))
 
     def audits(self, context: Sequence[float] | None) -> tuple[Counter[tuple[float, bool]], ...]:
         """The referee's audit counts for this kind of query, and pooled over every kind."""
         pooled: Counter[tuple[float, bool]] = Counter()
         for counts in self._audits.values():
             pooled.update(counts)
-        return Counter(self._audits.get(_context_key(context), Counter())), pooled
+        return Counter(self._audits.get(self._key_of(context), Counter())), pooled
 
     def audited_contexts(self) -> list[ContextKey]:
         """Every kind of query with audit pairs, in the order first seen."""
@@ -210,7 +215,7 @@ class Learner:
             tally = tally.plus(new.reward, new.weight)
         self._tallies[(role, arm)] = tally
         if role == "path" and new is not None:
-            key = _context_key(outcome.context)
+            key = self._key_of(outcome.context)
             window = self._recent.setdefault(key, deque(maxlen=self._recent_window))
             window.append(new.reward)
 
@@ -219,7 +224,7 @@ class Learner:
     ) -> None:
         if old == new:
             return
-        counts = self._audits.setdefault(_context_key(context), Counter())
+        counts = self._audits.setdefault(self._key_of(context), Counter())
         if old is not None:
             key = referee.audit_key(*old)
             counts[key] -= 1
@@ -305,5 +310,41 @@ class Learner:
         self._retired[(role, arm)] = reason
 
 
-def _context_key(context: Sequence[float] | None) -> ContextKey:
-    return tuple(float(value) for value in context) if context is not None else ()
+def _context_key(context: Sequence[float]) -> ContextKey:
+    return tuple(map(float, context))  # not a generator: half the cost for 384 numbers
+
+
+def _context_array(context: Sequence[float]) -> np.ndarray:
+    array = np.array(context, dtype=float)  # a copy, never the caller's own array
+    array.flags.writeable = False  # shared by every reader of the anchor (`PerAnchor`)
+    return array
+
+
+class PerAnchor:
+    """What is derived from a context (its array, its key), remembered per context object.
+
+    Why: a decision's context is its kind's anchor, 384 numbers in one tuple, and a decision
+    turned that same tuple into an array or a key about fifteen times (the view, the seed draw,
+    and each role of each outcome it learns), some 15 microseconds each. Only tuples are
+    remembered, by identity (the entry holds the tuple, so its id cannot be reused), since a
+    tuple of floats cannot change; a list or an array is derived anew every time. At most
+    `size` contexts are kept, then the memo starts over.
+    """
+
+    def __init__(self, size: int = 1024) -> None:
+        self._size = size
+        self._entries: dict[tuple[int, Callable[..., Any]], tuple[object, Any]] = {}
+
+    def derive(self, context: Sequence[float], how: Callable[[Sequence[float]], T]) -> T:
+        """`how(context)`, computed once per tuple and `how`."""
+        if type(context) is not tuple:
+            return how(context)
+        slot = (id(context), how)
+        entry = self._entries.get(slot)
+        if entry is not None and entry[0] is context:
+            return cast("T", entry[1])
+        if len(self._entries) >= self._size:
+            self._entries.clear()
+        value = how(context)
+        self._entries[slot] = (context, value)
+        return value

@@ -26,9 +26,11 @@ scaffolding, cut to one.
 Loop(phrase='Canberra', times=17)
 """
 
+import functools
 import itertools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +39,7 @@ __all__ = ["KeptAnswer", "Loop", "degeneracy", "find_loop", "keep_answer", "scaf
 # A line of the prompt shorter than this (in words) is not matched: "Answer:" or "Steps:" may
 # well start the model's own answer.
 _MIN_SCAFFOLD_WORDS = 3
+LineTest = Callable[[str], object]  # truthy when a (`_plain`) line repeats a prompt line
 # Placeholders a template writes for the model to fill: "<answer>", "<your answer>".
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,30}>")
 # Fenced data in a prompt (`engine.stages.prompting.fence`, a tag on a line of its own): not
@@ -108,12 +111,12 @@ def keep_answer(
 ) -> KeptAnswer:
     """The reply without lines that repeat `prompt`'s own words or copy `to_check` (a result
     given to check, not to hand back), with its loop, cut-off and degeneracy named."""
-    patterns, openings = scaffold_patterns(prompt)
+    tests, openings = scaffold_patterns(prompt)
     kept: list[str] = []
     echoed = copied = 0
     for line in reply.strip().splitlines():
         plain = _plain(line)
-        if plain and any(pattern.fullmatch(plain) for pattern in patterns):
+        if plain and any(test(plain) for test in tests):
             echoed += 1
             continue
         if to_check and _copies(plain, to_check):
@@ -171,21 +174,35 @@ def _is_digit_run(digits: str) -> bool:
     return steps in ({1}, {9}) or (len(set(digits)) == 1 and len(digits) > _MIN_DIGIT_RUN)
 
 
-def scaffold_patterns(prompt: str) -> tuple[list[re.Pattern[str]], list[str]]:
-    """Whole-line patterns for the prompt's own lines (a placeholder matches anything), and the
-    label lines ("... exactly:") a model may run on into its answer, both as `_plain` text."""
+def scaffold_patterns(prompt: str) -> tuple[list[LineTest], list[str]]:
+    """Whole-line tests for the prompt's own lines (a placeholder matches anything), and the
+    label lines ("... exactly:") a model may run on into its answer, both as `_plain` text.
+
+    >>> tests, openings = scaffold_patterns("Question: what is 2 + 2?\\nAnswer with <answer> here")
+    >>> [bool(test("answer with 4 here")) for test in tests], openings
+    ([False, True], [])
+    """
     outside = _FENCE.sub("\n", prompt)
-    patterns, openings = [], []
+    tests: list[LineTest] = []
+    openings = []
     for line in outside.splitlines():
         plain = _plain(line)
         literal = _PLACEHOLDER.sub(" ", plain)
         if len(literal.split()) < _MIN_SCAFFOLD_WORDS:
             continue
-        pieces = [re.escape(piece) for piece in _PLACEHOLDER.split(plain)]
-        patterns.append(re.compile(".+?".join(pieces)))
-        if plain.endswith(":") and not _PLACEHOLDER.search(plain):
+        has_placeholder = literal != plain
+        # A line without a placeholder matches only itself: a string comparison, where compiling
+        # it cost a fraction of a millisecond per decision (it holds the question, new each time).
+        tests.append(_placeholder_pattern(plain).fullmatch if has_placeholder else plain.__eq__)
+        if plain.endswith(":") and not has_placeholder:
             openings.append(plain)
-    return patterns, openings
+    return tests, openings
+
+
+@functools.lru_cache(maxsize=1024)
+def _placeholder_pattern(plain: str) -> re.Pattern[str]:
+    """A line with placeholders as a pattern; cached, since such lines are the templates' own."""
+    return re.compile(".+?".join(re.escape(piece) for piece in _PLACEHOLDER.split(plain)))
 
 
 def find_loop(text: str) -> Loop | None:

@@ -10,6 +10,8 @@ fence nor open a new section.
 '<passage source="x.md">\\na [/passage] b\\n</passage>'
 """
 
+import functools
+
 from retrieval.sanitize import sanitize
 
 DATA_RULE = (
@@ -18,9 +20,15 @@ DATA_RULE = (
 )
 
 
+@functools.lru_cache(maxsize=512)  # a few megabytes at most (texts are cut to `limit`)
 def neutralise(text: str, limit: int = 1200) -> str:
     """Untrusted text made safe for a prompt (`retrieval.sanitize.sanitize`), at most about
-    `limit` characters."""
+    `limit` characters.
+
+    Cached (a pure function of its text): a decision neutralised the same texts again and again,
+    every path's description for a detour call and the same passages for each seed, nine texts a
+    decision at some 20 microseconds each.
+    """
     return sanitize(text, max_chars=limit).text
 
 

@@ -35,7 +35,7 @@ class Pick:
 
 def cold_arms(policy: PolicyLike, context: np.ndarray | None) -> list[str]:
     """The policy's arms that are still cold for this context, in arm order."""
-    return [arm for arm in policy.arms if policy.is_cold(arm, context=context)]
+    return policy.cold_arms(context=context)
 
 
 def choose_cold(

@@ -71,6 +71,11 @@ class AnswerLine:
     def description(self) -> str:
         return self.tool.description
 
+    @property
+    def inline(self) -> bool:
+        """The wrapped tool's (`engine.adapters.tools.registry`): the line adds no waiting."""
+        return getattr(self.tool, "inline", False) is True
+
     def run(self, argument: str) -> str | ToolAnswer:
         found = self.tool.run(argument)
         if isinstance(found, ToolAnswer):

@@ -22,6 +22,7 @@ import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from engine.adapters.tools.spoken_arithmetic import read_expression
 from engine.adapters.tools.word_problem import read_word_problem
@@ -200,6 +201,9 @@ class Calculator:
     (`reading.require_whole`), or the tool raises `ToolRefusalError` naming what it could not read.
     """
 
+    # Pure computation on at most `MAX_INPUT_CHARS` characters: run on the caller's thread
+    # (`engine.adapters.tools.registry`).
+    inline: ClassVar[bool] = True
     name: str = "calculator"
     description: str = (
         "Evaluates arithmetic exactly, e.g. '(17 + 5) * 3', '2 ^ 10', 'sqrt(2)', "

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import ClassVar
 
 from engine.adapters.tools.answer_line import stated_value
 from engine.adapters.tools.ordinals import (
@@ -302,6 +303,9 @@ class NumberList:
     """The number-list tool: finds the list in its argument and answers what the question asks,
     when the list and the cue words account for the whole question (`reading.require_whole`)."""
 
+    # Pure computation on at most `MAX_INPUT_CHARS` characters: run on the caller's thread
+    # (`engine.adapters.tools.registry`).
+    inline: ClassVar[bool] = True
     name: str = "numbers"
     description: str = (
         "Facts about a list of numbers: the next number of a sequence, the largest, smallest, "

@@ -13,6 +13,14 @@ running away:
 - at most `max_in_flight` calls may be running at once (abandoned ones included); past that, a
   call fails at once with a clear error instead of piling up threads (the pool has that many
   threads at most).
+
+The exception: a tool that says `inline = True` runs on the caller's thread. Such a tool is
+pure computation on input it caps itself (the calculator, the text and number tools: 200
+characters, no IO, no library to load), done in tens of microseconds, where handing it to a
+worker and waking the caller again cost more than the work, and on a busy machine milliseconds
+of scheduling. Its deadline still decides its result: a run that ends past it is reported as
+timed out, as a worker's would be; what it cannot do is stop the run early, which is why only
+tools whose every run is bounded far below any deadline may say `inline`.
 """
 
 import logging
@@ -126,6 +134,8 @@ class ToolRegistry:
         if name == NO_TOOL:
             return ToolResult(ok=True, output="", error=None, seconds=0.0)
         self._prepare(name, tool)
+        if getattr(tool, "inline", False) is True:
+            return self._run_inline(tool, argument, timeout_s)
 
         started = time.perf_counter()
         if not self._slots.acquire(blocking=False):
@@ -169,6 +179,21 @@ class ToolRegistry:
         if name not in self._enabled:
             raise ToolError(f"tool {name!r} is not enabled; enabled tools: {self._enabled}")
         return self._tools[name]
+
+    def _run_inline(self, tool: Tool, argument: str, timeout_s: float) -> ToolResult:
+        """An `inline` tool's run on this thread (see the module), judged by its deadline."""
+        call = _Call()
+        started = time.perf_counter()
+        try:
+            call.output = tool.run(argument)
+        except Exception as error:  # this tool's failure; an interrupt is the caller's own
+            call.error = error
+        seconds = time.perf_counter() - started
+        if seconds > timeout_s:
+            return ToolResult(
+                ok=False, output="", error=f"timed out after {timeout_s:g} s", seconds=seconds
+            )
+        return self._result(call, seconds)
 
     def _work(self, tool: Tool, argument: str, call: _Call) -> None:
         try:

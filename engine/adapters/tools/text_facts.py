@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from engine.adapters.tools.answer_line import stated_value
 from engine.adapters.tools.ordinals import (
@@ -276,6 +277,9 @@ class TextFacts:
     """The text-facts tool: finds the word in its argument and answers one exact fact about it,
     when that fact accounts for the whole question (`reading.require_whole`)."""
 
+    # Pure computation on at most `MAX_INPUT_CHARS` characters: run on the caller's thread
+    # (`engine.adapters.tools.registry`).
+    inline: ClassVar[bool] = True
     name: str = "text"
     description: str = (
         "Exact facts about one word: how many times a letter occurs, how many letters or vowels, "

@@ -7,7 +7,7 @@ from engine.domain.checkers import check_answer
 from engine.domain.models import ToolRun
 from engine.domain.records import PathDefinition
 from engine.stages.answer import answer_messages, write_answer
-from engine.stages.answer_text import Loop, find_loop, keep_answer
+from engine.stages.answer_text import Loop, _placeholder_pattern, find_loop, keep_answer
 from templates import load_templates
 
 REFINE = next(
@@ -155,3 +155,18 @@ def test_a_degenerate_answer_is_caught_and_named(reply: str, shown: str, named: 
 def test_ordinary_numbers_are_not_degenerate(reply: str) -> None:
     kept = keep_answer(reply, "Question: q", finish_reason="stop", tokens=5, max_tokens=100)
     assert kept.degenerate is None
+
+
+def test_a_prompt_line_with_a_placeholder_is_compiled_once_and_a_plain_line_never() -> None:
+    _placeholder_pattern.cache_clear()
+    prompt = "Question: What is 6 * 7?\nEnd with a line 'Answer: <answer>'."
+    for _ in range(3):  # three decisions of one template, each with its own question
+        kept = keep_answer(
+            "Question: What is 6 * 7?\n6 * 7 = 42\nEnd with a line 'Answer: 42'",
+            prompt,
+            finish_reason="stop",
+            tokens=20,
+            max_tokens=300,
+        )
+        assert (kept.text, kept.echoed) == ("6 * 7 = 42", 2)
+    assert _placeholder_pattern.cache_info().misses == 1

@@ -260,3 +260,21 @@ def _numbers(value: Any) -> list[float]:
     if isinstance(value, list):
         return [x for item in value for x in _numbers(item)]
     return [float(value)] if isinstance(value, int | float) and not isinstance(value, bool) else []
+
+
+@pytest.mark.parametrize("name", POLICIES)
+def test_cold_arms_are_the_arms_is_cold_holds_for(name: str) -> None:
+    policy = build(name, ARMS, seed=4)
+
+    def agree() -> None:
+        for index in range(CONTEXT_DIM if policy.is_contextual else 1):
+            context = one_hot(policy, index)
+            expected = [arm for arm in policy.arms if policy.is_cold(arm, context=context)]
+            assert policy.cold_arms(context=context) == expected
+
+    agree()  # fresh
+    for step in range(3):  # partly, then well learned
+        run(policy, stub_environment(seed=step), 20)
+        agree()
+    policy.add_arm("d")  # a fresh arm beside learned ones
+    agree()

@@ -161,6 +161,7 @@ def test_a_contexts_posterior_is_computed_once_until_the_statistics_change(
     def read_as_a_decision_does(family: np.ndarray) -> None:
         for arm in ARMS:  # one `is_cold` per arm, P(best) and the propensities, one pick
             policy.is_cold(arm, context=family)
+        policy.cold_arms(context=family)
         policy.explain(context=family)
         policy.select(context=family)
 
@@ -208,3 +209,22 @@ def test_what_is_remembered_is_never_stale_after_any_change() -> None:
     assert _answers(restored) != remembered
     for family in FAMILIES:
         assert np.array_equal(restored._memoised_posterior(family), restored.posterior(family))
+
+
+def test_cold_arms_read_the_posterior_once_for_every_arm(monkeypatch: pytest.MonkeyPatch) -> None:
+    policy = make_policy("pooled_thompson", ARMS, seed=2, context_dim=4)
+    assert isinstance(policy, PooledThompsonSampling)
+    policy.update("b", 1.0, context=FAMILIES[0])
+    reads: list[int] = []
+    read = PooledThompsonSampling._memoised_posterior
+
+    def counted(self: PooledThompsonSampling, context: np.ndarray) -> np.ndarray:
+        reads.append(1)
+        return read(self, context)
+
+    monkeypatch.setattr(PooledThompsonSampling, "_memoised_posterior", counted)
+    cold = policy.cold_arms(context=FAMILIES[1])
+    assert len(reads) == 1  # `is_cold` per arm read it once per arm
+    reads.clear()
+    assert cold == [arm for arm in ARMS if policy.is_cold(arm, context=FAMILIES[1])]
+    assert len(reads) == len(ARMS)

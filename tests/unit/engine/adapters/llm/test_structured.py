@@ -126,3 +126,27 @@ def test_parse_tolerates_text_around_one_object(text: str) -> None:
 def test_parse_raises_for_an_object_that_does_not_validate() -> None:
     with pytest.raises(ValueError, match="score"):
         parse_structured('noise {"score": 0, "reason": "r"}', Rating)
+
+
+def test_the_schema_is_built_once_per_model_class_and_each_caller_gets_its_own_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    class Verdict(BaseModel):  # a class of this test's own: nothing cached for it yet
+        score: int = Field(ge=1, le=3)
+
+    built: list[type[BaseModel]] = []
+    build = Verdict.model_json_schema
+
+    def counted(*args: object, **kwargs: object) -> dict[str, object]:
+        built.append(Verdict)
+        return build(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Verdict, "model_json_schema", counted)
+    first = schema_for(Verdict)
+    first["properties"]["score"]["enum"].append(99)  # a caller's change stays its own
+    llm = replies('{"score": 2}', '{"score": 3}')
+    ask_structured(llm, QUESTION, Verdict)
+    ask_structured(llm, QUESTION, Verdict)
+    assert len(built) == 1
+    assert schema_for(Verdict)["properties"]["score"]["enum"] == [1, 2, 3]
+    assert all(request.json_schema == schema_for(Verdict) for request in llm.requests)

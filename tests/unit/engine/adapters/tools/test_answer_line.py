@@ -6,6 +6,7 @@ from engine.adapters.tools import ToolRegistry, standard_tools
 from engine.adapters.tools.answer_line import AnswerLine, answer_line
 from engine.adapters.tools.number_list import NumberList
 from engine.adapters.tools.text_facts import TextFacts
+from engine.adapters.tools.units import UnitConverter
 from engine.domain.records import ToolAnswer
 from engine.errors import ToolError
 
@@ -75,3 +76,9 @@ def test_the_line_states_the_tools_value_not_a_number_read_back_from_its_sentenc
     answer = AnswerLine(Trailing()).run("anything")
     assert isinstance(answer, ToolAnswer)
     assert answer.output.endswith("\nAnswer: 10")
+
+
+def test_the_answer_line_keeps_the_wrapped_tools_inline_promise() -> None:
+    assert AnswerLine(NumberList()).inline
+    assert AnswerLine(TextFacts()).inline
+    assert not AnswerLine(UnitConverter()).inline  # it loads its libraries: a worker runs it

@@ -238,3 +238,34 @@ def test_a_set_up_that_fails_leaves_the_run_to_report_the_failure() -> None:
     tool = Preparing("units", error=RuntimeError("no pint"), prepare_error=ImportError("pint"))
     result = ToolRegistry([tool]).run("units", "1 km in m", timeout_s=5)
     assert (result.ok, result.error) == (False, "RuntimeError: no pint")
+
+
+@dataclass
+class Inline(Scripted):
+    """A tool that says its runs are bounded pure computation (`inline`)."""
+
+    inline: bool = True
+    seconds: float = 0.0
+
+    def run(self, argument: str) -> str:
+        time.sleep(self.seconds)
+        return super().run(argument)
+
+
+def test_an_inline_tool_runs_on_the_callers_thread_and_keeps_its_deadline() -> None:
+    quick, slow = Inline("quick"), Inline("slow", seconds=0.05)
+    failing = Inline("failing", error=ToolError("no such number"))
+    registry = ToolRegistry([quick, slow, failing, Calculator()])
+    assert registry.run("quick", "x", timeout_s=5).output == "done"
+    assert quick.threads == [threading.current_thread()]  # no worker was woken
+    late = registry.run("slow", "x", timeout_s=0.01)
+    assert (late.ok, late.error) == (False, "timed out after 0.01 s")  # as a worker's would be
+    assert registry.run("failing", "x", timeout_s=5).error == "ToolError: no such number"
+    assert registry.run("calculator", "2 ^ 10", timeout_s=5).output == "2 ** 10 = 1024"
+    assert registry._workers.started == 0  # every call above ran without a worker
+
+
+def test_an_inline_interrupt_is_the_callers_not_the_tools() -> None:
+    registry = ToolRegistry([Inline("stop", error=KeyboardInterrupt())])
+    with pytest.raises(KeyboardInterrupt):
+        registry.run("stop", "x", timeout_s=5)
