@@ -76,6 +76,14 @@ class AnswerLine:
         """The wrapped tool's (`engine.adapters.tools.registry`): the line adds no waiting."""
         return getattr(self.tool, "inline", False) is True
 
+    def prepare(self) -> None:
+        """The wrapped tool's one-time set-up, if it has one: without it the units libraries
+        loaded inside the first deadline, which a loaded machine could overrun (a decision
+        then differed from run to run)."""
+        prepare = getattr(self.tool, "prepare", None)
+        if prepare is not None:
+            prepare()
+
     def run(self, argument: str) -> str | ToolAnswer:
         found = self.tool.run(argument)
         if isinstance(found, ToolAnswer):

@@ -82,3 +82,16 @@ def test_the_answer_line_keeps_the_wrapped_tools_inline_promise() -> None:
     assert AnswerLine(NumberList()).inline
     assert AnswerLine(TextFacts()).inline
     assert not AnswerLine(UnitConverter()).inline  # it loads its libraries: a worker runs it
+
+
+def test_the_wrapped_tools_set_up_is_passed_on() -> None:
+    # Without it a tool's libraries loaded inside its first deadline (the units tool's, under
+    # load, overran it and decisions differed from run to run).
+    prepared: list[str] = []
+
+    class Slow(TextFacts):
+        def prepare(self) -> None:
+            prepared.append("yes")
+
+    AnswerLine(Slow()).prepare()
+    assert prepared == ["yes"]
