@@ -113,7 +113,7 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         record = gr.Button("Record partial score", elem_id="score-partial", interactive=False)
     score_status = gr.Markdown(elem_id="score-status")
     kind_note = gr.State("")  # the card's note on an inferred answer kind, kept for re-drawing
-    posteriors = gr.Plot(label="Candidate paths (the chosen one in orange)")
+    posteriors = _titled_plot("Candidate paths (the chosen one in orange)", "ask-posteriors")
     gr.Markdown(POSTERIOR_NOTE, elem_classes="figure-note")
     gr.Markdown("#### Trace: what each stage did, and why")
     trace = gr.Dataframe(
@@ -355,7 +355,7 @@ def _simulate_tab(actions: Actions) -> None:
     horizon = gr.Slider(100, MAX_SIMULATION_STEPS, value=2000, step=100, label="Steps")
     seeds = gr.Slider(1, 10, value=3, step=1, label="Seeds")
     simulate = gr.Button("Simulate", elem_id="simulate")
-    regret = gr.Plot(label="Cumulative regret")
+    regret = _titled_plot("Cumulative regret", "simulate-regret")
     gr.Markdown(REGRET_NOTE, elem_classes="figure-note")
     status = gr.Markdown(elem_id="simulate-status")
 
