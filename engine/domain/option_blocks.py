@@ -196,6 +196,7 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     )
     problem = (
         _block_problem(texts, one_per_line)
+        or _runs_on(texts)
         or _wrapping_problem(before, raw[-1])
         or _choice_problem(before, raw, tail, names_options)
     )
@@ -258,13 +259,23 @@ def _line_end(text: str, start: int) -> int:
 
 
 # An instruction about how to answer, after the last option on its line: "(D) Oceania. Answer
-# with a single letter." It ends the option; any other sentence there ("Explain why.") is left
-# in it, and the block is refused as running on.
+# with a single letter.", "(D) Tokyo — reply with A, B, C or D.", "(C) orange; write out the
+# colour in full." It opens after a sentence end, a spaced dash or a semicolon with a verb of
+# answering, and names what the answer is (a letter, the labels, the name, in full), so the cut
+# is unambiguous and the instruction becomes the block's tail, where `engine.domain.option_forms`
+# reads the form it asks for. Any other sentence there ("Explain why.") is left in the option,
+# and the block is refused as running on; held-out set 4 had two options that swallowed such an
+# instruction after a dash.
 _ANSWER_INSTRUCTION = re.compile(
-    r"(?<=[.!?])\s+(?=(?:please\s+)?(?:answer|reply|respond|choose|pick|select)\b"
-    r"[^\n]*\b(?:letter|option|choice|one)\b)",
+    r"(?:(?<=[.!?])\s+|\s+[—–-]+\s+|\s*;\s+)(?=(?:please\s+|just\s+|now\s+)?"
+    r"(?:answer|reply|respond|write|choose|pick|select|give|state|say|type|use|spell)\b"
+    r"[^\n]*(?:\b(?:letters?|option|choice|one|number|name|full|words?|text)\b"
+    r"|(?-i:\b[A-Z1-9](?:,\s*[A-Z1-9])*,?\s+or\s+[A-Z1-9]\b)))",
     re.IGNORECASE,
 )
+# A spaced dash or a semicolon left in the last option that no other option holds may start a
+# clause the option does not own ("(D) Tokyo — the host in 2020"); where it ends is a guess.
+_CLAUSE_MARK = re.compile(r"\s[—–-]+\s|;")
 
 
 def _last_end(text: str, start: int) -> int:
@@ -272,6 +283,15 @@ def _last_end(text: str, start: int) -> int:
     end = _line_end(text, start)
     instruction = _ANSWER_INSTRUCTION.search(text, start, end)
     return instruction.start() if instruction else end
+
+
+def _runs_on(texts: list[str]) -> str | None:
+    """Why the last option may run on past its own text (a clause only it holds), or None."""
+    *others, last = texts
+    mark = _CLAUSE_MARK.search(last)
+    if mark and not any(_CLAUSE_MARK.search(option) for option in others):
+        return f"the last option runs on past {mark.group(0).strip()!r}: {last!r:.80}"
+    return None
 
 
 def _option_text(raw: str) -> str:
