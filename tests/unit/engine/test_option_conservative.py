@@ -180,3 +180,47 @@ def test_whether_an_act_is_possible_or_allowed_stays_yes_no(question: str) -> No
     reading = read_options(question)
     assert isinstance(reading, Options), understand_options(question)
     assert reading.texts == ("Yes", "No")
+
+
+# ---- recall added where no set loses precision ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "letters"),
+    [
+        ("Which is a noble gas?\ni. Argon\nii. Iron\niii. Sodium", ("i", "ii", "iii")),
+        ("Which is a noble gas? (i) Argon (ii) Iron (iii) Sodium", ("i", "ii", "iii")),
+        ("Which is a noble gas?\nI) Argon\nII) Iron\nIII) Sodium", ("I", "II", "III")),
+    ],
+)
+def test_options_numbered_in_roman_numerals_are_read(
+    question: str, letters: tuple[str, ...]
+) -> None:
+    reading = read_options(question)
+    assert reading is not None, understand_options(question)
+    assert (reading.texts, reading.letters) == (("Argon", "Iron", "Sodium"), letters)
+
+
+def test_roman_numerals_out_of_order_are_refused() -> None:
+    assert _refused("Which is a noble gas?\ni. Argon\nii. Iron\niv. Sodium")
+
+
+@pytest.mark.parametrize(
+    ("question", "texts"),
+    [
+        ("Is it affect or effect in 'Noise can ___ sleep'?", ("affect", "effect")),
+        ('Is it "their" or "there" in "___ car is red"?', ("their", "there")),
+        ("Is it your or you're in 'I think ___ right'?", ("your", "you're")),
+    ],
+)
+def test_two_words_for_a_quoted_blank_are_alternatives(
+    question: str, texts: tuple[str, ...]
+) -> None:
+    reading = read_options(question)
+    assert reading is not None, understand_options(question)
+    assert (reading.texts, reading.form) == (texts, "word")
+
+
+def test_two_words_without_a_blank_are_not_read_as_a_blank_filler() -> None:
+    reading = understand_options("Is it hot or cold in 'Summer in Seville'?")
+    assert not (isinstance(reading, Options) and "blank" in reading.understood)
