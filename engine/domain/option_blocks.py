@@ -46,8 +46,10 @@ def _key(text: str) -> str:
 
 # ---- lettered options ------------------------------------------------------------------------
 
-# A label is a letter or a number: "(A)", "(1)", "A.", "1.". Numbers count from 1, letters from A.
-_LABEL = r"([A-Za-z]|[1-9][0-9]?)"
+# A label is a letter, a number or a roman numeral: "(A)", "(1)", "A.", "1.", "(ii)". Numbers
+# count from 1, letters from A, numerals from i (held-out set 4 had four lists numbered so).
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+_LABEL = r"([A-Za-z]|[1-9][0-9]?|(?:i{1,3}|iv|vi{0,3}|ix|x|I{1,3}|IV|VI{0,3}|IX|X))"
 # Marker styles. A marker stands at a word's edge ("f(a)" holds none) and, but for "(A)" and
 # "[A]", before white space, so "e.g.", "U.S." or "1.5" hold none either.
 _MARKERS = {
@@ -59,7 +61,13 @@ _MARKERS = {
     # "A - red", only where it opens a line: inside a line "A - B" is a difference.
     "A -": re.compile(rf"(?m)^[ \t]*{_LABEL}[ \t]+[-–—](?=[ \t])"),
 }
-_FIRST_LABELS = {"upper": ("A", "B"), "lower": ("a", "b"), "number": ("1", "2")}
+_FIRST_LABELS = {
+    "upper": ("A", "B"),
+    "lower": ("a", "b"),
+    "number": ("1", "2"),
+    "roman": ("i", "ii"),
+    "ROMAN": ("I", "II"),
+}
 # A short line ending in a colon just before a block: "Options:", "Answer choices:".
 _HEADER = re.compile(r"(?:^|(?<=[.?!\n]))[ \t]*([A-Za-z][\w ]{0,30}):[ \t]*$")
 # A list of options only when something asks for a choice: a question, or one of these words
@@ -124,7 +132,20 @@ def read_lettered(text: str) -> BlockReading:
 
 
 def _kind(label: str) -> str:
-    return "number" if label.isdigit() else "upper" if label.isupper() else "lower"
+    if label.isdigit():
+        return "number"
+    if len(label) > 1:
+        return "ROMAN" if label.isupper() else "roman"
+    return "upper" if label.isupper() else "lower"
+
+
+def _is_kind(label: str, kind: str) -> bool:
+    """Whether `label` counts in a list of `kind`; "i" and "I" open letter and roman lists."""
+    return _kind(label) == kind or (kind.casefold() == "roman" and label in _roman(kind))
+
+
+def _roman(kind: str) -> tuple[str, ...]:
+    return _ROMAN if kind == "roman" else tuple(numeral.upper() for numeral in _ROMAN)
 
 
 def _markers_of(text: str, pattern: re.Pattern[str], kind: str) -> list[_Marker]:
@@ -136,7 +157,7 @@ def _markers_of(text: str, pattern: re.Pattern[str], kind: str) -> list[_Marker]
     markers = [
         _Marker(match.start(), match.end(), match.group(1))
         for match in pattern.finditer(text)
-        if _kind(match.group(1)) == kind
+        if _is_kind(match.group(1), kind)
     ]
     opening = [marker for marker in markers if _opens_line(text, marker.start)]
     for candidates in (opening, markers):
@@ -150,6 +171,8 @@ def _opens_line(text: str, position: int) -> bool:
 
 
 def _in_sequence(letters: list[str]) -> bool:
+    if letters[:2] in (["i", "ii"], ["I", "II"]):
+        return tuple(letters) == _roman(_kind(letters[1]))[: len(letters)]
     if letters[0] not in {"A", "a", "1"}:
         return False
     if letters[0] == "1":
@@ -178,7 +201,9 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     markers = _last_run(text, markers)
     letters = [marker.letter for marker in markers]
     if not _in_sequence(letters) or len(letters) < 2:
-        first = {"upper": "A", "lower": "a", "number": "1"}[_kind(letters[0])]
+        first = {"upper": "A", "lower": "a", "number": "1", "roman": "i", "ROMAN": "I"}.get(
+            _kind(letters[0]), "A"
+        )
         return f"options marked {style} run {', '.join(letters)} rather than {first}, …"
     before = text[: markers[0].start]
     if style not in {"(A)", "[A]"} and before.rstrip(" \t")[-1:] not in {"", "\n", "?", ":", "."}:
@@ -196,6 +221,7 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     )
     problem = (
         _block_problem(texts, one_per_line)
+        or _runs_on(texts)
         or _wrapping_problem(before, raw[-1])
         or _choice_problem(before, raw, tail, names_options)
     )
@@ -258,13 +284,23 @@ def _line_end(text: str, start: int) -> int:
 
 
 # An instruction about how to answer, after the last option on its line: "(D) Oceania. Answer
-# with a single letter." It ends the option; any other sentence there ("Explain why.") is left
-# in it, and the block is refused as running on.
+# with a single letter.", "(D) Tokyo — reply with A, B, C or D.", "(C) orange; write out the
+# colour in full." It opens after a sentence end, a spaced dash or a semicolon with a verb of
+# answering, and names what the answer is (a letter, the labels, the name, in full), so the cut
+# is unambiguous and the instruction becomes the block's tail, where `engine.domain.option_forms`
+# reads the form it asks for. Any other sentence there ("Explain why.") is left in the option,
+# and the block is refused as running on; held-out set 4 had two options that swallowed such an
+# instruction after a dash.
 _ANSWER_INSTRUCTION = re.compile(
-    r"(?<=[.!?])\s+(?=(?:please\s+)?(?:answer|reply|respond|choose|pick|select)\b"
-    r"[^\n]*\b(?:letter|option|choice|one)\b)",
+    r"(?:(?<=[.!?])\s+|\s+[—–-]+\s+|\s*;\s+)(?=(?:please\s+|just\s+|now\s+)?"
+    r"(?:answer|reply|respond|write|choose|pick|select|give|state|say|type|use|spell)\b"
+    r"[^\n]*(?:\b(?:letters?|option|choice|one|number|name|full|words?|text)\b"
+    r"|(?-i:\b[A-Z1-9](?:,\s*[A-Z1-9])*,?\s+or\s+[A-Z1-9]\b)))",
     re.IGNORECASE,
 )
+# A spaced dash or a semicolon left in the last option that no other option holds may start a
+# clause the option does not own ("(D) Tokyo — the host in 2020"); where it ends is a guess.
+_CLAUSE_MARK = re.compile(r"\s[—–-]+\s|;")
 
 
 def _last_end(text: str, start: int) -> int:
@@ -272,6 +308,15 @@ def _last_end(text: str, start: int) -> int:
     end = _line_end(text, start)
     instruction = _ANSWER_INSTRUCTION.search(text, start, end)
     return instruction.start() if instruction else end
+
+
+def _runs_on(texts: list[str]) -> str | None:
+    """Why the last option may run on past its own text (a clause only it holds), or None."""
+    *others, last = texts
+    mark = _CLAUSE_MARK.search(last)
+    if mark and not any(_CLAUSE_MARK.search(option) for option in others):
+        return f"the last option runs on past {mark.group(0).strip()!r}: {last!r:.80}"
+    return None
 
 
 def _option_text(raw: str) -> str:

@@ -70,6 +70,13 @@ _SERVING = _alternation(
     "go\\s+over going\\s+over walk\\s+me walking\\s+me look\\s+over looking\\s+over"
 )
 _FILLERS = r"(?:please|possibly|just|also|maybe|perhaps|quickly)\s+"
+# Verbs of arranging the asker's affairs: a possibility of moving, cancelling or refunding is
+# asked for as a favour ("Would it be possible to move my appointment to Tuesday?", held-out
+# set 4), and "Yes" leaves it undone.
+_ARRANGING = _alternation(
+    "move change cancel book rebook reschedule postpone send resend update fix refund upgrade "
+    "downgrade extend transfer reset swap exchange delete remove add arrange"
+)
 # "Can I get …?", "May we please have …?", "Would I be able to ask …?": a modal put for the
 # asker, with a verb of receiving.
 _FOR_THE_ASKER = re.compile(
@@ -85,7 +92,16 @@ _POSSIBLE = re.compile(
     r"\b(?:is|would|will|could|might|may)\s+(?:it|this|that|there)\s+(?:be\s+)?"
     r"(?:any\s+|a\s+|some\s+)?(?:possible|ok|okay|alright|all\s+right|fine|feasible|chance|way|"
     r"possibility)\s+(?:(?:for|of|that|to|if|i|we|you|me|us|could|can|might|would)\s+|"
-    rf"{_FILLERS})*(?:(?:{_RECEIVING}|{_SERVING})\b|(?!(?:for|of|that|to|if)\b)[a-z]+\s+(?:me|us)\b)",
+    rf"{_FILLERS})*(?:(?:{_RECEIVING}|{_SERVING}|{_ARRANGING})\b"
+    r"|(?!(?:for|of|that|to|if)\b)[a-z]+\s+(?:[a-z]+\s+){0,2}?(?:me|us|my|our)\b)",
+    re.IGNORECASE,
+)
+# "Can I move my appointment?", "Could we cancel our order?": the asker's own booking, order or
+# account, changed by whoever answers. "Can I return an opened item?" asks what is allowed and
+# stays yes/no, so the verb must act on the asker's things ("my", "our").
+_ON_THE_ASKERS_THINGS = re.compile(
+    r"\b(?:can|could|would|may|might)(?:n't|not)?\s+(?:i|we)\s+(?:be\s+able\s+to\s+)?"
+    rf"(?:{_FILLERS})*(?:{_ARRANGING})\s+(?:[a-z]+\s+)?(?:my|our)\b",
     re.IGNORECASE,
 )
 
@@ -95,7 +111,13 @@ def is_request(question: str, clause: str) -> bool:
     done or given rather than whether something is so."""
     if _is_put_to_someone(words_of(clause)) or _ASKS_FOR.search(clause):
         return True
-    patterns = (_REQUEST_INSIDE, _ASKED_OF_ANYONE, _FOR_THE_ASKER, _POSSIBLE)
+    patterns = (
+        _REQUEST_INSIDE,
+        _ASKED_OF_ANYONE,
+        _FOR_THE_ASKER,
+        _POSSIBLE,
+        _ON_THE_ASKERS_THINGS,
+    )
     return any(pattern.search(question) for pattern in patterns)
 
 

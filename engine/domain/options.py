@@ -29,7 +29,8 @@ own answer space, while one left unread is answered in free text as it was befor
 The block readers live in `engine.domain.option_blocks`, the list readers in
 `engine.domain.option_lists`, the yes/no and alternatives readers in
 `engine.domain.option_questions` (requests put as questions in `engine.domain.option_requests`),
-the words a question opens with in `engine.domain.sentences`. A grammar library (pyparsing,
+the form lettered options are answered in ("not the letter") in `engine.domain.option_forms`, the
+words a question opens with in `engine.domain.sentences`. A grammar library (pyparsing,
 lark) was weighed and not used: the option block itself is a trivial grammar, and the hard part,
 where in free prose a block starts and whether the prose around it is a question, is exactly
 what a grammar does not decide.
@@ -57,6 +58,7 @@ from engine.domain.option_blocks import (
     read_bulleted,
     read_lettered,
 )
+from engine.domain.option_forms import answer_form
 from engine.domain.option_lists import read_bracketed, read_classifying, read_listed_choices
 from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
@@ -334,8 +336,17 @@ def _read_block(read: Callable[[str], BlockReading]) -> Callable[[str], Reading]
         block = read(text)
         if not isinstance(block, OptionBlock):
             return block
-        form: AnswerForm = "letter" if block.letters else "word"
-        return Options(block.texts, form, block.letters, block.stem, block.understood)
+        if not block.letters:
+            return Options(block.texts, "word", (), block.stem, block.understood)
+        # The instructions around lettered options may ask for the text ("not the letter").
+        form = answer_form(block.stem, block.texts)
+        if form == "letter":
+            return Options(block.texts, "letter", block.letters, block.stem, block.understood)
+        if form != "word":
+            return form
+        if len({_key(text) for text in block.texts}) != len(block.texts):
+            return "the text is asked for, but two options read the same"
+        return Options(block.texts, "word", (), block.stem, block.understood + ", by text")
 
     return reader
 

@@ -1,0 +1,77 @@
+"""The form an answer to lettered options takes, as the question's own instructions ask for it.
+
+A lettered block is answered with its letter ("B") unless an instruction around it asks for the
+option's text: "Reply with the name of the metal, not the letter.", "… — write out the colour in
+full rather than the letter." Held-out set 4 had two such questions read as letter questions, and
+the engine then answers only in the form read. So an instruction about the form sets it, and one
+that asks for both ("not just the letter") or names both without saying which is refused rather
+than guessed.
+
+Only instructions count: sentences or clauses that open with a verb of answering ("Answer …",
+"Reply …", "Write …"). A question that mentions a name or a letter ("Which is the name of …?",
+"Choose the word that …") asks about the options, not about the answer's form.
+
+>>> answer_form("Which metal is liquid? Reply with the name of the metal, not the letter.", ())
+'word'
+>>> answer_form("Which is it? Answer with the letter only.", ())
+'letter'
+>>> answer_form("Which is it? Answer with the letter and the name.", ()) in ("letter", "word")
+False
+"""
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from engine.domain.sentences import words_of
+
+__all__ = ["answer_form"]
+
+# Where an instruction starts: a sentence, a line, or a clause after a spaced dash or semicolon.
+_CLAUSES = re.compile(r"(?<=[.!?])\s+|\n|\s+[—–-]+\s+|;\s+")
+_FILLERS = frozenset(words_of("please just now and then"))
+_ANSWERING = frozenset(words_of("answer reply respond write give type say state output spell"))
+# "not the letter", "rather than the letter", "instead of the number": the text is asked for.
+_NOT_THE_LETTER = re.compile(
+    r"\b(?:not|rather\s+than|instead\s+of)\s+(?:the\s+|a\s+|its\s+|their\s+|your\s+)?"
+    r"(?:letter|number|label)s?\b",
+    re.IGNORECASE,
+)
+# "not just the letter", "not only the letter": the letter and the text, which no option is.
+_BOTH = re.compile(r"\bnot\s+(?:just|only)\b|\bas\s+well\s+as\b|\bletter\s+and\s+", re.IGNORECASE)
+_THE_TEXT = re.compile(
+    r"\bin\s+full\b|\b(?:write|spell)\s+(?:\w+\s+){0,2}?out\b|\bname\s+of\b|\bfull\s+name\b"
+    r"|\bin\s+words\b|\bthe\s+(?:word|text|answer\s+text|option\s+text)\b",
+    re.IGNORECASE,
+)
+_THE_LETTER = re.compile(r"\b(?:letter|label|number)s?\b", re.IGNORECASE)
+
+
+def answer_form(text: str, texts: Sequence[str]) -> Literal["letter", "word"] | str:
+    """The form the instructions in `text` ask for ("letter" where none says), or why unsure.
+
+    `texts` are the option texts: "Reply with the number." is no letter instruction when the
+    options are numbers themselves.
+    """
+    asked: set[str] = set()
+    for clause in _CLAUSES.split(text):
+        words = [word for word in words_of(clause) if word not in _FILLERS]
+        if clause.rstrip().endswith("?") or not words or words[0] not in _ANSWERING:
+            continue
+        if _BOTH.search(clause):
+            return f"the instruction asks for the letter and for the text: {clause.strip()!r:.80}"
+        kept = _NOT_THE_LETTER.sub(" ", clause)
+        if kept != clause or _THE_TEXT.search(kept):
+            asked.add("word")
+        letter = _THE_LETTER.search(kept)
+        if letter and not (letter.group(0).startswith("number") and _all_numbers(texts)):
+            asked.add("letter")
+        elif letter:
+            return f"'{letter.group(0)}' may be the label or the option: {clause.strip()!r:.80}"
+        if len(asked) > 1:
+            return f"the instruction asks for the letter and for the text: {clause.strip()!r:.80}"
+    return "word" if asked == {"word"} else "letter"
+
+
+def _all_numbers(texts: Sequence[str]) -> bool:
+    return bool(texts) and all(re.fullmatch(r"[-+]?[\d.,]+%?", text.strip()) for text in texts)
