@@ -11,7 +11,6 @@ state belongs to one `ArmBook`; the facade runs the pipeline and commits what it
 """
 
 import numbers
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,7 +19,6 @@ from engine.domain.budget import Budget
 from engine.domain.config import EngineConfig
 from engine.domain.kinds import FALLBACK_DIMENSION
 from engine.domain.models import ArmStats, Decision, OutcomeResult
-from engine.domain.options import NoOptions, Options, given_options, understand_options
 from engine.domain.ports import (
     LLM,
     DecisionListener,
@@ -31,7 +29,6 @@ from engine.domain.ports import (
     ToolBox,
     Tracker,
 )
-from engine.domain.procedures import OPTION_PROCEDURES
 from engine.domain.records import (
     ArmRecord,
     ChatOptions,
@@ -42,20 +39,16 @@ from engine.domain.records import (
     TemplateLike,
 )
 from engine.errors import (
-    InvalidQueryError,
     InvalidRewardError,
     OutcomeConflictError,
-    UnknownArmError,
 )
+from engine.orchestration import decide_input
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.kind_book import KindBook, KindSettings, describe_kinds
 from engine.orchestration.learner import PolicyFactory, roles_taught_by
 from engine.orchestration.pipeline import Checker, Draft, Pipeline
 from engine.stages import tools
 from engine.stages.candidates import paths_from_templates
-
-MAX_QUERY_CHARS = 8000
-_DECISION_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 class Engine:
@@ -157,19 +150,19 @@ class Engine:
         of them are candidates (`engine.stages.option_procedures`), and their answer is always
         one of the options, in the form the question asks for (its letter, or its text).
         """
-        query = _check_query(query)
-        offered = given_options(options) if options is not None else understand_options(query)
-        if checked_by is not None:
-            if checker is None:
-                raise InvalidQueryError("checked_by names who gave the checker: give a checker")
-            checked_by = evidence.client_source(checked_by)
-        if decision_id is not None and not _DECISION_ID.fullmatch(decision_id):
-            raise InvalidQueryError(
-                f"decision_id {decision_id!r} must be 1-64 letters, digits, '.', '_' or '-'"
-            )
+        query = decide_input.check_query(query)
+        offered = decide_input.offered_options(query, options)
+        checked_by = decide_input.checked_source(checked_by, has_checker=checker is not None)
+        decide_input.check_decision_id(decision_id)
         self.refresh()  # outcomes other processes recorded since this one last looked
         if force_path is not None:
-            self._check_forced(force_path, offered, given=options is not None)
+            decide_input.check_forced(
+                force_path,
+                self._book.live_paths(),
+                lambda arm: self._book.path(arm).procedure,
+                offered,
+                given=options is not None,
+            )
         draft = self._pipeline.run(
             query,
             checker=checker,
@@ -183,24 +176,6 @@ class Engine:
             options=offered,
         )
         return self._commit(draft)
-
-    def _check_forced(self, force_path: str, offered: Options | NoOptions, *, given: bool) -> None:
-        live = self._book.live_paths()
-        if force_path not in live:
-            raise UnknownArmError(
-                f"no live path {force_path!r} to force; the live paths are {', '.join(live)}"
-            )
-        chooses = self._book.path(force_path).procedure in OPTION_PROCEDURES
-        if given and not chooses:
-            raise InvalidQueryError(
-                f"the path {force_path!r} writes free text, which could fall outside the options "
-                "given: force a path that answers with an option, or give no options"
-            )
-        if isinstance(offered, NoOptions) and chooses:
-            raise InvalidQueryError(
-                f"the path {force_path!r} answers with one of the question's options, and this "
-                f"question offers none ({offered.reason}): give options"
-            )
 
     def record_outcome(
         self,
@@ -315,7 +290,7 @@ class Engine:
         if kind is not None:
             return self._book.stats(self._kinds.kind(kind).anchor)
         if query is not None:
-            return self._book.stats(self._kinds.peek(_check_query(query), task=task))
+            return self._book.stats(self._kinds.peek(decide_input.check_query(query), task=task))
         return self._book.stats(None)
 
     def templates(self) -> list[PathDefinition]:
@@ -476,16 +451,3 @@ def _plain_label(context: Sequence[float]) -> str:
     values = list(context)
     shown = ",".join(f"{value:g}" for value in values[:4])
     return f"context {shown}{',...' if len(values) > 4 else ''}"
-
-
-def _check_query(query: object) -> str:
-    if not isinstance(query, str):
-        raise InvalidQueryError(f"the query must be text, got {type(query).__name__}")
-    text = query.strip()
-    if not text:
-        raise InvalidQueryError("the query is empty")
-    if len(text) > MAX_QUERY_CHARS:
-        raise InvalidQueryError(
-            f"the query has {len(text)} characters; the limit is {MAX_QUERY_CHARS}"
-        )
-    return text
