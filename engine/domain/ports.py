@@ -110,8 +110,12 @@ class OutcomeLog(Protocol):
         """
         ...
 
-    def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
-        """Every outcome recorded for one decision, in seq order (none is an empty list)."""
+    def outcomes_of(self, *decision_ids: str) -> list[LearnedOutcome]:
+        """Every outcome recorded for these decisions, in seq order (none is an empty list).
+
+        Several decisions in one call: the learner reads the earlier outcomes of a whole batch
+        in one round trip, not one per decision (the port keeps its three methods).
+        """
         ...
 
 

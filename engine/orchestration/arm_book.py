@@ -77,7 +77,7 @@ class ArmBook:
             policies,
             context_dim,
             # priced as every replayed batch is, so that a score taken out is the one put in
-            history=lambda decision_id: self._charger.charge(store.outcomes_of(decision_id)),
+            history=lambda decision_ids: self._charger.charge(store.outcomes_of(*decision_ids)),
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
         )
@@ -253,6 +253,10 @@ class ArmBook:
         `through`, nothing is read when the outcomes up to that seq are applied already (by a
         refresh on another thread: under concurrent posts one refresh learns many)."""
         applied = 0
+        # Checked first without the lock too: `last_seq` only grows, and a poster whose outcome
+        # another thread learned meanwhile need not queue behind that thread's next read.
+        if through and self._learner.last_seq >= through:
+            return 0
         with self._lock:
             if through and self._learner.last_seq >= through:
                 return 0

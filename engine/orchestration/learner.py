@@ -27,7 +27,7 @@ import numpy as np
 
 from engine.domain.evidence import Evidence, split_source_key, teaches
 from engine.domain.records import ArmTally, LearnedOutcome
-from engine.orchestration.ledger import AuditPair, EvidenceLedger, History
+from engine.orchestration.ledger import AuditPair, EvidenceLedger, History, Stored
 from engine.stages import referee
 from learning import PolicyLike
 
@@ -145,11 +145,15 @@ class Learner:
     def apply(self, outcomes: Sequence[LearnedOutcome]) -> ReplayReport:
         """Replay outcomes (in seq order) into the roles; retire arms that keep failing."""
         report = ReplayReport()
+        # the earlier outcomes of the batch's decisions, in one read (see `EvidenceLedger`)
+        stored = self._ledger.read_ahead(
+            o for o in outcomes if o.seq > self.last_seq and self._problem(o) is None
+        )
         for outcome in outcomes:
             if outcome.seq <= self.last_seq:
                 continue
             self.last_seq = outcome.seq
-            problem, moved = self._apply_one(outcome)
+            problem, moved = self._apply_one(outcome, stored)
             if problem:
                 report.skipped.append(f"seq {outcome.seq}: {problem}")
             else:
@@ -162,8 +166,8 @@ class Learner:
         self._ledger.begin(decision_id)
 
     def _new_ledger(self) -> EvidenceLedger:
-        def usable(decision_id: str) -> list[LearnedOutcome]:
-            return [o for o in self._history(decision_id) if self._problem(o) is None]
+        def usable(decision_ids: Sequence[str]) -> list[LearnedOutcome]:
+            return [o for o in self._history(decision_ids) if self._problem(o) is None]
 
         return EvidenceLedger(usable)
 
@@ -177,12 +181,12 @@ class Learner:
             return "reward or weight is not finite"
         return None
 
-    def _apply_one(self, outcome: LearnedOutcome) -> tuple[str | None, list[str]]:
+    def _apply_one(self, outcome: LearnedOutcome, stored: Stored) -> tuple[str | None, list[str]]:
         problem = self._problem(outcome)
         if problem is not None:
             return problem, []
         known = [role for role in self.policies if self._knows(role, outcome.choices.get(role))]
-        change = self._ledger.record(outcome, known)
+        change = self._ledger.record(outcome, known, stored)
         for role, (old, new) in change.roles.items():
             self._move(role, outcome, old, new)
         self._count_audit(outcome.context, *change.audit)

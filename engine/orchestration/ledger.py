@@ -8,12 +8,14 @@ outcome, and a correction replaces what it corrects.
 
 Where a decision's scores live: in the store, which keeps every outcome indexed by decision
 (`OutcomeLog.outcomes_of`). When an outcome arrives for a decision the ledger does not hold, it
-reads that decision's earlier outcomes (seq below the new one's) and folds them as it would
-have. It holds only the `REMEMBERED` decisions met last, since a decision's outcomes come close
-together (the engine's own at once, a user's soon after). Why: a user may correct a score at any
-later time, and the first version kept every decision's scores in memory and in each
-checkpoint, so both grew with the log (12.5 MB of checkpoint at 200,000 outcomes, start-up 70
-times slower); now they hold the policies' statistics alone.
+folds that decision's earlier outcomes (seq below the new one's) as it would have. Before a
+batch, `read_ahead` reads those of every decision in it that it does not hold, in one read: a
+read per decision, under the learner's lock, would serialise every thread posting outcomes on
+the store's round trips. It holds only the `REMEMBERED` decisions met last, since a decision's
+outcomes come close together (the engine's own at once, a user's soon after). Why: a user may
+correct a score at any later time, and the first version kept every decision's scores in memory
+and in each checkpoint, so both grew with the log (12.5 MB of checkpoint at 200,000 outcomes,
+start-up 70 times slower); now they hold the policies' statistics alone.
 
 Every process replays the same log in the same order, so whether a decision's scores come from
 memory or from the store, the ledger says the same: remembered scores are kept up to date by
@@ -34,12 +36,15 @@ from engine.domain.evidence import (
 )
 from engine.domain.records import LearnedOutcome
 
-__all__ = ["REMEMBERED", "AuditPair", "Change", "EvidenceLedger", "History"]
+__all__ = ["REMEMBERED", "AuditPair", "Change", "EvidenceLedger", "History", "Stored"]
 
 # (referee reward, checker reward) of one answer
 AuditPair = tuple[float, float]
-# A decision's outcomes in seq order, as the learner learns them (priced, the unusable left out).
-History = Callable[[str], Sequence[LearnedOutcome]]
+# Some decisions' outcomes in seq order, as the learner learns them (priced, the unusable left
+# out): one read for all of them.
+History = Callable[[Sequence[str]], Sequence[LearnedOutcome]]
+# Decision id -> its stored outcomes in seq order, read ahead of a batch (`read_ahead`).
+Stored = Mapping[str, Sequence[LearnedOutcome]]
 # Decisions whose scores stay in memory; the store holds every one of them.
 REMEMBERED = 4096
 
@@ -63,9 +68,22 @@ class EvidenceLedger:
         self._remembered = remembered
         self._scores: OrderedDict[str, dict[str, Evidence]] = OrderedDict()
 
-    def record(self, outcome: LearnedOutcome, roles: Iterable[str]) -> Change:
-        """Take in one outcome (replayed in seq order) and say what changed for `roles`."""
-        before = self._standing(outcome)
+    def read_ahead(self, batch: Iterable[LearnedOutcome]) -> Stored:
+        """The stored outcomes of every decision in `batch` that the ledger does not hold, in one
+        read, for `record`: a decision's earlier outcomes are all there, since seqs follow
+        commit order and the batch was read first (those after each outcome are passed over)."""
+        missing = [d for d in dict.fromkeys(o.decision_id for o in batch) if d not in self._scores]
+        stored: dict[str, list[LearnedOutcome]] = {decision_id: [] for decision_id in missing}
+        for outcome in self._history(missing) if missing else ():
+            stored[outcome.decision_id].append(outcome)
+        return stored
+
+    def record(
+        self, outcome: LearnedOutcome, roles: Iterable[str], stored: Stored | None = None
+    ) -> Change:
+        """Take in one outcome (replayed in seq order) and say what changed for `roles`; a
+        decision it does not hold is looked up in `stored` (`read_ahead`), else read."""
+        before = self._standing(outcome, stored or {})
         evidence = _score(before, outcome)
         after = {**before, evidence.source: evidence}
         self._remember(outcome.decision_id, after)
@@ -84,13 +102,16 @@ class EvidenceLedger:
         no read from the store (any outcome from anywhere reaches it through `record`)."""
         self._remember(decision_id, {})
 
-    def _standing(self, outcome: LearnedOutcome) -> dict[str, Evidence]:
+    def _standing(self, outcome: LearnedOutcome, stored: Stored) -> dict[str, Evidence]:
         """The decision's scores before `outcome`: remembered, or folded from the store."""
         scores = self._scores.get(outcome.decision_id)
         if scores is not None:
             return scores
+        history = stored.get(outcome.decision_id)
+        if history is None:  # not read ahead (or forgotten within a batch of over REMEMBERED)
+            history = self._history([outcome.decision_id])
         scores = {}
-        for earlier in self._history(outcome.decision_id):
+        for earlier in history:
             if earlier.seq >= outcome.seq:  # in seq order: the rest came later
                 break
             evidence = _score(scores, earlier)

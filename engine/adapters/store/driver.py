@@ -97,6 +97,21 @@ class RawTransactions:
             pooled.close()  # back to the pool
 
     @contextmanager
+    def reading(self) -> Iterator[Any]:
+        """A cursor for reads each of which stands on its own (a statement reads one snapshot).
+
+        On PostgreSQL in autocommit: in a transaction, psycopg sends BEGIN before the first
+        statement and the store COMMIT after the last, three round trips for one read. SQLite's
+        connections are in autocommit mode already.
+        """
+        if self._per_thread:
+            with self.transaction() as cursor:
+                yield cursor
+            return
+        with self.autocommitted() as cursor:
+            yield cursor
+
+    @contextmanager
     def autocommitted(self) -> Iterator[Any]:
         """A cursor whose every statement commits on its own: one round trip per statement.
 

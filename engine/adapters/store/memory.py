@@ -90,9 +90,10 @@ class InMemoryStore:
             learned = self._learned.get(namespace, [])
             return learned[max(after_seq, 0) : max(after_seq, 0) + limit]
 
-    def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
+    def outcomes_of(self, *decision_ids: str) -> list[LearnedOutcome]:
         with self._lock:
-            return list(self._by_decision.get(decision_id, ()))
+            found = [o for d in dict.fromkeys(decision_ids) for o in self._by_decision.get(d, ())]
+        return sorted(found, key=lambda outcome: (outcome.seq, outcome.decision_id))
 
     def save_arm(self, arm: ArmRecord) -> None:
         check_arm(arm)

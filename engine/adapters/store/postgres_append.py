@@ -17,12 +17,25 @@ Nothing half-done can commit. A writer that loses a race for the same (decision,
 nothing, so it bumps and counts nothing: no seq is skipped. A namespace without a counter row yet
 (its very first outcome) appends nothing either, and says so: the caller takes the portable path
 once, which creates the row.
+
+`append_many` does the same for the outcomes group commit gathers (`MANY_SQL`), in order, in one
+round trip: the portable batch path's ten round trips (BEGIN, the decisions, the counters, the
+outcomes there already, the statistics, the writes, COMMIT) made the leader's write, not the WAL
+flush, the bound on a process's outcomes per second. It takes only the plain case: every
+decision known, in one namespace that has a counter, no (decision, source) there already nor
+twice in the batch. Otherwise it writes nothing and says so, and the portable path decides; a
+writer that races it for the same key makes it fail whole (the unique index), as one bad
+outcome fails a group's batch.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.adapters.store.codec import utc
 from engine.adapters.store.tables import COUNTERS, DECISIONS, OUTCOMES, STATISTICS
+from engine.domain.records import OutcomeRecord
+from engine.errors import StoreError
 
 SQL = f"""
 WITH decision AS (
@@ -61,6 +74,51 @@ SELECT
 """
 
 
+MANY_SQL = f"""
+WITH input AS (
+    SELECT * FROM unnest(
+        CAST(%(decision_ids)s AS TEXT[]), CAST(%(sources)s AS TEXT[]),
+        CAST(%(rewards)s AS DOUBLE PRECISION[]), CAST(%(weights)s AS DOUBLE PRECISION[]),
+        CAST(%(created_at)s AS TIMESTAMPTZ[])
+    ) WITH ORDINALITY AS i(decision_id, source, reward, weight, created_at, position)
+), decision AS (
+    SELECT d.namespace FROM input i JOIN {DECISIONS.name} d USING (decision_id)
+), plain AS (
+    SELECT min(namespace) AS namespace FROM decision
+    HAVING count(*) = (SELECT count(*) FROM input) AND count(DISTINCT namespace) = 1
+        AND NOT EXISTS (
+            SELECT 1 FROM input i JOIN {OUTCOMES.name} o USING (decision_id, source)
+        )
+), counter AS (
+    SELECT c.namespace, c.last_seq FROM {COUNTERS.name} c JOIN plain USING (namespace)
+    FOR UPDATE OF c
+), appended AS (
+    INSERT INTO {OUTCOMES.name} (namespace, seq, decision_id, source, reward, weight, created_at)
+    SELECT c.namespace, c.last_seq + i.position, i.decision_id, i.source, i.reward, i.weight,
+           i.created_at
+    FROM input i, counter c
+    RETURNING seq, decision_id, reward, weight
+), bumped AS (
+    UPDATE {COUNTERS.name} c SET last_seq = k.last_seq + (SELECT count(*) FROM appended)
+    FROM counter k WHERE c.namespace = k.namespace
+), counted AS (
+    INSERT INTO {STATISTICS.name} AS s
+        (namespace, role, arm_id, pulls, reward_sum, outcome_count, last_seq)
+    SELECT k.namespace, choice.key, choice.value, sum(a.weight), sum(a.weight * a.reward),
+           count(*), max(a.seq)
+    FROM appended a JOIN {DECISIONS.name} d USING (decision_id), counter k,
+         jsonb_each_text(d.choices::jsonb) AS choice
+    GROUP BY k.namespace, choice.key, choice.value
+    ON CONFLICT (namespace, role, arm_id) DO UPDATE SET
+        pulls = s.pulls + excluded.pulls,
+        reward_sum = s.reward_sum + excluded.reward_sum,
+        outcome_count = s.outcome_count + excluded.outcome_count,
+        last_seq = excluded.last_seq
+)
+SELECT (SELECT last_seq FROM counter), (SELECT count(*) FROM appended)
+"""
+
+
 @dataclass(frozen=True)
 class Appended:
     """What the statement did, read from its one result row."""
@@ -81,3 +139,33 @@ def append(cursor: Any, parameters: dict[str, Any]) -> Appended:
     found, seq, prior_seq, reward, weight = cursor.fetchone()
     prior = None if prior_seq is None else (int(prior_seq), float(reward), float(weight))
     return Appended(bool(found), seq, prior)
+
+
+def append_many(
+    cursor: Any, outcomes: Sequence[OutcomeRecord], created_at: Any
+) -> list[int] | None:
+    """Append `outcomes` in order with `MANY_SQL` on an autocommit cursor: their seqs, or None
+    when it wrote nothing and the portable path must decide. `created_at` stamps those
+    without a moment of their own (bound as the driver takes it)."""
+    keys = {(outcome.decision_id, outcome.source) for outcome in outcomes}
+    if len(keys) < len(outcomes):  # one key twice: the second is a replay, the portable path's
+        return None
+    cursor.execute(
+        MANY_SQL,
+        {
+            "decision_ids": [outcome.decision_id for outcome in outcomes],
+            "sources": [outcome.source for outcome in outcomes],
+            "rewards": [outcome.reward for outcome in outcomes],
+            "weights": [outcome.weight for outcome in outcomes],
+            "created_at": [
+                created_at if outcome.created_at is None else utc(outcome.created_at)
+                for outcome in outcomes
+            ],
+        },
+    )
+    last_seq, count = cursor.fetchone()
+    if last_seq is None:
+        return None
+    if count != len(outcomes):  # the statement inserts all of them or fails: never here
+        raise StoreError(f"appended {count} of {len(outcomes)} outcomes in one statement")
+    return [last_seq + position for position in range(1, len(outcomes) + 1)]

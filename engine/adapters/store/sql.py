@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 
 from engine.adapters.store import (
     batch,
@@ -31,7 +31,6 @@ from engine.adapters.store import (
 from engine.adapters.store.codec import (
     arm_from_row,
     arm_row,
-    context_from_json,
     decision_from_row,
     decision_row,
     utc,
@@ -44,10 +43,11 @@ from engine.adapters.store.driver import (
     timestamp_binder,
 )
 from engine.adapters.store.group_commit import GroupCommit
+from engine.adapters.store.outcome_reads import OutcomeReads
 from engine.adapters.store.schema import prepare
 from engine.adapters.store.statements import build_statements, count_statement, dialect_insert
 from engine.adapters.store.statistics import ArmStatistics, RebuildReport
-from engine.adapters.store.tables import ARMS, DECISIONS, OUTCOMES
+from engine.adapters.store.tables import ARMS, DECISIONS
 from engine.adapters.store.validation import (
     check_arm,
     check_decision,
@@ -99,8 +99,7 @@ class SqlStore:
         begin = "BEGIN IMMEDIATE" if sqlite else None
         self._raw = RawTransactions(writer, begin, per_thread=sqlite)
         self._raw_reader = RawTransactions(self._engines.reader, None, per_thread=sqlite)
-        self._since = compile_raw(_since_query(), writer)
-        self._of_decision = compile_raw(_of_decision_query(), writer)
+        self._reads = OutcomeReads(writer)
         self._lookup = compile_raw(self._statements.lookup, writer)
         self._next_seq = compile_raw(self._statements.next_seq, writer)
         self._append_outcome = compile_raw(self._statements.append, writer)
@@ -111,7 +110,7 @@ class SqlStore:
         self._batch = batch.build_batch_statements(writer, self.dialect)
         # SQLite's default durability flushes nothing per commit, so grouping would only add
         # waiting; PostgreSQL's commit waits for a WAL flush, which grouping shares.
-        self._group = GroupCommit(self._record_one, self.record_outcomes) if not sqlite else None
+        self._group = GroupCommit(self._record_one, self._record_group) if not sqlite else None
         try:
             with self._guard("open the store"), self._engines.writer.begin() as connection:
                 self.schema_version = prepare(connection, self.dialect, self.label, create=create)
@@ -281,60 +280,32 @@ class SqlStore:
         with self._guard("record outcomes"), self._raw.transaction() as cursor:
             return batch.record_outcome_batch(cursor, self._batch, outcomes, now)
 
+    def _record_group(self, outcomes: Sequence[OutcomeRecord]) -> list[OutcomeReceipt]:
+        """A group commit's batch on PostgreSQL: in one statement where it can (see
+        `postgres_append`), else as `record_outcomes`."""
+        with self._guard("record outcomes"), self._raw.autocommitted() as cursor:
+            seqs = postgres_append.append_many(cursor, outcomes, datetime.now(UTC))
+        if seqs is None:
+            return self.record_outcomes(outcomes)
+        return [OutcomeReceipt(seq=seq, applied=True) for seq in seqs]
+
     def outcomes_since(
         self, namespace: str, after_seq: int, limit: int = 10_000
     ) -> list[LearnedOutcome]:
         """Outcomes of `namespace` with seq > `after_seq`, in seq order, at most `limit`."""
         if limit < 1:
             raise StoreError(f"limit must be at least 1, got {limit}")
-        parameters = {"namespace": namespace, "after_seq": after_seq, "limit": limit}
-        with self._guard("read outcomes"), self._raw_reader.transaction() as cursor:
-            cursor.execute(self._since.sql, self._since.bind(parameters))
-            rows = cursor.fetchall()
-        parsed: dict[str, dict[str, str]] = {}  # decisions share a few distinct choices
-        learned = []
-        for seq, decision_id, source, reward, weight, choices, context, kind in rows:
-            if choices not in parsed:
-                parsed[choices] = statistics.choices_of(choices)
-            learned.append(
-                LearnedOutcome(
-                    seq=seq,
-                    decision_id=decision_id,
-                    namespace=namespace,
-                    choices=dict(parsed[choices]),
-                    context=context_from_json(context),
-                    source=source,
-                    reward=reward,
-                    weight=weight,
-                    kind=kind,
-                )
-            )
-        return learned
+        with self._guard("read outcomes"), self._raw_reader.reading() as cursor:
+            return self._reads.since(cursor, namespace, after_seq, limit)
 
-    def outcomes_of(self, decision_id: str) -> list[LearnedOutcome]:
-        """Every outcome of one decision, in seq order (the (decision, source) index serves it).
-
-        A hot path: the learner reads a decision's outcomes whenever one arrives (its evidence
-        lives here, not in memory), so the statement is compiled once, as `outcomes_since`'s.
-        """
-        parameters = {"decision_id": decision_id}
-        with self._guard("read a decision's outcomes"), self._raw_reader.transaction() as cursor:
-            cursor.execute(self._of_decision.sql, self._of_decision.bind(parameters))
-            rows = cursor.fetchall()
-        return [
-            LearnedOutcome(
-                seq=seq,
-                decision_id=decision_id,
-                namespace=namespace,
-                choices=statistics.choices_of(choices),
-                context=context_from_json(context),
-                source=source,
-                reward=reward,
-                weight=weight,
-                kind=kind,
-            )
-            for seq, source, reward, weight, namespace, choices, context, kind in rows
-        ]
+    def outcomes_of(self, *decision_ids: str) -> list[LearnedOutcome]:
+        """Every outcome of these decisions, in seq order (the (decision, source) index serves
+        it). A hot path: the learner reads the earlier outcomes of each batch it replays (the
+        evidence lives here, not in memory), in one statement per 256 decisions."""
+        if not decision_ids:
+            return []
+        with self._guard("read decisions' outcomes"), self._raw_reader.reading() as cursor:
+            return self._reads.of(cursor, decision_ids)
 
     # -- ArmCatalog ----------------------------------------------------------------------------
 
@@ -411,48 +382,6 @@ class SqlStore:
 
     def _guard(self, action: str) -> AbstractContextManager[None]:
         return translated_errors(self.label, action)
-
-
-def _since_query() -> Any:
-    """A namespace's outcomes after a seq, with their decisions' choices and context."""
-    return (
-        select(
-            OUTCOMES.c.seq,
-            OUTCOMES.c.decision_id,
-            OUTCOMES.c.source,
-            OUTCOMES.c.reward,
-            OUTCOMES.c.weight,
-            DECISIONS.c.choices,
-            DECISIONS.c.context,
-            DECISIONS.c.kind,
-        )
-        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
-        .where(
-            OUTCOMES.c.namespace == bindparam("namespace"),
-            OUTCOMES.c.seq > bindparam("after_seq"),
-        )
-        .order_by(OUTCOMES.c.seq)
-        .limit(bindparam("limit"))
-    )
-
-
-def _of_decision_query() -> Any:
-    """One decision's outcomes in seq order, with its namespace, choices, context and kind."""
-    return (
-        select(
-            OUTCOMES.c.seq,
-            OUTCOMES.c.source,
-            OUTCOMES.c.reward,
-            OUTCOMES.c.weight,
-            DECISIONS.c.namespace,
-            DECISIONS.c.choices,
-            DECISIONS.c.context,
-            DECISIONS.c.kind,
-        )
-        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
-        .where(OUTCOMES.c.decision_id == bindparam("decision_id"))
-        .order_by(OUTCOMES.c.seq)
-    )
 
 
 def _replayed(outcome: OutcomeRecord, found: Sequence[Any]) -> OutcomeReceipt:

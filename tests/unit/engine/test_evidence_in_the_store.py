@@ -4,6 +4,7 @@ the policies' statistics alone, so they do not grow with the log (`engine.orches
 
 import json
 import random
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -77,9 +78,9 @@ class Log:
         self.outcomes.append(outcome)
         return outcome
 
-    def history(self, decision_id: str) -> list[LearnedOutcome]:
-        self.reads.append(decision_id)
-        return [o for o in self.outcomes if o.decision_id == decision_id]
+    def history(self, decision_ids: Sequence[str]) -> list[LearnedOutcome]:
+        self.reads.extend(decision_ids)
+        return [o for o in self.outcomes if o.decision_id in decision_ids]
 
 
 def test_a_decision_the_ledger_forgot_is_read_back_from_the_store() -> None:
@@ -126,6 +127,55 @@ def test_what_the_ledger_remembers_never_changes_what_it_says(seed: int) -> None
         outcome = log.add(decision, key, rng.choice([0.0, 0.25, 1.0]), rng.choice([0.5, 1.0]))
         assert forgetful.record(outcome, ROLES) == mindful.record(outcome, ROLES)
     assert len(set(log.reads)) == 12  # the forgetful one read decisions back from the log
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_reading_a_batch_ahead_never_changes_what_the_ledger_says(seed: int) -> None:
+    """A ledger fed batches, each read ahead in one read of the decisions it does not hold (the
+    batch's later outcomes in the store too, and decisions forgotten within it), says what one
+    that remembers every decision says."""
+    rng = random.Random(seed)
+    log = Log()
+    for _ in range(300):
+        decision = f"d{rng.randrange(12)}"
+        source = rng.choice(["user", "user:ann", "checker", "referee"])
+        taken = sum(o.decision_id == decision and o.source.startswith(source) for o in log.outcomes)
+        if taken and source in ("checker", "referee"):
+            continue
+        key = source if not taken else f"{source}#{taken}"
+        log.add(decision, key, rng.choice([0.0, 0.25, 1.0]), rng.choice([0.5, 1.0]))
+    reading, mindful = EvidenceLedger(log.history, remembered=3), EvidenceLedger(log.history)
+    first = 0
+    while first < len(log.outcomes):
+        batch = log.outcomes[first : first + rng.randrange(1, 40)]
+        first += len(batch)
+        reads = len(log.reads)
+        stored = reading.read_ahead(batch)
+        missing = {o.decision_id for o in batch} - set(log.reads[:reads])  # never read before
+        assert missing <= set(stored)
+        for outcome in batch:
+            assert reading.record(outcome, ROLES, stored) == mindful.record(outcome, ROLES)
+
+
+def test_a_batch_of_outcomes_reads_its_decisions_histories_once(world: World) -> None:
+    """Outcomes of decisions this engine did not make are learned with one read of their earlier
+    outcomes for the whole batch, not one per decision (a round trip each, under the book's
+    lock, which serialised every thread posting outcomes)."""
+    spy = HistorySpy(world.store)
+    engine = world.engine(config=config(), store=spy)
+    other = world.engine(config=config())  # another process decides and hears the outcomes
+    decisions = [other.decide(ARITHMETIC if n % 2 else SPELLING).id for n in range(8)]
+    for number, decision_id in enumerate(decisions):
+        other.record_outcome(decision_id, "user", float(number % 2))
+    other.record_outcome(decisions[0], "user:ann", 1.0)
+    other.record_outcome(decisions[0], "user", 1.0, replace=True)
+    assert engine.refresh() == 10
+    assert spy.reads == 1
+    assert sorted(spy.read) == sorted(decisions)
+    assert {(r.arm_id, r.outcomes) for r in engine.arms() if r.role == "path"} == {
+        (r.arm_id, r.outcomes) for r in other.arms() if r.role == "path"
+    }
+    assert [r.mean_reward for r in engine.arms()] == [r.mean_reward for r in other.arms()]
 
 
 def test_a_correction_after_a_restart_from_a_checkpoint_replaces_the_score(world: World) -> None:
@@ -186,11 +236,13 @@ class HistorySpy(ReplaySpy):
 
     def __init__(self, store: Any) -> None:
         super().__init__(store)
-        self.read: list[str] = []
+        self.read: list[str] = []  # the decisions read, one entry per decision named
+        self.reads = 0  # calls: each is one round trip
 
-    def outcomes_of(self, decision_id: str) -> Any:
-        self.read.append(decision_id)
-        return self.store.outcomes_of(decision_id)
+    def outcomes_of(self, *decision_ids: str) -> Any:
+        self.read.extend(decision_ids)
+        self.reads += 1
+        return self.store.outcomes_of(*decision_ids)
 
 
 def test_a_decision_made_here_is_learned_without_reading_its_outcomes_back(world: World) -> None:

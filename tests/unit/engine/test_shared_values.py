@@ -1,6 +1,8 @@
 """What several objects hold is read-only: the config's source weights and the learner's state,
 which only the learner itself changes."""
 
+from collections.abc import Sequence
+
 import pytest
 
 from engine.domain.config import PRODUCT_REFEREE_PRIOR, EngineConfig
@@ -36,7 +38,7 @@ def test_the_learner_hands_out_views_no_reader_can_write() -> None:
     assert learner.retired == {("path", "b"): "test"}
 
 
-def _one_outcome_each(_decision_id: str) -> list[LearnedOutcome]:
+def _one_outcome_each(_decision_ids: Sequence[str]) -> list[LearnedOutcome]:
     return []  # each decision here has one outcome: none came before it
 
 

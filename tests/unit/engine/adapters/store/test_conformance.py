@@ -108,6 +108,23 @@ def test_a_decisions_outcomes_are_read_by_its_id(store: Store, records: Any) -> 
     assert store.outcomes_of("nobody") == []
 
 
+def test_many_decisions_outcomes_are_read_in_one_call(store: Store, records: Any) -> None:
+    """The learner reads a batch's earlier outcomes at once: any number of decisions (more than
+    one statement names, on SQL), unknown ones and repeats included, in seq order."""
+    names = [f"d{index}" for index in range(300)]
+    for name in names:
+        store.save_decision(records.decision(name))
+    for outcome in [OutcomeRecord(name, "checker", 1.0) for name in names] + [
+        OutcomeRecord(name, "user", 0.0) for name in names[::7]
+    ]:
+        store.record_outcome(outcome)
+    everything = store.outcomes_since("default", 0)
+    asked = [*reversed(names[::2]), "nobody", names[0], names[7]]
+    assert store.outcomes_of(*asked) == [o for o in everything if o.decision_id in set(asked)]
+    assert store.outcomes_of("d7", "d3") == [o for o in everything if o.decision_id in {"d3", "d7"}]
+    assert store.outcomes_of() == []
+
+
 def test_each_namespace_has_its_own_sequence(store: Store, records: Any) -> None:
     store.save_decision(records.decision("a1", namespace="a"))
     store.save_decision(records.decision("b1", namespace="b"))

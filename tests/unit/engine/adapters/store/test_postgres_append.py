@@ -83,3 +83,101 @@ def test_a_writer_that_loses_the_race_in_one_statement_leaves_no_gap(
     assert result == [OutcomeReceipt(seq=2, applied=False)]
     assert postgres_store.record_outcome(OutcomeRecord("d2", "checker", 1.0)).seq == 3
     assert [o.seq for o in postgres_store.outcomes_since("default", 0)] == [1, 2, 3]
+
+
+@pytest.fixture
+def groups(monkeypatch: pytest.MonkeyPatch) -> list[list[int] | None]:
+    """Every result of the one-statement batch path, in order."""
+    seen: list[list[int] | None] = []
+    original = postgres_append.append_many
+
+    def spy(cursor: Any, outcomes: Any, created_at: Any) -> list[int] | None:
+        seen.append(original(cursor, outcomes, created_at))
+        return seen[-1]
+
+    monkeypatch.setattr(postgres_append, "append_many", spy)
+    return seen
+
+
+def test_a_group_s_outcomes_go_in_with_one_statement_in_order(
+    postgres_store: SqlStore, records: Any, groups: list[list[int] | None]
+) -> None:
+    for index in range(5):
+        postgres_store.save_decision(records.decision(f"d{index}", tool=f"tool{index % 2}"))
+    first = [OutcomeRecord("d0", "checker", 1.0), OutcomeRecord("d0", "user", 0.0)]
+    # a namespace's first outcomes: no counter row, so the portable path, which makes it
+    assert [r.seq for r in postgres_store._record_group(first)] == [1, 2]
+    batch = [
+        OutcomeRecord("d3", "user", 0.25, weight=0.5),
+        OutcomeRecord("d1", "checker", 1.0),
+        OutcomeRecord("d3", "checker", 0.0),
+        OutcomeRecord("d2", "user", 0.75),
+    ]
+    receipts = postgres_store._record_group(batch)
+    assert receipts == [OutcomeReceipt(seq=seq, applied=True) for seq in (3, 4, 5, 6)]
+    assert groups == [None, [3, 4, 5, 6]]
+    learned = postgres_store.outcomes_since("default", 2)
+    assert [(o.seq, o.decision_id, o.source, o.reward, o.weight) for o in learned] == [
+        (3, "d3", "user", 0.25, 0.5),
+        (4, "d1", "checker", 1.0, 1.0),
+        (5, "d3", "checker", 0.0, 1.0),
+        (6, "d2", "user", 0.75, 1.0),
+    ]
+    stats = {(s.role, s.arm_id): s for s in postgres_store.arm_statistics("default")}
+    assert stats[("tool", "tool1")].tally == ArmTally(2.5, 1.125, 3)
+    assert stats[("tool", "tool1")].last_seq == 5
+    assert stats[("path", "first_principles")].tally == ArmTally(5.5, 2.875, 6)
+    assert postgres_store.rebuild_statistics().agrees
+    # the next outcome, alone, follows the batch's seqs
+    assert postgres_store.record_outcome(OutcomeRecord("d4", "user", 1.0)).seq == 7
+
+
+@pytest.mark.parametrize(
+    ("batch", "applied"),
+    [
+        ([("d1", "user", 1.0), ("d1", "user", 1.0)], [True, False]),  # a key twice: a replay
+        ([("d2", "user", 1.0), ("d0", "checker", 1.0)], [True, False]),  # a key stored before
+        ([("d1", "user", 1.0), ("other", "user", 0.5)], [True, True]),  # two namespaces
+    ],
+)
+def test_a_group_the_one_statement_does_not_take_goes_the_portable_way(
+    postgres_store: SqlStore,
+    records: Any,
+    groups: list[list[int] | None],
+    batch: list[tuple[str, str, float]],
+    applied: list[bool],
+) -> None:
+    for name in ("d0", "d1", "d2"):
+        postgres_store.save_decision(records.decision(name))
+    postgres_store.save_decision(records.decision("other", namespace="elsewhere"))
+    postgres_store.record_outcome(OutcomeRecord("d0", "checker", 1.0))
+    postgres_store.record_outcome(OutcomeRecord("other", "checker", 1.0))
+    receipts = postgres_store._record_group([OutcomeRecord(*values) for values in batch])
+    assert groups == [None]  # it wrote nothing
+    assert [r.applied for r in receipts] == applied
+    assert [r.seq for r in receipts][:1] == [2]
+    assert len(postgres_store.outcomes_since("default", 0)) == 2  # the first goes in here
+    assert postgres_store.rebuild_statistics().agrees
+
+
+@pytest.mark.parametrize(
+    ("batch", "error"),
+    [
+        ([("d1", "user", 1.0), ("nope", "user", 1.0)], UnknownDecisionError),
+        ([("d1", "user", 1.0), ("d0", "checker", 0.0)], OutcomeConflictError),
+    ],
+)
+def test_a_group_with_a_bad_outcome_writes_nothing(
+    postgres_store: SqlStore,
+    records: Any,
+    groups: list[list[int] | None],
+    batch: list[tuple[str, str, float]],
+    error: type[Exception],
+) -> None:
+    for name in ("d0", "d1"):
+        postgres_store.save_decision(records.decision(name))
+    postgres_store.record_outcome(OutcomeRecord("d0", "checker", 1.0))
+    with pytest.raises(error):  # group commit then retries each on its own
+        postgres_store._record_group([OutcomeRecord(*values) for values in batch])
+    assert groups == [None]
+    assert len(postgres_store.outcomes_since("default", 0)) == 1

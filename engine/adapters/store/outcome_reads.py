@@ -1,0 +1,143 @@
+"""The outcome log's two hot reads, compiled once: a namespace's outcomes after a seq
+(`outcomes_since`), and every outcome of some decisions (`outcomes_of`).
+
+Both run on the driver's own cursor (`engine.adapters.store.driver`). The second names its
+decisions in an `IN` list, for which a statement is compiled per size of `ID_SLOTS` and a count
+padded to the next size: the learner reads the earlier outcomes of a whole replayed batch in a
+statement or a few (one round trip each on PostgreSQL), not one per decision.
+"""
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine, bindparam, select
+
+from engine.adapters.store import statistics
+from engine.adapters.store.codec import context_from_json
+from engine.adapters.store.driver import RawStatement, compile_raw
+from engine.adapters.store.tables import DECISIONS, OUTCOMES
+from engine.domain.records import LearnedOutcome
+
+__all__ = ["ID_SLOTS", "OutcomeReads"]
+
+# The sizes of the `IN` list a statement is compiled for; the largest is the most decisions one
+# statement names, well under every driver's limit on parameters.
+ID_SLOTS = (1, 4, 16, 64, 256)
+
+
+class OutcomeReads:
+    """The compiled reads of one store; run them on a cursor the store opens."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._since = compile_raw(_since_query(), engine)
+        self._of: dict[int, RawStatement] = {}  # by slots, compiled on first use
+        self._lock = threading.Lock()
+
+    def since(
+        self, cursor: Any, namespace: str, after_seq: int, limit: int
+    ) -> list[LearnedOutcome]:
+        """`namespace`'s outcomes with seq > `after_seq`, in seq order, at most `limit`."""
+        parameters = {"namespace": namespace, "after_seq": after_seq, "limit": limit}
+        cursor.execute(self._since.sql, self._since.bind(parameters))
+        rows = cursor.fetchall()
+        return _learned((seq, d, s, r, w, namespace, c, x, k) for seq, d, s, r, w, c, x, k in rows)
+
+    def of(self, cursor: Any, decision_ids: Sequence[str]) -> list[LearnedOutcome]:
+        """Every outcome of these decisions, in seq order. Several statements need not share a
+        snapshot: each sees every outcome committed before it, which is what a reader asks for
+        (the earlier outcomes of a batch it has read)."""
+        ids = list(dict.fromkeys(decision_ids))
+        rows: list[Any] = []
+        for first in range(0, len(ids), ID_SLOTS[-1]):
+            chunk = ids[first : first + ID_SLOTS[-1]]
+            slots = next(size for size in ID_SLOTS if size >= len(chunk))
+            statement = self._of_statement(slots)
+            # the slots past the chunk repeat its last id, which selects nothing more
+            padded = chunk + chunk[-1:] * (slots - len(chunk))
+            cursor.execute(
+                statement.sql, statement.bind({f"id_{n}": value for n, value in enumerate(padded)})
+            )
+            rows.extend(cursor.fetchall())
+        if len(ids) > ID_SLOTS[-1]:  # in seq order across the statements too
+            rows.sort(key=lambda row: (row[0], row[1]))
+        return _learned(rows)
+
+    def _of_statement(self, slots: int) -> RawStatement:
+        statement = self._of.get(slots)
+        if statement is None:
+            with self._lock:
+                statement = self._of.get(slots)
+                if statement is None:
+                    statement = self._of[slots] = compile_raw(_of_query(slots), self._engine)
+        return statement
+
+
+def _learned(rows: Any) -> list[LearnedOutcome]:
+    """Rows of (seq, decision, source, reward, weight, namespace, choices, context, kind)."""
+    parsed: dict[str, dict[str, str]] = {}  # decisions share a few distinct choices
+    learned = []
+    for seq, decision_id, source, reward, weight, namespace, choices, context, kind in rows:
+        if choices not in parsed:
+            parsed[choices] = statistics.choices_of(choices)
+        learned.append(
+            LearnedOutcome(
+                seq=seq,
+                decision_id=decision_id,
+                namespace=namespace,
+                choices=dict(parsed[choices]),
+                context=context_from_json(context),
+                source=source,
+                reward=reward,
+                weight=weight,
+                kind=kind,
+            )
+        )
+    return learned
+
+
+def _since_query() -> Any:
+    """A namespace's outcomes after a seq, with their decisions' choices and context."""
+    return (
+        select(
+            OUTCOMES.c.seq,
+            OUTCOMES.c.decision_id,
+            OUTCOMES.c.source,
+            OUTCOMES.c.reward,
+            OUTCOMES.c.weight,
+            DECISIONS.c.choices,
+            DECISIONS.c.context,
+            DECISIONS.c.kind,
+        )
+        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+        .where(
+            OUTCOMES.c.namespace == bindparam("namespace"),
+            OUTCOMES.c.seq > bindparam("after_seq"),
+        )
+        .order_by(OUTCOMES.c.seq)
+        .limit(bindparam("limit"))
+    )
+
+
+def _of_query(slots: int) -> Any:
+    """The outcomes of the decisions named by id_0 ... id_<slots - 1>, in seq order, with their
+    decisions' namespace, choices, context and kind."""
+    ids: list[Any] = [bindparam(f"id_{n}") for n in range(slots)]
+    named = OUTCOMES.c.decision_id.in_(ids) if slots > 1 else OUTCOMES.c.decision_id == ids[0]
+    return (
+        select(
+            OUTCOMES.c.seq,
+            OUTCOMES.c.decision_id,
+            OUTCOMES.c.source,
+            OUTCOMES.c.reward,
+            OUTCOMES.c.weight,
+            DECISIONS.c.namespace,
+            DECISIONS.c.choices,
+            DECISIONS.c.context,
+            DECISIONS.c.kind,
+        )
+        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+        .where(named)
+        .order_by(OUTCOMES.c.seq, OUTCOMES.c.decision_id)
+    )
