@@ -487,7 +487,9 @@ def test_a_response_format_enum_gives_the_options_and_the_reply_keeps_the_schema
     client: OpenAI, recorded: Recorded
 ) -> None:
     reply = client.chat.completions.create(
-        model="thinkpath", messages=QUESTION, response_format=VERDICT
+        model="thinkpath",
+        messages=QUESTION,
+        response_format=VERDICT,  # type: ignore[call-overload]
     )
     content = json.loads(reply.choices[0].message.content or "")
     assert set(content) == {"answer"}
@@ -496,7 +498,9 @@ def test_a_response_format_enum_gives_the_options_and_the_reply_keeps_the_schema
     assert decision.step("options").outputs["options"] == ["Yes", "No", "Unsure"]
     assert decision.answer == content["answer"]
     forced = client.chat.completions.create(
-        model="thinkpath:choose_an_option", messages=QUESTION, response_format=VERDICT
+        model="thinkpath:choose_an_option",
+        messages=QUESTION,
+        response_format=VERDICT,  # type: ignore[call-overload]
     )
     assert json.loads(forced.choices[0].message.content or "")["answer"] in ("Yes", "No", "Unsure")
 
@@ -532,9 +536,14 @@ def test_other_structured_formats_are_refused_with_what_is_supported(
 ) -> None:
     with pytest.raises(openai.BadRequestError, match=words):
         client.chat.completions.create(
-            model="thinkpath", messages=QUESTION, response_format=response_format, stream=stream
+            model="thinkpath",
+            messages=QUESTION,
+            response_format=response_format,
+            stream=stream,  # type: ignore[call-overload]
         )
     with pytest.raises(openai.BadRequestError, match="free text"):
         client.chat.completions.create(
-            model="thinkpath:direct_answer", messages=QUESTION, response_format=VERDICT
+            model="thinkpath:direct_answer",
+            messages=QUESTION,
+            response_format=VERDICT,  # type: ignore[call-overload]
         )
