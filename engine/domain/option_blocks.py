@@ -8,6 +8,7 @@ add up (letters out of order, an empty option, a block that starts inside prose)
 import re
 from dataclasses import dataclass
 
+from engine.domain.option_texts import option_texts
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = [
@@ -16,7 +17,6 @@ __all__ = [
     "OptionBlock",
     "read_bulleted",
     "read_lettered",
-    "unquoted",
 ]
 
 MAX_OPTIONS = 26  # one per letter of the alphabet
@@ -82,9 +82,6 @@ _OPTION_NOUNS = frozenset(words_of("option options choice choices"))
 _ANSWERING = _CHOOSING | _OPTION_NOUNS | frozenset(words_of("answer reply respond letter"))
 # A sentence ending inside an option; an initial's point ("U.S. Grant", "J. Smith") ends none.
 _SENTENCE_BREAK = re.compile(r"(?<![\s.][A-Z])(?<!^[A-Z])[.!?]\s+\S")
-_CONNECTOR = re.compile(r"(?:[,;]\s*|\s+)(?:or|and)$|[,;]$")
-_ABBREVIATION = re.compile(r"(?:\b\w\.)+$")
-_QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’"}
 
 
 @dataclass(frozen=True)
@@ -92,20 +89,6 @@ class _Marker:
     start: int
     end: int
     letter: str
-
-
-def unquoted(text: str) -> str:
-    """`text` without quotation marks around the whole of it: '"less people"' -> 'less people'.
-
-    Quotes that open and close inside ('"yes" and "no"') stay: they are not around the whole.
-    """
-    closing = _QUOTES.get(text[:1])
-    inner = text[1:-1]
-    if closing is None or len(text) < 3 or not text.endswith(closing):
-        return text
-    if (closing == '"' and '"' in inner) or (closing == "”" and "“" in inner):
-        return text
-    return inner.strip()
 
 
 def read_lettered(text: str) -> BlockReading:
@@ -210,7 +193,7 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
         return f"{letters[0]}{style[-1]} follows prose, not a question or a header"
     ends = [marker.start for marker in markers[1:]] + [_last_end(text, markers[-1].end)]
     raw = [text[marker.end : end] for marker, end in zip(markers, ends, strict=True)]
-    texts = [_option_text(option) for option in raw]
+    texts = option_texts(raw)
     one_per_line = all(_opens_line(text, marker.start) for marker in markers)
     tail = text[ends[-1] :]
     header = _HEADER.search(before)
@@ -221,6 +204,7 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     )
     problem = (
         _block_problem(texts, one_per_line)
+        or _semicolon_problem(raw, one_per_line)
         or _runs_on(texts)
         or _wrapping_problem(before, raw[-1])
         or _choice_problem(before, raw, tail, names_options)
@@ -319,14 +303,13 @@ def _runs_on(texts: list[str]) -> str | None:
     return None
 
 
-def _option_text(raw: str) -> str:
-    """An option's text without the list's own punctuation: "Mars, or" -> "Mars"."""
-    text = _CONNECTOR.sub("", " ".join(raw.split())).strip()
-    if unquoted(text) != text:
-        return unquoted(text)  # a quoted sentence keeps its own point: "'Who's there?'"
-    if text.endswith("?") or (text.endswith(".") and not _ABBREVIATION.search(text)):
-        text = text[:-1].rstrip()
-    return text
+def _semicolon_problem(raw: list[str], one_per_line: bool) -> str | None:
+    """Options one a line that end in ";", the last one not, may be statements of code
+    ("A) x = 1;\nB) y = 2") or a list's punctuation ("A) apples;\nB) pears"): a guess."""
+    ends = [option.rstrip().endswith(";") for option in raw]
+    if one_per_line and any(ends) and not all(ends):
+        return "some options end in ';' and some do not: code or the list's punctuation"
+    return None
 
 
 def _block_problem(texts: list[str], one_per_line: bool) -> str | None:
@@ -377,7 +360,7 @@ def read_bulleted(text: str) -> BlockReading:
         return None
     if not stem:
         return "bulleted options with no question before them"
-    texts = [_option_text(_BULLET.sub("", line)) for line in match.group("items").splitlines()]
+    texts = option_texts([_BULLET.sub("", line) for line in match.group("items").splitlines()])
     if len({_key(option) for option in texts}) != len(texts):
         return f"bulleted options repeat one another: {texts}"
     if any(not option or len(option) > MAX_OPTION_CHARS for option in texts):

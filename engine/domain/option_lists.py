@@ -16,7 +16,8 @@ is material, not a choice, and is left alone.
 
 import re
 
-from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock, unquoted
+from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
+from engine.domain.option_texts import unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["list_items", "read_bracketed", "read_classifying", "read_listed_choices"]

@@ -15,9 +15,10 @@ what it found cannot be accounted for:
 
 import re
 
-from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock, unquoted
+from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
 from engine.domain.option_lists import list_items
 from engine.domain.option_requests import is_request
+from engine.domain.option_texts import unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["NAMED", "only_question", "read_alternatives", "read_yes_no"]

@@ -18,7 +18,8 @@ A question that asks for one of a known set of answers can be answered by choosi
   and Cairo, which …?"), or a short "Tea or coffee?".
 
 A question for several options or a count of them ("How many of these are prime?", "Select all
-that apply"), or a task over all of them ("Rank these from best to worst: (a) …"), is refused
+that apply"), a task over all of them ("Rank these from best to worst: (a) …"), or a text that
+also asks for advice or a favour ("How can I make this harder?\nWhich …? (A) …") is refused
 whatever a reader found.
 
 Each reader says whether its structure is absent (None), read (`Options`), or present but not
@@ -29,6 +30,7 @@ own answer space, while one left unread is answered in free text as it was befor
 The block readers live in `engine.domain.option_blocks`, the list readers in
 `engine.domain.option_lists`, the yes/no and alternatives readers in
 `engine.domain.option_questions` (requests put as questions in `engine.domain.option_requests`),
+an option's own text and the list's punctuation in `engine.domain.option_texts`,
 the form lettered options are answered in ("not the letter") in `engine.domain.option_forms`, the
 words a question opens with in `engine.domain.sentences`. A grammar library (pyparsing,
 lark) was weighed and not used: the option block itself is a trivial grammar, and the hard part,
@@ -61,6 +63,7 @@ from engine.domain.option_blocks import (
 from engine.domain.option_forms import answer_form
 from engine.domain.option_lists import read_bracketed, read_classifying, read_listed_choices
 from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
+from engine.domain.option_requests import asks_something_else
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 from engine.errors import InvalidQueryError
 
@@ -169,12 +172,9 @@ def understand_options(question: str) -> Options | NoOptions:
             return NoOptions(result)
         if result is not None:
             readings.append(result)
-    several = _ASKS_FOR_SEVERAL.search(text)
-    if readings and several:
-        return NoOptions(f"'{several.group(0)}' asks for several options or a count, not one")
-    task = _task_over_every_option(text)
-    if readings and task:
-        return NoOptions(f"'{task}' is a task over every option, not a choice of one")
+    refusal = _refusal(text) if readings else None
+    if refusal:
+        return NoOptions(refusal)
     if not readings:
         return NoOptions("no option block, named answer space, yes/no question or alternatives")
     if len(readings) > 1:
@@ -182,6 +182,17 @@ def understand_options(question: str) -> Options | NoOptions:
             "two readings disagree: " + "; ".join(reading.understood for reading in readings)
         )
     return readings[0]
+
+
+def _refusal(text: str) -> str | None:
+    """Why a text whose options were read asks for no one of them, or None."""
+    several = _ASKS_FOR_SEVERAL.search(text)
+    if several:
+        return f"'{several.group(0)}' asks for several options or a count, not one"
+    task = _task_over_every_option(text)
+    if task:
+        return f"'{task}' is a task over every option, not a choice of one"
+    return asks_something_else(text)  # "How can I improve it?\nWhich …? (A) …"
 
 
 # A question over the options that asks for a count or for several of them: "How many of these
