@@ -42,7 +42,7 @@ from engine.errors import (
     InvalidRewardError,
     OutcomeConflictError,
 )
-from engine.orchestration import decide_input
+import engine.orchestration.decide_input as decide_input
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.kind_book import KindBook, KindSettings, describe_kinds
 from engine.orchestration.learner import PolicyFactory, roles_taught_by
