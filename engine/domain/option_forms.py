@@ -27,24 +27,32 @@ from engine.domain.sentences import words_of
 
 __all__ = ["answer_form"]
 
-# Where an instruction starts: a sentence, a line, or a clause after a spaced dash or semicolon.
-_CLAUSES = re.compile(r"(?<=[.!?])\s+|\n|\s+[—–-]+\s+|;\s+")
 _FILLERS = frozenset(words_of("please just now and then"))
 _ANSWERING = frozenset(words_of("answer reply respond write give type say state output spell"))
+# Where an instruction starts: a sentence, a line, a clause after a spaced dash or semicolon, or
+# a verb of answering joined by "and" to the one before ("Pick the correct spelling and type the
+# word itself, not the number: 1. …", held-out set 6). Whatever the list is marked with,
+# letters, numbers or numerals, the instruction about the answer's form is the same.
+_CLAUSES = re.compile(
+    r"(?<=[.!?])\s+|\n|\s+[—–-]+\s+|;\s+"
+    rf"|,?\s+and\s+(?=(?:then\s+)?(?:{'|'.join(sorted(_ANSWERING))})\b)",
+    re.IGNORECASE,
+)
 # "not the letter", "rather than the letter", "instead of the number": the text is asked for.
 _NOT_THE_LETTER = re.compile(
     r"\b(?:not|rather\s+than|instead\s+of)\s+(?:the\s+|a\s+|its\s+|their\s+|your\s+)?"
-    r"(?:letter|number|label)s?\b",
+    r"(?:letter|number|numeral|label)s?\b",
     re.IGNORECASE,
 )
 # "not just the letter", "not only the letter": the letter and the text, which no option is.
 _BOTH = re.compile(r"\bnot\s+(?:just|only)\b|\bas\s+well\s+as\b|\bletter\s+and\s+", re.IGNORECASE)
 _THE_TEXT = re.compile(
     r"\bin\s+full\b|\b(?:write|spell)\s+(?:\w+\s+){0,2}?out\b|\bname\s+of\b|\bfull\s+name\b"
-    r"|\bin\s+words\b|\bthe\s+(?:word|text|answer\s+text|option\s+text)\b",
+    r"|\bin\s+words\b|\bthe\s+(?:word|text|answer\s+text|option\s+text)\b"
+    r"|\b(?:word|text|name|answer|option)\s+itself\b",
     re.IGNORECASE,
 )
-_THE_LETTER = re.compile(r"\b(?:letter|label|number)s?\b", re.IGNORECASE)
+_THE_LETTER = re.compile(r"\b(?:letter|label|number|numeral)s?\b", re.IGNORECASE)
 
 
 def answer_form(text: str, texts: Sequence[str]) -> Literal["letter", "word"] | str:

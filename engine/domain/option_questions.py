@@ -275,7 +275,13 @@ def _is_subject(tokens: list[str]) -> bool:
         return False
     if words[0] in _LONE_PRONOUNS and len(tokens) > 1:
         return False  # "it red" is a subject and the start of a predicate
-    if words[-1] in _ARTICLES | _INSIDE_SUBJECT or tokens[-1].endswith((",", ":", ";")):
+    if words[-1] in _ARTICLES | _INSIDE_SUBJECT or any(
+        token.endswith((",", ":", ";")) for token in tokens
+    ):
+        # A comma inside the subject is the list's own: in "Is the document relevant, partially
+        # relevant, or not relevant?" a subject "the document relevant, partially" would leave
+        # two of three alternatives (held-out set 6). Every item joined by ", " and ", or" is
+        # kept, or the question is refused.
         return False
     return words[0] not in _INSIDE_SUBJECT
 

@@ -30,7 +30,8 @@ own answer space, while one left unread is answered in free text as it was befor
 The block readers live in `engine.domain.option_blocks`, the list readers in
 `engine.domain.option_lists`, the yes/no and alternatives readers in
 `engine.domain.option_questions` (requests put as questions in `engine.domain.option_requests`),
-an option's own text and the list's punctuation in `engine.domain.option_texts`,
+an option's own text and the list's punctuation in `engine.domain.option_texts`, tasks set on
+the item ("Translate this question: …") in `engine.domain.option_tasks`,
 the form lettered options are answered in ("not the letter") in `engine.domain.option_forms`, the
 words a question opens with in `engine.domain.sentences`. A grammar library (pyparsing,
 lark) was weighed and not used: the option block itself is a trivial grammar, and the hard part,
@@ -64,6 +65,7 @@ from engine.domain.option_forms import answer_form
 from engine.domain.option_lists import read_bracketed, read_classifying, read_listed_choices
 from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
 from engine.domain.option_requests import asks_something_else
+from engine.domain.option_tasks import task_on_the_item
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 from engine.errors import InvalidQueryError
 
@@ -172,7 +174,7 @@ def understand_options(question: str) -> Options | NoOptions:
             return NoOptions(result)
         if result is not None:
             readings.append(result)
-    refusal = _refusal(text) if readings else None
+    refusal = _refusal(text, readings) if readings else None
     if refusal:
         return NoOptions(refusal)
     if not readings:
@@ -184,7 +186,7 @@ def understand_options(question: str) -> Options | NoOptions:
     return readings[0]
 
 
-def _refusal(text: str) -> str | None:
+def _refusal(text: str, readings: Sequence[Options]) -> str | None:
     """Why a text whose options were read asks for no one of them, or None."""
     several = _ASKS_FOR_SEVERAL.search(text)
     if several:
@@ -192,7 +194,12 @@ def _refusal(text: str) -> str | None:
     task = _task_over_every_option(text)
     if task:
         return f"'{task}' is a task over every option, not a choice of one"
-    return asks_something_else(text)  # "How can I improve it?\nWhich …? (A) …"
+    asked_else = asks_something_else(text)  # "How can I improve it?\nWhich …? (A) …"
+    if asked_else:
+        return asked_else
+    # Whoever wrote the text must be asking the options' question, not setting a task on it
+    # ("Translate this exam question into French: …"); see `engine.domain.option_tasks`.
+    return next(filter(None, (task_on_the_item(reading.stem) for reading in readings)), None)
 
 
 # A question over the options that asks for a count or for several of them: "How many of these
