@@ -246,37 +246,46 @@ class ArmBook:
         with self._lock:
             self._learner.begin_decision(decision_id)
 
-    def refresh(self, *, catalog: bool = True, through: int = 0) -> int:
+    def refresh(self, *, catalog: bool = True, through: int = 0, wait: bool = True) -> int:
         """Adopt other processes' catalogue changes and apply new outcomes; return how many were
         applied. With `catalog` False the catalogue is read only when an outcome names a path
         this book does not know (reading it costs more than learning an outcome). With
         `through`, nothing is read when the outcomes up to that seq are applied already (by a
-        refresh on another thread: under concurrent posts one refresh learns many)."""
-        applied = 0
+        refresh on another thread: under concurrent posts one refresh learns many). With `wait`
+        False, nothing is done while another thread holds the book (`Engine.record_outcome`)."""
         # Checked first without the lock too: `last_seq` only grows, and a poster whose outcome
         # another thread learned meanwhile need not queue behind that thread's next read.
         if through and self._learner.last_seq >= through:
             return 0
-        with self._lock:
-            if through and self._learner.last_seq >= through:
-                return 0
-            if catalog:
-                self._sync_catalog()
-            while True:
-                before = self._learner.last_seq
-                batch = self._store.outcomes_since(self._namespace, before, REPLAY_BATCH)
-                if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
-                    self._checkpoints.save_if_due()
-                    return applied
-                if not catalog and any(o.choices.get("path") not in self._paths for o in batch):
-                    self._sync_catalog()  # a path another process added: know it, then learn
-                report = self._learner.apply(self._charger.charge(self._in_context(batch)))
-                applied += report.applied
-                for role, arm, reason in report.retired:
-                    self._save_retirement(role, arm, reason)
-                if len(batch) < REPLAY_BATCH:  # the end of the log: no second read to learn so
-                    self._checkpoints.save_if_due()
-                    return applied
+        if not self._lock.acquire(blocking=wait):
+            return 0
+        try:
+            return self._refresh_held(catalog=catalog, through=through)
+        finally:
+            self._lock.release()
+
+    def _refresh_held(self, *, catalog: bool, through: int) -> int:
+        """`refresh`'s work, with the book's lock held."""
+        applied = 0
+        if through and self._learner.last_seq >= through:
+            return 0
+        if catalog:
+            self._sync_catalog()
+        while True:
+            before = self._learner.last_seq
+            batch = self._store.outcomes_since(self._namespace, before, REPLAY_BATCH)
+            if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
+                self._checkpoints.save_if_due()
+                return applied
+            if not catalog and any(o.choices.get("path") not in self._paths for o in batch):
+                self._sync_catalog()  # a path another process added: know it, then learn
+            report = self._learner.apply(self._charger.charge(self._in_context(batch)))
+            applied += report.applied
+            for role, arm, reason in report.retired:
+                self._save_retirement(role, arm, reason)
+            if len(batch) < REPLAY_BATCH:  # the end of the log: no second read to learn so
+                self._checkpoints.save_if_due()
+                return applied
 
     def _in_context(self, batch: list[LearnedOutcome]) -> list[LearnedOutcome]:
         """Each outcome under its decision's kind's anchor (read here, never recomputed)."""

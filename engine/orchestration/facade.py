@@ -42,8 +42,14 @@ from engine.errors import (
     InvalidRewardError,
     OutcomeConflictError,
 )
-import engine.orchestration.decide_input as decide_input
 from engine.orchestration.arm_book import ArmBook
+from engine.orchestration.decide_input import (
+    check_decision_id,
+    check_forced,
+    check_query,
+    checked_source,
+    offered_options,
+)
 from engine.orchestration.kind_book import KindBook, KindSettings, describe_kinds
 from engine.orchestration.learner import PolicyFactory, roles_taught_by
 from engine.orchestration.pipeline import Checker, Draft, Pipeline
@@ -150,13 +156,13 @@ class Engine:
         of them are candidates (`engine.stages.option_procedures`), and their answer is always
         one of the options, in the form the question asks for (its letter, or its text).
         """
-        query = decide_input.check_query(query)
-        offered = decide_input.offered_options(query, options)
-        checked_by = decide_input.checked_source(checked_by, has_checker=checker is not None)
-        decide_input.check_decision_id(decision_id)
+        query = check_query(query)
+        offered = offered_options(query, options)
+        checked_by = checked_source(checked_by, has_checker=checker is not None)
+        check_decision_id(decision_id)
         self.refresh()  # outcomes other processes recorded since this one last looked
         if force_path is not None:
-            decide_input.check_forced(
+            check_forced(
                 force_path,
                 self._book.live_paths(),
                 lambda arm: self._book.path(arm).procedure,
@@ -227,10 +233,13 @@ class Engine:
                     raise
                 hint = f"{error}; to correct it, post with replace=True"
                 raise OutcomeConflictError(hint) from None
-        # Learn it now, unless a refresh on another thread already has; the catalogue is read
-        # only if the log names a path unknown here (other processes' retirements are adopted
-        # at the next decision, as between any two outcomes).
-        self._book.refresh(catalog=False, through=result.seq)
+        # Learn it now, unless another thread holds the book: then that thread's read of the
+        # log, or the next decision, `arms()` or `snapshot()` (each refreshes first), learns it,
+        # as outcomes from other processes are learned. Posters never queue behind one another's
+        # learning: 16 threads posting to PostgreSQL made one refresh each, one at a time, each
+        # a round trip under the lock. The catalogue is read only if the log names a path
+        # unknown here (other processes' retirements are adopted at the next decision).
+        self._book.refresh(catalog=False, through=result.seq, wait=False)
         return result
 
     def refresh(self) -> int:
@@ -290,7 +299,7 @@ class Engine:
         if kind is not None:
             return self._book.stats(self._kinds.kind(kind).anchor)
         if query is not None:
-            return self._book.stats(self._kinds.peek(decide_input.check_query(query), task=task))
+            return self._book.stats(self._kinds.peek(check_query(query), task=task))
         return self._book.stats(None)
 
     def templates(self) -> list[PathDefinition]:
