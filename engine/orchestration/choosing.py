@@ -93,7 +93,7 @@ class Chooser:
             elif force_path is not None:
                 why = "the path is forced and the tool policy chose a warm tool"
             yield report("rating", "skipped", start(), outputs={"why": why})
-        trigger = yield from self._detour_trigger(view, force_path, first_of_kind)
+        trigger = yield from self._detour_trigger(view, force_path, first_of_kind, offers_options)
         fresh = []
         if trigger:
             fresh = yield from self._detour(run, view, trigger, later_calls=1 + referee_calls)
@@ -169,13 +169,15 @@ class Chooser:
         return remaining[index], float(weights[index])
 
     def _detour_trigger(
-        self, view: PolicyView, force_path: str | None, first_of_kind: bool
+        self, view: PolicyView, force_path: str | None, first_of_kind: bool, offers_options: bool
     ) -> Steps[str | None]:
         """The detour's trigger, or None with the reason it did not fire traced."""
         rules = self._config.detour
         started = start()
         if first_of_kind:
             why = _FIRST_OF_KIND
+        elif offers_options:  # a detour writes a free-text path: it could not answer
+            why = "the answer is one of the question's options: a new free-text path cannot give it"
         elif force_path is not None:
             why = f"the caller forced the path {force_path!r}"
         elif view.cold_detours:

@@ -192,3 +192,14 @@ def test_an_exact_tools_value_answers_directly_only_as_one_of_the_options() -> N
     ]
     assert direct, "the numbers tool reads this question whole: some decisions answer directly"
     assert {d.answer for d in direct} == {"0.7"}
+
+
+def test_no_detour_writes_a_free_text_path_for_a_question_with_options() -> None:
+    engine, llm = engine_with(choosing(0))
+    for number in range(30):  # a kind failing again and again: where a detour would trigger
+        decision = engine.decide(
+            f"Pick one, case {number}: (A) red (B) blue", checker=lambda _: 0.0
+        )
+        assert decision.step("detour").reason == "skipped"
+        assert procedure_of(engine, decision.path.arm_id) in OPTION_PROCEDURES
+    assert not [request for request in llm.requests if request.purpose == "detour"]
