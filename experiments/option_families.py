@@ -31,7 +31,7 @@ import numpy as np
 
 from experiments.bigbench.suite import bigbench_suite
 from experiments.online import Step, engine_runs, static_steps, stream_orders
-from experiments.recorded_scorer import RecordedScorer
+from experiments.recorded_scorer import RecordedScorer, ScoringPass
 from experiments.tasks import Task
 
 __all__ = ["OPTION_TEMPLATES", "main", "option_tasks", "summarise"]
@@ -71,7 +71,6 @@ def summarise(
         for step in order:
             by_task_engine.setdefault(step.task.task_id, []).append(step.reward)
     engine_score = {task_id: _mean(values) for task_id, values in by_task_engine.items()}
-    contenders = {**{label: steps for label, steps in static.items()}}
     families = sorted({task.family for task in tasks})
     rows = []
     for family in families:
@@ -81,7 +80,7 @@ def summarise(
             "tasks": len(members),
             "chance": _mean([1 / len(tasks[i].options) for i in members]),
         }
-        for label, steps in contenders.items():
+        for label, steps in static.items():
             row[label] = _mean([steps[i].reward for i in members])
         row["engine"] = _mean([engine_score[tasks[i].task_id] for i in members])
         rows.append(row)
@@ -94,7 +93,7 @@ def summarise(
         "overall": {
             "tasks": len(tasks),
             "chance": _mean([1 / len(task.options) for task in tasks]),
-            **{label: _mean([s.reward for s in steps]) for label, steps in contenders.items()},
+            **{label: _mean([s.reward for s in steps]) for label, steps in static.items()},
             "engine": _mean(engine_scores),
             "engine_by_order": [_mean([s.reward for s in order]) for order in engine],
         },
@@ -108,7 +107,7 @@ def summarise(
                     "calls": _mean([s.calls for s in steps]),
                     "seconds": _mean([s.seconds for s in steps]),
                 }
-                for label, steps in contenders.items()
+                for label, steps in static.items()
             },
             "engine": {
                 "calls": _mean([s.calls for s in engine_steps]),
@@ -126,9 +125,8 @@ def _arm_shares(steps: Sequence[Step]) -> dict[str, float]:
     return {arm: round(count / len(steps), 4) for arm, count in sorted(counts.items())}
 
 
-def likelihood_cost(scorer: RecordedScorer) -> dict[str, float]:
+def likelihood_cost(passes: Sequence[ScoringPass]) -> dict[str, float]:
     """What option likelihood cost per option: forward tokens and seconds."""
-    passes = scorer.passes
     if not passes:
         return {}
     options = sum(p.options for p in passes)
@@ -192,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     summary = summarise(tasks, static, engine)
     if scorer is not None:
-        summary["likelihood_cost"] = likelihood_cost(RecordedScorer(scorer.inner, fixed_passes))
+        summary["likelihood_cost"] = likelihood_cost(fixed_passes)
     print(markdown(summary))
     print(json.dumps({k: v for k, v in summary.items() if k != "families"}, indent=2))
     if args.json:

@@ -8,7 +8,7 @@ add up (letters out of order, an empty option, a block that starts inside prose)
 import re
 from dataclasses import dataclass
 
-from engine.domain.option_texts import option_texts
+from engine.domain.option_texts import all_differ, option_texts
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = [
@@ -38,10 +38,6 @@ class OptionBlock:
 
 # None: no block; a string: why the block found does not add up.
 BlockReading = OptionBlock | str | None
-
-
-def _key(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 # ---- lettered options ------------------------------------------------------------------------
@@ -361,7 +357,7 @@ def read_bulleted(text: str) -> BlockReading:
     if not stem:
         return "bulleted options with no question before them"
     texts = option_texts([_BULLET.sub("", line) for line in match.group("items").splitlines()])
-    if len({_key(option) for option in texts}) != len(texts):
+    if not all_differ(texts):
         return f"bulleted options repeat one another: {texts}"
     if any(not option or len(option) > MAX_OPTION_CHARS for option in texts):
         return "a bulleted option is empty or too long"

@@ -17,7 +17,7 @@ is material, not a choice, and is left alone.
 import re
 
 from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
-from engine.domain.option_texts import unquoted
+from engine.domain.option_texts import all_differ, unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["list_items", "read_bracketed", "read_classifying", "read_listed_choices"]
@@ -155,6 +155,6 @@ def _bracketed_items(listed: str) -> list[str] | None:
 def _block(items: list[str], stem: str, understood: str) -> BlockReading:
     if len(items) > MAX_OPTIONS:
         return f"{len(items)} listed choices are more than {MAX_OPTIONS}"
-    if len({" ".join(item.casefold().split()) for item in items}) != len(items):
+    if not all_differ(items):
         return f"the listed choices repeat one another: {items}"
     return OptionBlock(tuple(items), (), stem, understood)

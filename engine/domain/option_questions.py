@@ -18,7 +18,7 @@ import re
 from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
 from engine.domain.option_lists import list_items
 from engine.domain.option_requests import is_request
-from engine.domain.option_texts import unquoted
+from engine.domain.option_texts import all_differ, unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["NAMED", "only_question", "read_alternatives", "read_yes_no"]
@@ -56,7 +56,7 @@ def only_question(text: str) -> str | None:
 
 
 def _block(texts: list[str] | tuple[str, ...], stem: str, understood: str) -> BlockReading:
-    if len({" ".join(text.casefold().split()) for text in texts}) != len(texts):
+    if not all_differ(texts):
         return f"the alternatives repeat one another: {list(texts)}"
     if len(texts) > MAX_OPTIONS:
         return f"{len(texts)} alternatives are more than {MAX_OPTIONS}"

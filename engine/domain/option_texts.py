@@ -8,11 +8,21 @@ adds between its options ("Mars, or", "Venus;") is the list's, not the option's.
 
 import re
 
-__all__ = ["option_texts", "unquoted"]
+__all__ = ["all_differ", "option_key", "option_texts", "unquoted"]
 
 _CONNECTOR = re.compile(r"(?:[,;]\s*|\s+)(?:or|and)$|[,;]$")
 _ABBREVIATION = re.compile(r"(?:\b\w\.)+$")
 _QUOTES = {'"': '"', "'": "'", "“": "”", "‘": "’"}
+
+
+def option_key(text: str) -> str:
+    """How two options compare: case and spacing do not tell them apart ("Yes", " yes ")."""
+    return " ".join(text.casefold().split())
+
+
+def all_differ(texts: "list[str] | tuple[str, ...]") -> bool:
+    """Whether no two of `texts` are the same option (`option_key`)."""
+    return len({option_key(text) for text in texts}) == len(texts)
 
 
 def unquoted(text: str) -> str:

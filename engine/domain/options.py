@@ -66,6 +66,7 @@ from engine.domain.option_lists import read_bracketed, read_classifying, read_li
 from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
 from engine.domain.option_requests import asks_something_else
 from engine.domain.option_tasks import task_on_the_item
+from engine.domain.option_texts import all_differ, option_key
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 from engine.errors import InvalidQueryError
 
@@ -77,6 +78,7 @@ __all__ = [
     "Options",
     "answer_in_form",
     "given_options",
+    "option_index",
     "read_options",
     "understand_options",
 ]
@@ -108,7 +110,7 @@ class Options:
         if self.form == "word":
             if self.letters:
                 raise ValueError("options answered by their text carry no letters")
-            if len({_key(text) for text in self.texts}) != len(self.texts):
+            if not all_differ(self.texts):
                 raise ValueError(f"options answered by their text must differ: {self.texts}")
 
 
@@ -124,6 +126,12 @@ def answer_in_form(options: Options, index: int) -> str:
     if not 0 <= index < len(options.texts):
         raise IndexError(f"option index {index} is outside 0..{len(options.texts) - 1}")
     return options.letters[index] if options.form == "letter" else options.texts[index]
+
+
+def option_index(options: Options, text: str) -> int | None:
+    """Which option `text` is (case and spacing aside), or None where it is none of them."""
+    key = option_key(text)
+    return next((i for i, option in enumerate(options.texts) if option_key(option) == key), None)
 
 
 def given_options(values: object) -> Options:
@@ -149,11 +157,11 @@ def given_options(values: object) -> Options:
             raise InvalidQueryError(
                 f"option {position} has {len(text)} characters; at most {MAX_OPTION_CHARS}"
             )
-        if _key(text) in seen:
+        if option_key(text) in seen:
             raise InvalidQueryError(
-                f"option {position} ({text!r}) repeats option {seen[_key(text)]}"
+                f"option {position} ({text!r}) repeats option {seen[option_key(text)]}"
             )
-        seen[_key(text)] = position
+        seen[option_key(text)] = position
         texts.append(text)
     return Options(tuple(texts), "word", understood=f"{len(texts)} options given by the client")
 
@@ -254,10 +262,6 @@ def _sentence_end(text: str, start: int) -> int:
 # A reader's verdict: None (its structure is absent), the options read, or why the structure it
 # found cannot be accounted for.
 Reading = Options | str | None
-
-
-def _key(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 # ---- a named answer space: "true or false", "yes or no" --------------------------------------
@@ -362,7 +366,7 @@ def _read_block(read: Callable[[str], BlockReading]) -> Callable[[str], Reading]
             return Options(block.texts, "letter", block.letters, block.stem, block.understood)
         if form != "word":
             return form
-        if len({_key(text) for text in block.texts}) != len(block.texts):
+        if not all_differ(block.texts):
             return "the text is asked for, but two options read the same"
         return Options(block.texts, "word", (), block.stem, block.understood + ", by text")
 

@@ -7,7 +7,7 @@ reward 0), which teaches the tool policy and nothing else.
 from collections.abc import Collection, Mapping
 
 from engine.domain.models import ToolRun
-from engine.domain.options import Options, answer_in_form
+from engine.domain.options import Options, answer_in_form, option_index
 from engine.domain.ports import ToolBox
 from engine.domain.records import NO_TOOL
 from engine.errors import ThinkPathError
@@ -71,11 +71,8 @@ def as_option(tool_run: ToolRun, options: Options) -> str | None:
     >>> as_option(run, Options(("7", "6.5"), "letter", ("A", "B"))) is None
     True
     """
-    value = " ".join((tool_run.value or "").casefold().split())
-    for index, text in enumerate(options.texts):
-        if " ".join(text.casefold().split()) == value:
-            return answer_in_form(options, index)
-    return None
+    index = option_index(options, tool_run.value or "")
+    return None if index is None else answer_in_form(options, index)
 
 
 def default_argument(tool: str, query: str) -> str:  # noqa: ARG001 - kept per tool on purpose

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HERE", "run_on"]
+__all__ = ["HERE", "run_code_on", "run_on"]
 
 HERE = Path(__file__).resolve().parents[2]  # this checkout's root
 # Runs a file as __main__ without putting its folder first on the path (as `python FILE` does),
@@ -26,9 +26,17 @@ _RUN_FILE = (
 
 def run_on(checkout: Path, script: str, arguments: list[str], *, timeout_s: float = 3600) -> Any:
     """The JSON that `script` (a file of this checkout) prints last, run on `checkout`'s code."""
+    return run_code_on(
+        checkout, _RUN_FILE, [str(Path(script).resolve()), *arguments], timeout_s=timeout_s
+    )
+
+
+def run_code_on(checkout: Path, code: str, arguments: list[str], *, timeout_s: float = 3600) -> Any:
+    """The JSON that `code` (`python -c`) prints last, run in a fresh process on `checkout`'s
+    code, with `arguments` as its `sys.argv[1:]`."""
     environment = {**os.environ, "PYTHONPATH": str(checkout)}
-    finished = subprocess.run(  # our own benchmark file, on a local store
-        [sys.executable, "-c", _RUN_FILE, str(Path(script).resolve()), *arguments],
+    finished = subprocess.run(  # our own benchmark code, on a local store
+        [sys.executable, "-c", code, *arguments],
         cwd=checkout,
         env=environment,
         capture_output=True,

@@ -16,10 +16,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from experiments.benchmarks.checkouts import run_code_on
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -60,18 +60,7 @@ print(json.dumps({"per_second": round((count - 1) / seconds)}))
 
 def measure_once(source: Path, url: str, count: int, threads: int) -> int:
     """Outcomes per second, measured in a fresh process running `source`'s code."""
-    environment = {**os.environ, "PYTHONPATH": str(source)}
-    finished = subprocess.run(  # our own code, on a local database
-        [sys.executable, "-c", MEASURE, url, str(count), str(threads)],
-        cwd=source,
-        env=environment,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if finished.returncode != 0:
-        raise RuntimeError(f"measurement failed in {source}:\n{finished.stderr[-3000:]}")
-    per_second: int = json.loads(finished.stdout.strip().splitlines()[-1])["per_second"]
+    per_second: int = run_code_on(source, MEASURE, [url, str(count), str(threads)])["per_second"]
     return per_second
 
 

@@ -41,8 +41,7 @@ class OutcomeReads:
         """`namespace`'s outcomes with seq > `after_seq`, in seq order, at most `limit`."""
         parameters = {"namespace": namespace, "after_seq": after_seq, "limit": limit}
         cursor.execute(self._since.sql, self._since.bind(parameters))
-        rows = cursor.fetchall()
-        return _learned((seq, d, s, r, w, namespace, c, x, k) for seq, d, s, r, w, c, x, k in rows)
+        return _learned(cursor.fetchall())
 
     def of(self, cursor: Any, decision_ids: Sequence[str]) -> list[LearnedOutcome]:
         """Every outcome of these decisions, in seq order. Several statements need not share a
@@ -97,20 +96,26 @@ def _learned(rows: Any) -> list[LearnedOutcome]:
     return learned
 
 
+def _outcome_rows() -> Any:
+    """Outcomes with their decisions' namespace, choices, context and kind, in `_learned`'s
+    column order: both reads select these."""
+    return select(
+        OUTCOMES.c.seq,
+        OUTCOMES.c.decision_id,
+        OUTCOMES.c.source,
+        OUTCOMES.c.reward,
+        OUTCOMES.c.weight,
+        DECISIONS.c.namespace,
+        DECISIONS.c.choices,
+        DECISIONS.c.context,
+        DECISIONS.c.kind,
+    ).join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+
+
 def _since_query() -> Any:
-    """A namespace's outcomes after a seq, with their decisions' choices and context."""
+    """A namespace's outcomes after a seq."""
     return (
-        select(
-            OUTCOMES.c.seq,
-            OUTCOMES.c.decision_id,
-            OUTCOMES.c.source,
-            OUTCOMES.c.reward,
-            OUTCOMES.c.weight,
-            DECISIONS.c.choices,
-            DECISIONS.c.context,
-            DECISIONS.c.kind,
-        )
-        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
+        _outcome_rows()
         .where(
             OUTCOMES.c.namespace == bindparam("namespace"),
             OUTCOMES.c.seq > bindparam("after_seq"),
@@ -121,23 +126,7 @@ def _since_query() -> Any:
 
 
 def _of_query(slots: int) -> Any:
-    """The outcomes of the decisions named by id_0 ... id_<slots - 1>, in seq order, with their
-    decisions' namespace, choices, context and kind."""
+    """The outcomes of the decisions named by id_0 ... id_<slots - 1>, in seq order."""
     ids: list[Any] = [bindparam(f"id_{n}") for n in range(slots)]
     named = OUTCOMES.c.decision_id.in_(ids) if slots > 1 else OUTCOMES.c.decision_id == ids[0]
-    return (
-        select(
-            OUTCOMES.c.seq,
-            OUTCOMES.c.decision_id,
-            OUTCOMES.c.source,
-            OUTCOMES.c.reward,
-            OUTCOMES.c.weight,
-            DECISIONS.c.namespace,
-            DECISIONS.c.choices,
-            DECISIONS.c.context,
-            DECISIONS.c.kind,
-        )
-        .join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
-        .where(named)
-        .order_by(OUTCOMES.c.seq, OUTCOMES.c.decision_id)
-    )
+    return _outcome_rows().where(named).order_by(OUTCOMES.c.seq, OUTCOMES.c.decision_id)
