@@ -4,7 +4,7 @@ The chooser reads one immutable `PolicyView` from the arm book, makes its LLM ca
 lock held, and hands new detour arms back to the book: it holds no learning state of its own.
 """
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,6 +74,8 @@ class Chooser:
         `can_score_options`): free text is not an option. Elsewhere they are not candidates.
         """
         view = self._book.view(list(run.context))
+        excluded = _not_candidates(view, offers_options, can_score_options)
+        answerable = tuple(p for p in view.live if p.arm_id not in excluded)
         scores: dict[str, int] = {}
         suggestion = None
         explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
@@ -81,7 +83,7 @@ class Chooser:
         rated_now = False
         if explores:
             found, rating_cost, rated_now = yield from self._rate(
-                run, view, kind, later_calls=2 + referee_calls
+                run, view, answerable, kind, later_calls=2 + referee_calls
             )
             run = run.after(rating_cost)  # the detour's budget counts the rating call
             if found is not None:
@@ -100,9 +102,8 @@ class Chooser:
         if fresh:
             self._book.add_detours(fresh, trigger or "")
         if force_path is None:
-            excluded = _not_candidates(view, offers_options, can_score_options)
-            answerable = frozenset(p.arm_id for p in view.live if p.arm_id not in excluded)
-            allowed = self._book.explorable("path", run.context) & answerable or answerable
+            answering = frozenset(p.arm_id for p in answerable)
+            allowed = self._book.explorable("path", run.context) & answering or answering
             if first_of_kind:
                 allowed = _single_calls(view, allowed)
             path_pick = yield from self._pick_path(view, scores, fresh, allowed, excluded)
@@ -195,17 +196,22 @@ class Chooser:
         return None
 
     def _rate(
-        self, run: RunState, view: PolicyView, kind: str | None, later_calls: int
+        self,
+        run: RunState,
+        view: PolicyView,
+        paths: Sequence[PathDefinition],
+        kind: str | None,
+        later_calls: int,
     ) -> Steps[tuple[rating.Rating | None, Cost, bool]]:
-        """The rating (cached for the kind, else one call), its cost, and whether a call was
-        made."""
+        """The rating of the `paths` that can answer this question (cached for the kind, else
+        one call), its cost, and whether a call was made."""
         started = start()
         inputs = {"cold_paths": list(view.cold_paths), "cold_tools": list(view.cold_tools)}
         tools_described = {NO_TOOL: "answer without a tool"}
         if self._toolbox is not None:
             tools_described.update(self._toolbox.describe())
         namespace = self._config.namespace
-        fingerprint = rating.candidate_fingerprint(list(view.live), tools_described)
+        fingerprint = rating.candidate_fingerprint(list(paths), tools_described)
         cached = None if kind is None else self._ratings.get(namespace, kind, fingerprint)
         if cached is not None:
             why = f"rated once for the kind {kind!r} with these candidates: a prior, not a reward"
@@ -218,7 +224,7 @@ class Chooser:
             lambda llm: rating.rate_paths(
                 llm,
                 run.query,
-                list(view.live),
+                list(paths),
                 tools_described,
                 retries=run.retries(later_calls, warm=False),
                 timeout_s=self._config.llm_timeout_s,
@@ -292,8 +298,10 @@ class Chooser:
             arm = fresh[int(self._rng.integers(len(fresh)))].arm_id
             pick = selection.Pick(arm, 1.0 / len(fresh), "detour_trigger")
         elif scores and view.path_draw.arm in view.cold_paths:
+            # Only among the allowed paths: an unrated arm counts as neutral, so a path that
+            # cannot answer this question (an option procedure on an open one) once led here.
             pick = selection.choose_cold(
-                list(view.cold_paths),
+                [arm for arm in view.cold_paths if arm in allowed],
                 scores,
                 self._rng,
                 min_rating=self._config.min_rating_to_explore,

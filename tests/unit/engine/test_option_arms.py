@@ -55,11 +55,14 @@ def choosing(pick: int) -> Callable[[LLMRequest], str]:
 
 
 def engine_with(
-    script: Callable[[LLMRequest], str] = canned_script, scorer: FakeScorer | None = None
+    script: Callable[[LLMRequest], str] = canned_script,
+    scorer: FakeScorer | None = None,
+    *,
+    rating: bool = False,
 ) -> tuple[Engine, ScriptedLLM]:
     llm = ScriptedLLM(script)
     engine = build_engine(
-        load_settings(store_url="memory", policy_seed=3),
+        load_settings(store_url="memory", policy_seed=3, rate_cold_paths=rating),
         llm=llm,
         store=InMemoryStore(),
         searcher=InMemorySearcher([]),
@@ -67,6 +70,15 @@ def engine_with(
         option_scorer=scorer,
     )
     return engine, llm
+
+
+def rating_every_path_best(request: LLMRequest) -> str:
+    """A model that rates every path it is shown 5 of 5; else the canned reply."""
+    if request.purpose == "rate" and request.json_schema is not None:
+        scores = request.json_schema["properties"]["scores"]
+        tools = request.json_schema["properties"]["tool"].get("enum", [None])
+        return json.dumps({"scores": [5] * scores["minItems"], "tool": tools[0]})
+    return canned_script(request)
 
 
 def procedure_of(engine: Engine, arm: str) -> str:
@@ -126,8 +138,11 @@ def test_without_a_scorer_option_likelihood_is_no_candidate_and_the_trace_says_w
         assert excluded["likeliest_option"] == NO_SCORER
 
 
-def test_questions_without_options_never_reach_the_option_paths() -> None:
-    engine, _ = engine_with(scorer=FakeScorer({}))
+@pytest.mark.parametrize("rating", [False, True], ids=["shipped", "model_rates_cold_paths"])
+def test_questions_without_options_never_reach_the_option_paths(rating: bool) -> None:
+    # With the rating on, the model's best-rated cold path once led even where it was no
+    # candidate: an unrated arm counts as neutral, and option paths are never rated here.
+    engine, _ = engine_with(rating_every_path_best, FakeScorer({}), rating=rating)
     for number in range(30):
         decision = engine.decide(f"{OPEN} Say it in {number + 1} words.")
         assert procedure_of(engine, decision.path.arm_id) not in OPTION_PROCEDURES
