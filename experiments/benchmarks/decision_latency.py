@@ -1,7 +1,8 @@
 """What a person waits for: decisions on a new kind of query, beside one bare call to the model.
 
     python -m experiments.benchmarks.decision_latency [--workload capitals|addition]
-        [--decisions 12] [--model local/smollm2] [--checker] [--json results.json]
+        [--decisions 12] [--model local/smollm2] [--checker] [--seed 0] [--no-before]
+        [--json results.json]
     python -m experiments.benchmarks.decision_latency --rating-prompt [--pairs 4]
 
 One model is loaded in this process (the embedded SmolLM2-135M by default) and shared by three
@@ -60,6 +61,7 @@ class Timings:
     total: list[float] = field(default_factory=list)
     stages: dict[str, list[float]] = field(default_factory=dict)
     kinds: list[str] = field(default_factory=list)
+    arms: list[str] = field(default_factory=list)  # each decision's path and tool
 
 
 CAPITALS = (
@@ -136,9 +138,11 @@ def run(
 ) -> dict[str, Timings]:
     """Interleave the bare call and each engine's decision, query by query."""
     answer_tokens = next(iter(engines.values())).config.answer_max_tokens
-    timings = {name: Timings() for name in CONTENDERS}
+    contenders = ("bare", *engines)
+    timings = {name: Timings() for name in contenders}
     for index, (query, expected) in enumerate(query_stream(decisions, seed, workload)):
-        order = CONTENDERS[index % 3 :] + CONTENDERS[: index % 3]
+        turn = index % len(contenders)
+        order = contenders[turn:] + contenders[:turn]
         for name in order:
             started = time.perf_counter()
             if name == "bare":
@@ -149,6 +153,7 @@ def run(
             decision = engines[name].decide(query, checker=check)
             timings[name].total.append(time.perf_counter() - started)
             timings[name].kinds.append(decision_kind(decision))
+            timings[name].arms.append(f"{decision.path.arm_id}+{decision.tool.arm_id}")
             for stage, seconds in stage_seconds(decision).items():
                 timings[name].stages.setdefault(stage, []).append(seconds)
         print(f"{index + 1}/{decisions}: " + ", ".join(_latest(timings, name) for name in order))
@@ -168,7 +173,7 @@ def summary(timings: dict[str, Timings]) -> dict[str, Any]:
     """Medians, p90s and ratios to the bare call's median, overall, per class and per stage."""
     bare = statistics.median(timings["bare"].total)
     result: dict[str, Any] = {"bare_median_s": bare, "bare_p90_s": _p90(timings["bare"].total)}
-    for name in ("before", "after"):
+    for name in [name for name in ("before", "after") if name in timings]:
         entry = timings[name]
         by_kind: dict[str, Any] = {}
         for kind in sorted(set(entry.kinds)):
@@ -179,6 +184,7 @@ def summary(timings: dict[str, Timings]) -> dict[str, Any]:
             "by_kind": by_kind,
             "stages": {s: _figures(v, bare) for s, v in entry.stages.items() if s in STAGES},
             "kinds": entry.kinds,
+            "arms": entry.arms,
             "seconds": [round(t, 3) for t in entry.total],
         }
     result["bare_seconds"] = [round(t, 3) for t in timings["bare"].total]
@@ -254,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--rating-prompt", action="store_true", help="time the rating call only")
     parser.add_argument("--pairs", type=int, default=4)
+    parser.add_argument(
+        "--no-before", action="store_true", help="time bare and the shipped engine only"
+    )
     args = parser.parse_args(argv)
     if args.decisions < 1 or args.pairs < 1:
         parser.error("--decisions and --pairs must be at least 1")
@@ -283,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
                 searcher=searcher,
             )
             for name, rated in (("before", True), ("after", False))
+            if not (args.no_before and rated)
         }
         timings = run(
             llm,
