@@ -28,12 +28,17 @@ MAX_OPTION_CHARS = 200
 @dataclass(frozen=True)
 class OptionBlock:
     """A block read from a question: option texts, their letters (none when bulleted), the
-    question before the block, and what was understood."""
+    question without the block, what was understood, and the text before and after the block
+    (`engine.domain.option_frame` accounts for them; `head` None: the stem is all before it)."""
 
     texts: tuple[str, ...]
     letters: tuple[str, ...]
     stem: str
     understood: str
+    head: str | None = None
+    tail: str = ""
+    # A header that names the block as options ("Options:") poses the choice by itself.
+    asks: bool = False
 
 
 # None: no block; a string: why the block found does not add up.
@@ -213,7 +218,10 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
         + (" one per line" if one_per_line else "")
         + (f" after '{header.group(1).strip()}:'" if header else "")
     )
-    return OptionBlock(tuple(texts), tuple(letters), stem.strip(), understood)
+    head = before[: header.start()] if header else before
+    return OptionBlock(
+        tuple(texts), tuple(letters), stem.strip(), understood, head, tail, names_options
+    )
 
 
 # The one question after a list that asks for one of its items by pointing back at it: "Which
@@ -362,4 +370,6 @@ def read_bulleted(text: str) -> BlockReading:
     if any(not option or len(option) > MAX_OPTION_CHARS for option in texts):
         return "a bulleted option is empty or too long"
     understood = f"{len(texts)} bulleted options after {header.strip()!r:.60}"
-    return OptionBlock(tuple(texts), (), stem, understood)
+    return OptionBlock(
+        tuple(texts), (), stem, understood, asks=stem != text[: match.end("header")].strip()
+    )

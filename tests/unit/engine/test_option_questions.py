@@ -250,8 +250,13 @@ def test_a_task_over_every_option_is_refused(question: str) -> None:
     assert isinstance(reading, NoOptions), reading
 
 
-def test_a_question_after_the_task_still_asks_for_one() -> None:
-    options = read_options("Compare the two plans. Which costs less? (A) plan one (B) plan two")
+def test_a_task_beside_the_question_refuses() -> None:
+    # "Compare" is no verb of answering: the frame (`engine.domain.option_frame`) refuses any
+    # instruction that is not to answer, rather than guess that the question after it is all.
+    assert (
+        read_options("Compare the two plans. Which costs less? (A) plan one (B) plan two") is None
+    )
+    options = read_options("Read the two plans. Which costs less? (A) plan one (B) plan two")
     assert options is not None
     assert options.texts == ("plan one", "plan two")
 

@@ -1,7 +1,7 @@
 """Four structural rules drawn from tests/data/options_heldout_6.json, each case written here.
 
 - a task set on the item ("Translate this question …: Which …? (A) …") is not the options'
-  question (`engine.domain.option_tasks`);
+  question (`engine.domain.option_frame`: an instruction whose verb is not one of answering);
 - "the word itself, not the number" sets the text as the answer, whatever marks the list;
 - every item of "X, Y, or Z" is kept, or the question is refused;
 - "Is there a <thing> that/to/for …?" asks for the thing, not whether it exists.
@@ -9,7 +9,7 @@
 
 import pytest
 
-from engine.domain.option_tasks import task_on_the_item
+from engine.domain.option_frame import frame_problem
 from engine.domain.options import NoOptions, read_options, understand_options
 
 # ---- a task on the item -----------------------------------------------------------------------
@@ -27,12 +27,14 @@ from engine.domain.options import NoOptions, read_options, understand_options
         "Are these options in a sensible order, and why? Which is biggest? (a) 3 (b) 30 (c) 300",
         "Rewrite it in plain English:\nWhich is a prime?\n1. 4\n2. 7\n3. 9",
         "Translate into Spanish:\nIs the shop open on Sundays?",
+        # An explanation asked beside the choice is more than an option answers.
+        "Which planet is red? (A) Mars (B) Venus\nExplain your answer.",
     ],
 )
 def test_a_task_set_on_the_item_is_refused(question: str) -> None:
     reading = understand_options(question)
     assert isinstance(reading, NoOptions)
-    assert "text" in reading.reason or "item" in reading.reason
+    assert any(word in reading.reason for word in ("text", "item", "question", "answer"))
 
 
 @pytest.mark.parametrize(
@@ -43,7 +45,6 @@ def test_a_task_set_on_the_item_is_refused(question: str) -> None:
             ("Mars", "Venus"),
         ),
         ("Which of these options is a mammal? (A) shark (B) whale", ("shark", "whale")),
-        ("Which planet is red? (A) Mars (B) Venus\nExplain your answer.", ("Mars", "Venus")),
         (
             "Assess the claim and answer yes or no: a square is a rhombus.",
             ("Yes", "No"),
@@ -64,11 +65,12 @@ def test_an_instruction_that_asks_the_item_keeps_its_options(
 
 
 def test_a_label_is_no_task() -> None:
-    assert task_on_the_item('Review: "Great value."\nSentiment?') is None
+    assert frame_problem('Review: "Great value."\nSentiment?', "", needs_request=True) is None
 
 
 def test_a_question_on_how_the_item_is_answered_is_no_task() -> None:
-    assert task_on_the_item("How would most people answer this question?") is None
+    framing = "How would most people answer this question?"
+    assert frame_problem(framing, "", needs_request=True) is None
 
 
 # ---- the word itself, not the number ----------------------------------------------------------
