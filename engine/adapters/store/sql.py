@@ -295,8 +295,14 @@ class SqlStore:
     def _record_group(self, outcomes: Sequence[OutcomeRecord]) -> list[OutcomeReceipt]:
         """A group commit's batch on PostgreSQL: in one statement where it can (see
         `postgres_append`), else as `record_outcomes`."""
-        with self._guard("record outcomes"), self._raw.autocommitted() as cursor:
-            seqs = postgres_append.append_many(cursor, outcomes, datetime.now(UTC))
+        now = datetime.now(UTC)
+        with self._guard("record outcomes"):
+            try:
+                with self._raw.autocommitted() as cursor:
+                    seqs = postgres_append.append_many(cursor, outcomes, now)
+            except postgres_append.StaleSnapshotError:
+                with self._raw.transaction() as cursor:
+                    seqs = postgres_append.append_many_locked(cursor, outcomes, now)
         if seqs is None:
             return self.record_outcomes(outcomes)
         return [OutcomeReceipt(seq=seq, applied=True) for seq in seqs]
