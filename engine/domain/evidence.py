@@ -32,7 +32,10 @@ revision n of that source, subtracting the old contribution and adding the new o
 Bounds (`check_room`). Since one score per role counts, more sources and corrections only grow
 the log: a decision takes at most `max_sources` client sources, each at most `max_revisions`
 scores (its first and its corrections). Past either a post is refused (`OutcomeLimitError`),
-and what was recorded stands. The engine's own sources (at most three) are not counted.
+and what was recorded stands. The engine's own sources (at most three) are not counted. The
+store checks the sources in the transaction that writes the new one (`OutcomeRecord.max_sources`,
+`takes_a_place`, `too_many_sources`), so that posts racing for a decision's last place cannot
+both take it; a revision is a key of its own, which only one of two racing corrections gets.
 """
 
 import re
@@ -48,10 +51,13 @@ __all__ = [
     "Evidence",
     "check_room",
     "client_source",
+    "client_sources",
     "in_force",
     "source_key",
     "split_source_key",
+    "takes_a_place",
     "teaches",
+    "too_many_sources",
     "trust_of",
 ]
 
@@ -183,10 +189,35 @@ def check_room(
             f"{max_revisions - 1} corrections, THINKPATH_MAX_OUTCOME_REVISIONS): its latest "
             "score stands, and this one was not recorded"
         )
-    clients = {split_source_key(key)[0] for key in keys} - set(ENGINE_SOURCES)
+    clients = client_sources(keys)
     if source not in clients and len(clients) >= max_sources:
-        raise OutcomeLimitError(
-            f"decision {decision_id!r} has scores from {len(clients)} client sources, the most "
-            f"it keeps (THINKPATH_MAX_OUTCOME_SOURCES); {source!r} was not recorded. The scores "
-            "recorded so far stand, and each of those sources may still correct its own"
-        )
+        raise too_many_sources(decision_id, len(clients), source)
+
+
+def client_sources(keys: Iterable[str]) -> set[str]:
+    """The client sources among a decision's stored source keys (each counted once).
+
+    >>> sorted(client_sources(["checker", "user", "user#1", "user:bob"]))
+    ['user', 'user:bob']
+    """
+    return {split_source_key(key)[0] for key in keys} - set(ENGINE_SOURCES)
+
+
+def takes_a_place(key: str) -> bool:
+    """Whether a stored key is a client source's first score, which takes one of a decision's
+    `max_sources` places (a correction or the engine's own score takes none).
+
+    >>> takes_a_place("user:bob"), takes_a_place("user#1"), takes_a_place("checker")
+    (True, False, False)
+    """
+    source, revision = split_source_key(key)
+    return revision == 0 and source not in ENGINE_SOURCES
+
+
+def too_many_sources(decision_id: str, clients: int, source: str) -> OutcomeLimitError:
+    """The refusal of a new client source for a decision that holds `clients` of them."""
+    return OutcomeLimitError(
+        f"decision {decision_id!r} has scores from {clients} client sources, the most "
+        f"it keeps (THINKPATH_MAX_OUTCOME_SOURCES); {source!r} was not recorded. The scores "
+        "recorded so far stand, and each of those sources may still correct its own"
+    )

@@ -178,6 +178,11 @@ class OutcomeRecord:
     reward: float  # in [0, 1]
     weight: float = 1.0  # in (0, 1]: how much this source counts
     created_at: datetime | None = None  # the store stamps it when None
+    # The store refuses a client source's first score (`OutcomeLimitError`) when its decision
+    # holds this many client sources already (`evidence.takes_a_place`). Checked
+    # in the transaction that writes it, where concurrent posts cannot both take the last place,
+    # and with no read of the decision's history before the write. None: no bound.
+    max_sources: int | None = None
 
 
 @dataclass(frozen=True)

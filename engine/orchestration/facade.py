@@ -10,7 +10,6 @@ processes sharing one store apply the same sequence and hold the same statistics
 state belongs to one `ArmBook`; the facade runs the pipeline and commits what it produced.
 """
 
-import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,13 +33,8 @@ from engine.domain.records import (
     ChatOptions,
     DecisionRecord,
     LearnedOutcome,
-    OutcomeRecord,
     PathDefinition,
     TemplateLike,
-)
-from engine.errors import (
-    InvalidRewardError,
-    OutcomeConflictError,
 )
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.decide_input import (
@@ -51,7 +45,8 @@ from engine.orchestration.decide_input import (
     offered_options,
 )
 from engine.orchestration.kind_book import KindBook, KindSettings, describe_kinds
-from engine.orchestration.learner import PolicyFactory, roles_taught_by
+from engine.orchestration.learner import PolicyFactory
+from engine.orchestration.outcome_posts import OutcomePosts, result_of
 from engine.orchestration.pipeline import Checker, Draft, Pipeline
 from engine.stages import tools
 from engine.stages.candidates import paths_from_templates
@@ -78,6 +73,7 @@ class Engine:
         self.config = config or EngineConfig()
         self._store = store
         self._tracker = tracker
+        self._posts = OutcomePosts(store, self.config, tracker)
         dimension = embedder.dimension if embedder is not None else FALLBACK_DIMENSION
         self._kinds = KindBook(
             log=store,
@@ -205,34 +201,9 @@ class Engine:
         and `OutcomeLimitError` past `config.max_outcome_sources` client sources on the decision
         or `config.max_outcome_revisions` revisions of one source (what stands, stays).
         """
-        source = evidence.client_source(source)
-        # One read of the decision's history serves the bounds and the next revision.
-        history = self._store.outcomes_of(decision_id)
-        latest = _latest(history, source)
-        revision = self._revision_for(decision_id, latest, reward, weight) if replace else 0
-        if revision is None:  # a correction to the value that stands already: nothing to do
-            assert latest is not None  # `_revision_for` found it
-            result = _result_of(latest).model_copy(update={"applied": False})
-        else:
-            # A new row (a new source, or a correction) must fit the decision's bounds. Checked
-            # here, not in the store's transaction, so every store keeps one plain append: posts
-            # racing from several processes can pass a full bound by one each, never grow it.
-            if latest is None or revision > 0:
-                evidence.check_room(
-                    decision_id,
-                    [outcome.source for outcome in history],
-                    source,
-                    revision,
-                    max_sources=self.config.max_outcome_sources,
-                    max_revisions=self.config.max_outcome_revisions,
-                )
-            try:
-                result = self._record(decision_id, source, reward, weight, revision=revision)
-            except OutcomeConflictError as error:
-                if replace:  # another correction took this revision first: the caller retries
-                    raise
-                hint = f"{error}; to correct it, post with replace=True"
-                raise OutcomeConflictError(hint) from None
+        result = self._posts.post(
+            decision_id, evidence.client_source(source), reward, weight, replace=replace
+        )
         # Learn it now, unless another thread holds the book: then that thread's read of the
         # log, or the next decision, `arms()` or `snapshot()` (each refreshes first), learns it,
         # as outcomes from other processes are learned. Posters never queue behind one another's
@@ -287,7 +258,7 @@ class Engine:
     def get_decision(self, decision_id: str) -> Decision:
         """A stored decision, with every outcome recorded for it so far (by any process)."""
         decision = Decision.model_validate(self._store.get_decision(decision_id).payload)
-        outcomes = [_result_of(outcome) for outcome in self._store.outcomes_of(decision_id)]
+        outcomes = [result_of(outcome) for outcome in self._store.outcomes_of(decision_id)]
         return decision.model_copy(update={"outcomes": outcomes})
 
     def arms(
@@ -370,89 +341,12 @@ class Engine:
         if self._tracker is not None:
             self._tracker.log_decision(record)
         results = [
-            self._record(decision.id, score.source, score.reward, score.weight)
+            self._posts.record(decision.id, score.source, score.reward, score.weight)
             for score in draft.outcomes
         ]
         # The catalogue was read when this decision began, and its own new arms are in already.
         self._book.refresh(catalog=False)
         return decision.model_copy(update={"outcomes": results})
-
-    def _record(
-        self,
-        decision_id: str,
-        source: str,
-        reward: float | None,
-        weight: float | None,
-        *,
-        revision: int = 0,
-    ) -> OutcomeResult:
-        if reward is None:
-            raise InvalidRewardError("a reward in [0, 1] is required")
-        weight = self.config.weight_for(source) if weight is None else weight
-        if not (_is_number(reward) and _is_number(weight)):  # True or "1" is a caller's bug
-            raise InvalidRewardError(
-                f"reward and weight must be numbers, got {reward!r} and {weight!r}"
-            )
-        key = evidence.source_key(source, revision)
-        record = OutcomeRecord(decision_id, key, float(reward), float(weight))
-        receipt = self._store.record_outcome(record)
-        if receipt.applied and self._tracker is not None:
-            stored = self._store.get_decision(record.decision_id)
-            self._tracker.log_outcome(LearnedOutcome.join(receipt.seq, stored, record))
-        return OutcomeResult(
-            decision_id=decision_id,
-            source=source,
-            reward=record.reward,
-            weight=record.weight,
-            seq=receipt.seq,
-            applied=receipt.applied,
-            roles=list(roles_taught_by(key)),
-            revision=revision,
-        )
-
-    def _revision_for(
-        self,
-        decision_id: str,
-        latest: LearnedOutcome | None,
-        reward: float | None,
-        weight: float | None,
-    ) -> int | None:
-        """The revision a correction gets: the next one, 0 with nothing to correct, None when
-        the standing score (`latest`) already has this value (posting it again changes nothing)."""
-        if latest is None:
-            self._store.get_decision(decision_id)  # UnknownDecisionError before anything else
-            return 0
-        source, revision = evidence.split_source_key(latest.source)
-        weight = self.config.weight_for(source) if weight is None else weight
-        if _is_number(reward) and (latest.reward, latest.weight) == (reward, weight):
-            return None
-        return revision + 1
-
-
-def _is_number(value: object) -> bool:
-    """A real number, not a bool (True as a reward is a caller's bug, not 1.0)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _latest(history: Sequence[LearnedOutcome], source: str) -> LearnedOutcome | None:
-    """The standing (latest) revision of `source`'s score in a decision's history, if any."""
-    standing = [o for o in history if evidence.split_source_key(o.source)[0] == source]
-    return standing[-1] if standing else None
-
-
-def _result_of(outcome: LearnedOutcome) -> OutcomeResult:
-    """A stored outcome as the client sees it: its source and revision apart."""
-    source, revision = evidence.split_source_key(outcome.source)
-    return OutcomeResult(
-        decision_id=outcome.decision_id,
-        source=source,
-        reward=outcome.reward,
-        weight=outcome.weight,
-        seq=outcome.seq,
-        applied=True,  # every stored outcome was applied once, when first posted
-        roles=list(roles_taught_by(outcome.source)),
-        revision=revision,
-    )
 
 
 def _plain_label(context: Sequence[float]) -> str:

@@ -28,6 +28,7 @@ from engine.adapters.store.driver import (
 from engine.adapters.store.statements import dialect_insert
 from engine.adapters.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
 from engine.adapters.store.validation import replayed_receipt
+from engine.domain.evidence import client_sources, takes_a_place, too_many_sources
 from engine.domain.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import StoreError, UnknownDecisionError
 
@@ -197,6 +198,7 @@ def record_outcome_batch(
         if key in prior:
             receipts.append(replayed_receipt(outcome, *prior[key]))
             continue
+        _check_room(outcome, prior)
         namespace, choices = decisions[outcome.decision_id]
         seq = last_seq[namespace] = last_seq[namespace] + 1
         prior[key] = (seq, outcome.reward, outcome.weight)
@@ -248,6 +250,17 @@ def record_outcome_batch(
     return receipts
 
 
+def _check_room(outcome: OutcomeRecord, prior: dict[tuple[str, str], Any]) -> None:
+    """Refuse a client's first score past its bound (`OutcomeRecord.max_sources`); `prior`
+    holds every key of its decision, stored or taken earlier in the batch."""
+    if outcome.max_sources is None or not takes_a_place(outcome.source):
+        return
+    keys = (source for decision_id, source in prior if decision_id == outcome.decision_id)
+    clients = len(client_sources(keys))
+    if clients >= outcome.max_sources:
+        raise too_many_sources(outcome.decision_id, clients, outcome.source)
+
+
 def _decisions(
     cursor: Any, statements: BatchStatements, outcomes: Sequence[OutcomeRecord]
 ) -> dict[str, tuple[str, list[tuple[str, str]]]]:
@@ -284,13 +297,13 @@ def _lock_counters(
 def _existing(
     cursor: Any, statements: BatchStatements, outcomes: Sequence[OutcomeRecord]
 ) -> dict[tuple[str, str], tuple[int, float, float]]:
-    keys = {(outcome.decision_id, outcome.source) for outcome in outcomes}
-    wanted = list({decision_id: None for decision_id, _ in keys})
+    """Every outcome stored for the decisions of `outcomes` (read after the counters are locked,
+    so on PostgreSQL this statement's snapshot holds every earlier writer's)."""
+    wanted = list({outcome.decision_id: None for outcome in outcomes})
     cursor.execute(statements.existing.sql, {"ids": statements.ids(wanted)})
     return {
         (decision_id, source): (seq, reward, weight)
         for decision_id, source, seq, reward, weight in cursor.fetchall()
-        if (decision_id, source) in keys
     }
 
 

@@ -54,6 +54,7 @@ from engine.adapters.store.validation import (
     check_outcome_values,
     replayed_receipt,
 )
+from engine.domain.evidence import takes_a_place, too_many_sources
 from engine.domain.kinds import KindEvent
 from engine.domain.records import (
     ArmRecord,
@@ -102,6 +103,7 @@ class SqlStore:
         self._reads = OutcomeReads(writer)
         self._lookup = compile_raw(self._statements.lookup, writer)
         self._next_seq = compile_raw(self._statements.next_seq, writer)
+        self._client_sources = compile_raw(self._statements.client_sources, writer)
         self._append_outcome = compile_raw(self._statements.append, writer)
         self._counts: dict[int, RawStatement] = {}  # by number of roles, compiled on first use
         self._parsed_choices: dict[str, list[tuple[str, str]]] = {}
@@ -203,6 +205,7 @@ class SqlStore:
             "weight": outcome.weight,
             "reward_sum": outcome.weight * outcome.reward,
             "created_at": created_at,
+            "max_sources": outcome.max_sources,
         }
         with self._raw.autocommitted() as cursor:
             result = postgres_append.append(cursor, parameters)
@@ -212,6 +215,8 @@ class SqlStore:
             return replayed_receipt(outcome, *result.prior)
         if result.seq is not None:
             return OutcomeReceipt(seq=result.seq, applied=True)
+        if result.refused:
+            raise too_many_sources(outcome.decision_id, result.clients, outcome.source)
         return None
 
     def _append(
@@ -226,6 +231,13 @@ class SqlStore:
             return _replayed(outcome, found)
         cursor.execute(self._next_seq.sql, self._next_seq.bind({"namespace": namespace}))
         (seq,) = cursor.fetchone()
+        if outcome.max_sources is not None and takes_a_place(outcome.source):
+            # Counted with the counter row locked (on SQLite the whole file): on PostgreSQL this
+            # statement's snapshot sees every writer of the namespace that committed before.
+            cursor.execute(self._client_sources.sql, self._client_sources.bind(key))
+            (clients,) = cursor.fetchone()
+            if clients >= outcome.max_sources:  # rolls back the counter bump
+                raise too_many_sources(outcome.decision_id, clients, outcome.source)
         cursor.execute(
             self._append_outcome.sql,
             self._append_outcome.bind(
@@ -283,8 +295,14 @@ class SqlStore:
     def _record_group(self, outcomes: Sequence[OutcomeRecord]) -> list[OutcomeReceipt]:
         """A group commit's batch on PostgreSQL: in one statement where it can (see
         `postgres_append`), else as `record_outcomes`."""
-        with self._guard("record outcomes"), self._raw.autocommitted() as cursor:
-            seqs = postgres_append.append_many(cursor, outcomes, datetime.now(UTC))
+        now = datetime.now(UTC)
+        with self._guard("record outcomes"):
+            try:
+                with self._raw.autocommitted() as cursor:
+                    seqs = postgres_append.append_many(cursor, outcomes, now)
+            except postgres_append.StaleSnapshotError:
+                with self._raw.transaction() as cursor:
+                    seqs = postgres_append.append_many_locked(cursor, outcomes, now)
         if seqs is None:
             return self.record_outcomes(outcomes)
         return [OutcomeReceipt(seq=seq, applied=True) for seq in seqs]

@@ -7,10 +7,11 @@ per-outcome cost to parameter binding and the driver round trips.
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Insert, Select, and_, bindparam, select
+from sqlalchemy import ColumnElement, Insert, Select, and_, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from engine.adapters.store.tables import COUNTERS, DECISIONS, OUTCOMES, STATISTICS
+from engine.domain.evidence import ENGINE_SOURCES
 
 
 def dialect_insert(dialect: str) -> Any:
@@ -26,6 +27,7 @@ class Statements:
     next_seq: Insert  # bump the namespace counter (locking its row) and return the new seq
     append: Insert  # the outcome, unless (decision, source) is there already
     save_decision: Insert  # a decision, unless its id is there already; returns the id if new
+    client_sources: Select[Any]  # how many client sources a decision holds
 
 
 def build_statements(dialect: str) -> Statements:
@@ -61,7 +63,23 @@ def build_statements(dialect: str) -> Statements:
         .returning(OUTCOMES.c.seq)
     )
     save_decision = insert(DECISIONS).on_conflict_do_nothing().returning(DECISIONS.c.decision_id)
-    return Statements(lookup=lookup, next_seq=next_seq, append=append, save_decision=save_decision)
+    client_sources = select(func.count()).where(
+        OUTCOMES.c.decision_id == bindparam("decision_id"), is_client_source(OUTCOMES.c.source)
+    )
+    return Statements(
+        lookup=lookup,
+        next_seq=next_seq,
+        append=append,
+        save_decision=save_decision,
+        client_sources=client_sources,
+    )
+
+
+def is_client_source(source: Any) -> ColumnElement[bool]:
+    """A stored key that is a client source's first score (`evidence.takes_a_place` in SQL; the
+    PostgreSQL statements write it as `postgres_append._CLIENT`): a correction's key holds '#',
+    which no source does, so each source is counted once."""
+    return and_(~source.contains("#"), *(source != name for name in ENGINE_SOURCES))
 
 
 def count_statement(dialect: str, roles: int) -> Insert:

@@ -1,12 +1,14 @@
 """A decision's history is bounded: client sources per decision, revisions per source, and
 templates kept per namespace; past a bound the engine refuses, and what stood still stands."""
 
+import threading
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from engine.domain.config import EngineConfig
+from engine.domain.records import LearnedOutcome
 from engine.errors import OutcomeLimitError, TemplateError
 from engine.orchestration.facade import Engine
 from engine.settings import load_settings
@@ -86,6 +88,49 @@ def test_many_posts_leave_a_decision_within_its_bounds(world: World) -> None:
     # "user" that differs from its standing 1.0 (n = 16, 18, ..., 58); the same value again
     # is no new row, and is not refused.
     assert refused == 45 + 22
+
+
+def test_posts_racing_for_a_decisions_last_places_take_no_more(world: World) -> None:
+    """The bound is checked in the store's write, not on a read made before it: threads posting
+    new sources at once cannot pass it (they could, one each, when the engine read first)."""
+    engine = bounded(world, max_outcome_sources=3)
+    decision = engine.decide("What is 2 + 2?")
+    start, taken, refused = threading.Barrier(12), [], []
+
+    def post(n: int) -> None:
+        start.wait()
+        try:
+            taken.append(engine.record_outcome(decision.id, f"user:u{n}", 1.0))
+        except OutcomeLimitError:
+            refused.append(n)
+
+    workers = [threading.Thread(target=post, args=(n,)) for n in range(12)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert (len(taken), len(refused)) == (3, 9)
+    assert len(engine.get_decision(decision.id).outcomes) == 3
+
+
+def test_a_first_score_reads_no_history_before_its_write(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = bounded(world)
+    decision = engine.decide("What is 2 + 2?")  # remembered: learning it reads nothing either
+    reads: list[tuple[str, ...]] = []
+    history = world.store.outcomes_of
+
+    def outcomes_of(*decision_ids: str) -> list[LearnedOutcome]:
+        reads.append(decision_ids)
+        return history(*decision_ids)
+
+    monkeypatch.setattr(world.store, "outcomes_of", outcomes_of)
+    assert engine.record_outcome(decision.id, "user", 1.0).applied
+    assert not engine.record_outcome(decision.id, "user", 1.0).applied  # a repost: its receipt
+    assert reads == []
+    engine.record_outcome(decision.id, "user", 0.0, replace=True)  # a correction reads it once
+    assert reads == [(decision.id,)]
 
 
 def test_the_bounds_have_one_source_of_defaults(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,6 +13,7 @@ from engine.domain.records import OutcomeRecord
 from engine.errors import (
     InvalidRewardError,
     OutcomeConflictError,
+    OutcomeLimitError,
     StoreError,
     UnknownDecisionError,
 )
@@ -173,6 +174,24 @@ def test_bad_values_are_refused_and_nothing_is_written(
     assert store.outcomes_since("default", 0) == []
     # nothing was held back: a valid outcome is applied with the first seq
     assert store.record_outcome(OutcomeRecord("d1", "user", 0.5)).seq == 1
+
+
+def test_a_new_client_source_past_its_bound_is_refused_in_the_write(
+    store: Store, records: Any
+) -> None:
+    store.save_decision(records.decision("d1"))
+    # the engine's own sources and a source's corrections take no client's place
+    for source in ("checker", "user", "user#1", "referee", "user:bob"):
+        store.record_outcome(OutcomeRecord("d1", source, 0.5, max_sources=2))
+    with pytest.raises(OutcomeLimitError, match=r"2 client sources.*'user:eve' was not"):
+        store.record_outcome(OutcomeRecord("d1", "user:eve", 1.0, max_sources=2))
+    assert len(store.outcomes_since("default", 0)) == 5
+    # a source already there is answered as before: its receipt, not a refusal
+    repost = store.record_outcome(OutcomeRecord("d1", "user:bob", 0.5, max_sources=2))
+    assert (repost.seq, repost.applied) == (5, False)
+    # a wider bound, or none, takes it; the next seq follows with no gap
+    assert store.record_outcome(OutcomeRecord("d1", "user:eve", 1.0, max_sources=3)).seq == 6
+    assert store.record_outcome(OutcomeRecord("d1", "user:ann", 1.0)).seq == 7
 
 
 def test_unknown_decision_is_a_clear_error_and_writes_nothing(store: Store) -> None:

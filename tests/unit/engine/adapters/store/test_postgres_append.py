@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, text
 from engine.adapters.store import postgres_append
 from engine.adapters.store.sql import SqlStore
 from engine.domain.records import ArmTally, OutcomeReceipt, OutcomeRecord
-from engine.errors import OutcomeConflictError, UnknownDecisionError
+from engine.errors import OutcomeConflictError, OutcomeLimitError, UnknownDecisionError
 
 pytestmark = pytest.mark.postgres
 
@@ -181,3 +181,126 @@ def test_a_group_with_a_bad_outcome_writes_nothing(
         postgres_store._record_group([OutcomeRecord(*values) for values in batch])
     assert groups == [None]
     assert len(postgres_store.outcomes_since("default", 0)) == 1
+
+
+def test_a_post_that_waited_for_the_counter_counts_the_sources_its_rival_wrote(
+    postgres_store: SqlStore, postgres_url: str, records: Any
+) -> None:
+    """Two posts racing for a decision's last client place from two processes: one gets it."""
+    postgres_store.save_decision(records.decision("d1"))
+    postgres_store.record_outcome(OutcomeRecord("d1", "user", 1.0))  # one of two places taken
+    other = create_engine(postgres_url)
+    errors: list[BaseException] = []
+
+    def post() -> None:
+        try:
+            postgres_store.record_outcome(OutcomeRecord("d1", "user:eve", 1.0, max_sources=2))
+        except OutcomeLimitError as error:
+            errors.append(error)
+
+    with other.connect() as rival:
+        # the rival takes the last place (seq 2), not yet committed
+        rival.execute(text("UPDATE namespace_counters SET last_seq = 2"))
+        rival.execute(
+            text("INSERT INTO outcomes VALUES ('default', 2, 'd1', 'user:bob', 1.0, 1.0, now())")
+        )
+        racer = threading.Thread(target=post)
+        racer.start()
+        time.sleep(0.5)  # the racer's statement counted one source and waits for the counter
+        assert racer.is_alive()
+        rival.commit()
+        racer.join(timeout=30)
+    other.dispose()
+    assert [type(error) for error in errors] == [OutcomeLimitError]
+    assert [o.source for o in postgres_store.outcomes_of("d1")] == ["user", "user:bob"]
+    assert postgres_store.record_outcome(OutcomeRecord("d1", "checker", 1.0)).seq == 3
+
+
+def test_a_group_is_bounded_as_its_outcomes_one_by_one(
+    postgres_store: SqlStore, records: Any, groups: list[list[int] | None]
+) -> None:
+    for name in ("d0", "d1", "d2"):
+        postgres_store.save_decision(records.decision(name))
+    postgres_store.record_outcome(OutcomeRecord("d0", "checker", 1.0))  # the counter row
+    postgres_store.record_outcome(OutcomeRecord("d1", "user", 1.0))
+    fits = [
+        OutcomeRecord("d1", "user:a", 1.0, max_sources=3),
+        OutcomeRecord("d2", "user:a", 1.0, max_sources=1),
+        OutcomeRecord("d1", "user#1", 0.0),  # a correction takes no place
+        OutcomeRecord("d1", "checker", 1.0, max_sources=2),  # nor does the engine's
+    ]
+    assert [r.seq for r in postgres_store._record_group(fits)] == [3, 4, 5, 6]
+    # the batch's earlier outcomes count: user:c finds d1 full after user:b
+    crowded = [
+        OutcomeRecord("d1", "user:b", 1.0, max_sources=3),
+        OutcomeRecord("d1", "user:c", 1.0, max_sources=3),
+    ]
+    with pytest.raises(OutcomeLimitError, match="3 client sources"):
+        postgres_store._record_group(crowded)
+    assert groups == [[3, 4, 5, 6], None]
+    assert len(postgres_store.outcomes_since("default", 0)) == 6
+
+
+def test_a_group_that_waited_for_another_process_locks_first_then_writes_in_one_statement(
+    postgres_store: SqlStore, postgres_url: str, records: Any, groups: list[list[int] | None]
+) -> None:
+    for name in ("d0", "d1", "d2"):
+        postgres_store.save_decision(records.decision(name))
+    postgres_store.record_outcome(OutcomeRecord("d0", "checker", 1.0))  # the counter row
+    other = create_engine(postgres_url)
+    receipts: list[list[OutcomeReceipt]] = []
+    batch = [OutcomeRecord("d1", "user", 1.0, max_sources=2), OutcomeRecord("d2", "user", 0.0)]
+    with other.connect() as rival:
+        rival.execute(text("UPDATE namespace_counters SET last_seq = 2"))
+        rival.execute(
+            text("INSERT INTO outcomes VALUES ('default', 2, 'd1', 'user:bob', 1.0, 1.0, now())")
+        )
+        racer = threading.Thread(
+            target=lambda: receipts.append(postgres_store._record_group(batch))
+        )
+        racer.start()
+        time.sleep(0.5)  # the group's statement waits for the counter row's lock
+        assert racer.is_alive()
+        rival.commit()
+        racer.join(timeout=30)
+    other.dispose()
+    # its first statement saw the counter move and wrote nothing (no result: it raised); the
+    # second, after the lock, counted user:bob and took the next seqs
+    assert receipts == [[OutcomeReceipt(seq=3, applied=True), OutcomeReceipt(seq=4, applied=True)]]
+    assert groups == [[3, 4]]
+    assert [o.source for o in postgres_store.outcomes_of("d1")] == ["user:bob", "user"]
+    assert [o.seq for o in postgres_store.outcomes_since("default", 0)] == [1, 2, 3, 4]
+
+
+def test_a_group_that_waited_for_another_process_counts_the_sources_it_wrote(
+    postgres_store: SqlStore, postgres_url: str, records: Any, groups: list[list[int] | None]
+) -> None:
+    for name in ("d0", "d1", "d2"):
+        postgres_store.save_decision(records.decision(name))
+    postgres_store.record_outcome(OutcomeRecord("d0", "checker", 1.0))  # the counter row
+    postgres_store.record_outcome(OutcomeRecord("d1", "user", 1.0))  # one of two places taken
+    other = create_engine(postgres_url)
+    errors: list[BaseException] = []
+    batch = [OutcomeRecord("d1", "user:eve", 1.0, max_sources=2), OutcomeRecord("d2", "user", 0.0)]
+
+    def post() -> None:
+        try:
+            postgres_store._record_group(batch)
+        except OutcomeLimitError as error:
+            errors.append(error)
+
+    with other.connect() as rival:
+        rival.execute(text("UPDATE namespace_counters SET last_seq = 3"))
+        rival.execute(
+            text("INSERT INTO outcomes VALUES ('default', 3, 'd1', 'user:bob', 1.0, 1.0, now())")
+        )
+        racer = threading.Thread(target=post)
+        racer.start()
+        time.sleep(0.5)
+        assert racer.is_alive()
+        rival.commit()
+        racer.join(timeout=30)
+    other.dispose()
+    assert [type(error) for error in errors] == [OutcomeLimitError]  # group commit retries each
+    assert groups == [None]
+    assert [o.source for o in postgres_store.outcomes_of("d1")] == ["user", "user:bob"]
