@@ -76,9 +76,51 @@ def answer_form(text: str, texts: Sequence[str]) -> Literal["letter", "word"] | 
             asked.add("letter")
         elif letter:
             return f"'{letter.group(0)}' may be the label or the option: {clause.strip()!r:.80}"
+        named = False if asked else _named_object(clause)
+        if named is None:
+            return f"the instruction's form is not understood: {clause.strip()!r:.80}"
+        asked |= {"word"} if named else set()
         if len(asked) > 1:
             return f"the instruction asks for the letter and for the text: {clause.strip()!r:.80}"
     return "word" if asked == {"word"} else "letter"
+
+
+# What an instruction gives, after its verb ("Write the country name.", "Answer with the best
+# option."): up to the first mark or a word that opens a phrase about something else.
+_OBJECT = re.compile(
+    r"^\W*(?:\w+\s+)*?(?:answer|reply|respond|write|give|type|say|state|output|spell)\b"
+    r"(?:\s+(?:out|down|back)\b)?(?:\s+(?:with|using|w)\b)?\s*(?P<object>[^,:;.!?()\[\]{}\n]*)",
+    re.I,
+)
+_OBJECT_ENDS = frozenset(words_of("of for to from by about on at if that which who and or so then"))
+# Words that say which one is meant but not in which form: "the best option", "your answer".
+_NEUTRAL = frozenset(
+    words_of(
+        "the a an your its their my our one single only just exactly correct right best final "
+        "chosen following below here now answer answers choice choices option options response "
+        "question questions item it this that me us clearly carefully honestly"
+    )
+)
+_MANNER = frozenset(words_of("in as like why how whether when where what"))
+
+
+def _named_object(clause: str) -> bool | None:
+    """Whether an instruction that names no letter and no text by the usual words names some
+    other thing to give ("Write the country name.", "Type the colour."), which only an
+    option's text is; False where it names only the answer ("Answer the question."); None
+    where its object is a manner or a clause ("Answer in English.", "Say why."), which no
+    form of an option answers, so the reading refuses rather than guesses."""
+    found = _OBJECT.match(clause)
+    words = words_of(found.group("object")) if found else []
+    if words[:1] and words[0] in _MANNER:
+        return None
+    head: list[str] = []
+    for word in words:
+        if word in _OBJECT_ENDS:
+            break
+        head.append(word)
+    # A list of labels ("Answer A, B or C") names the letters; "A" folds to the article.
+    return any(word not in _NEUTRAL and not word.isdigit() for word in head)
 
 
 def _all_numbers(texts: Sequence[str]) -> bool:

@@ -21,7 +21,13 @@ from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
 from engine.domain.option_texts import all_differ, unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
-__all__ = ["list_items", "read_bracketed", "read_classifying", "read_listed_choices"]
+__all__ = [
+    "list_items",
+    "read_bracketed",
+    "read_classifying",
+    "read_listed_choices",
+    "unenclosed",
+]
 
 # Items are split at ", ", ", or " and " or ": "1,000 or 999" holds two, not three.
 _LIST_SPLIT = re.compile(r"\s*,\s+(?:or\s+)?|\s+or\s+")
@@ -43,12 +49,44 @@ def list_items(listed: str, *, needs_or: bool = True) -> list[str] | str:
         return f"'or' does not join the last two alternatives of {listed!r:.80}"
     if any(not item for item in items):
         return f"an alternative is empty in {listed!r:.80}"
+    unbalanced = next((item for item in items if not _balanced(item)), None)
+    if unbalanced is not None:
+        # "[book_flight" is half of an enclosure around the whole list, never a label; a list
+        # whose brackets `unenclosed` could not lift as a whole is refused, not read in pieces.
+        return f"an unbalanced bracket in the alternative {unbalanced!r:.60}"
     lengths = [len(item.split()) for item in items]
     if max(lengths) > _ITEM_WORDS or max(lengths) - min(lengths) > 1:
         # Unlike alternatives ("5" against "7 is prime" in "Which of 3, 5 or 7 is prime?") are a
         # sign that the list runs on into the sentence.
         return f"the alternatives in {listed!r:.80} are not alike in length"
     return items
+
+
+# The brackets a whole list may be written in: "Labels: [a, b, c]", "one of: {x, y}".
+_ENCLOSURES = {"[": "]", "(": ")", "{": "}", "<": ">"}
+
+
+def unenclosed(listed: str) -> str:
+    """`listed` without the one pair of brackets around all of it ("[a, b, c]" is "a, b, c");
+    as it is otherwise, where `list_items` refuses an item with half a pair in it."""
+    inner = listed.strip()
+    closer = _ENCLOSURES.get(inner[:1])
+    if closer and inner.endswith(closer) and _balanced(inner[1:-1]):
+        return inner[1:-1].strip()
+    return listed
+
+
+def _balanced(text: str) -> bool:
+    """Whether every bracket in `text` closes, in order: "(default)" does, "[a" does not."""
+    open_brackets: list[str] = []
+    for character in text:
+        if character in _ENCLOSURES:
+            open_brackets.append(_ENCLOSURES[character])
+        elif character in _ENCLOSURES.values() and (
+            not open_brackets or open_brackets.pop() != character
+        ):
+            return False
+    return not open_brackets
 
 
 # A header that says a list of choices follows: "Options:", "Labels:", "Pick one:", "… one of:",
@@ -68,12 +106,18 @@ def read_listed_choices(text: str) -> BlockReading:
     match = _LISTED_CHOICES.search(text)
     if match is None:
         return None
-    listed = match.group("listed")
+    listed = unenclosed(match.group("listed"))
     if " / " in listed and "," not in listed:
         listed = listed.replace(" / ", ", ")  # "Labels: relevant / irrelevant"
     items = list_items(listed, needs_or=False)
     if isinstance(items, str):
-        return None  # "Options trading: what is a call option?" lists nothing
+        # "Labels: [a, b" opens an enclosure round the list and never closes it; "A) x B) y"
+        # only closes letters' brackets, and is left to `read_lettered`; "Options trading:
+        # what is a call option?" lists nothing.
+        opens = listed[:1] in _ENCLOSURES and not _MARKED.match(listed)
+        return (
+            f"the listed choices open a bracket they do not close: {listed!r:.60}" * opens or None
+        )
     if any(_MARKED.match(item) for item in items):
         return None  # "Options: (A) Jupiter, (B) Saturn" is lettered (`read_lettered`)
     if any(len(item.split()) > _LABEL_WORDS for item in items):
@@ -108,7 +152,7 @@ def read_classifying(text: str) -> BlockReading:
     thing = match.group("thing")
     if not _ONE_THING.fullmatch(thing) or _SEVERAL & set(words_of(thing)):
         return f"'{thing}' may be several things to classify, not one"
-    items = list_items(match.group("listed"))
+    items = list_items(unenclosed(match.group("listed")))
     if isinstance(items, str):
         return items
     if any(len(item.split()) > _LABEL_WORDS for item in items):

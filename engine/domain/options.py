@@ -70,6 +70,7 @@ from engine.domain.option_blocks import (
 )
 from engine.domain.option_forms import answer_form
 from engine.domain.option_frame import frame_problem
+from engine.domain.option_language import not_english
 from engine.domain.option_lists import read_bracketed, read_classifying, read_listed_choices
 from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
 from engine.domain.option_texts import all_differ, option_key
@@ -316,16 +317,21 @@ def _asked(text: str) -> list[str]:
 
 
 def _read_block(
-    read: Callable[[str], BlockReading], *, asks: bool = False
+    read: Callable[[str], BlockReading], *, asks: bool = False, grammar: bool = False
 ) -> Callable[[str], Reading]:
     """A block reader whose reading holds only where the whole text is accounted for
     (`engine.domain.option_frame`); `asks`: the structure is itself the request ("Pick one: …",
-    "Is 91 prime?"), where a bare block asks nothing and needs a request around it."""
+    "Is 91 prime?"), where a bare block asks nothing and needs a request around it; `grammar`:
+    the structure is read from English grammar, so the asker's words must be English
+    (`engine.domain.option_language`)."""
 
     def reader(text: str) -> Reading:
         block = read(text)
         if not isinstance(block, OptionBlock):
             return block
+        foreign = not_english(text, block.texts) if grammar else None
+        if foreign:
+            return foreign
         head = block.stem if block.head is None else block.head
         framed = frame_problem(head, block.tail, needs_request=not (asks or block.asks))
         return framed or _in_form(block)
@@ -354,6 +360,6 @@ _READERS: tuple[Callable[[str], Reading], ...] = (
     _read_block(read_classifying, asks=True),
     _read_block(read_bracketed, asks=True),
     _read_named,
-    _read_block(read_yes_no, asks=True),
-    _read_block(read_alternatives, asks=True),
+    _read_block(read_yes_no, asks=True, grammar=True),
+    _read_block(read_alternatives, asks=True, grammar=True),
 )
