@@ -87,7 +87,7 @@ def beta_prob_best(
     [0.25, 0.25, 0.25, 0.25]
     """
     arms = alpha.size
-    if np.all(alpha == alpha[0]) and np.all(beta == beta[0]):
+    if (alpha == alpha[0]).all() and (beta == beta[0]).all():
         return np.full(arms, 1.0 / arms)
     if EXACT and float(min(alpha.min(), beta.min())) >= 1.0:
         return beta_prob_best_quadrature(alpha, beta)
@@ -104,6 +104,7 @@ EXACT = True
 _SPACING_IN_SD = 0.25
 _SPAN_IN_SD = 8.0
 QUADRATURE_POINTS = 4096
+_add, _maximum, _minimum = np.add, np.maximum, np.minimum
 
 
 def beta_prob_best_quadrature(alpha: FloatArray, beta: FloatArray) -> FloatArray:
@@ -116,22 +117,34 @@ def beta_prob_best_quadrature(alpha: FloatArray, beta: FloatArray) -> FloatArray
     >>> p.round(3).tolist()  # 2,000,000 draws give 0.757 for the first
     [0.757, 0.243]
     """
-    mean = alpha / (alpha + beta)
-    std = np.sqrt(alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1.0)))
-    low = max(0.0, float((mean - _SPAN_IN_SD * std).min()))
-    high = min(1.0, float((mean + _SPAN_IN_SD * std).max()))
-    points = int(min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * std.min()))))
+    # The same operations in the same order as written out plainly (so the same floats, which a
+    # test holds to), but with the reductions called on numpy's ufuncs and the grid's arrays
+    # reused in place: for the 2-20 arms and 64-point grids of a decision, the wrappers of
+    # `ndarray.sum` & co. and the temporaries were a fifth of the time, three times a decision.
+    total = alpha + beta
+    mean = alpha / total
+    std = np.sqrt(alpha * beta / (total * total * (total + 1.0)))
+    spread = _SPAN_IN_SD * std
+    low = max(0.0, float(_minimum.reduce(mean - spread)))
+    high = min(1.0, float(_maximum.reduce(mean + spread)))
+    narrowest = float(_minimum.reduce(std))
+    points = int(min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * narrowest))))
     # Cell midpoints: the density is finite there even where the grid touches 0 or 1.
     x = low + (np.arange(points) + 0.5) * ((high - low) / points)
-    log_density = (alpha[:, None] - 1.0) * np.log(x) + (beta[:, None] - 1.0) * np.log1p(-x)
-    density = np.exp(log_density - log_density.max(axis=1, keepdims=True))
-    mass = density / density.sum(axis=1, keepdims=True)  # each arm's probability per cell
-    # CDF at a cell's midpoint: the cells below it, and half of its own.
-    cdf = np.cumsum(mass, axis=1) - 0.5 * mass
-    log_cdf = np.log(np.maximum(cdf, 1e-300))
-    others = np.exp(log_cdf.sum(axis=0, keepdims=True) - log_cdf)
-    best: FloatArray = (mass * others).sum(axis=1)
-    return best / float(best.sum())
+    mass = np.multiply.outer(alpha - 1.0, np.log(x))  # the log density, until normalised
+    mass += np.multiply.outer(beta - 1.0, np.log1p(-x))
+    mass -= _maximum.reduce(mass, axis=1, keepdims=True)
+    np.exp(mass, out=mass)
+    mass /= _add.reduce(mass, axis=1, keepdims=True)  # each arm's probability per cell
+    # CDF at a cell's midpoint: the cells below it, and half of its own; then its log.
+    log_cdf = _add.accumulate(mass, axis=1)
+    log_cdf -= 0.5 * mass
+    np.log(_maximum(log_cdf, 1e-300, out=log_cdf), out=log_cdf)
+    others = np.subtract(_add.reduce(log_cdf, axis=0, keepdims=True), log_cdf, out=log_cdf)
+    np.exp(others, out=others)
+    others *= mass
+    best: FloatArray = _add.reduce(others, axis=1)
+    return best / float(_add.reduce(best))
 
 
 def beta_prob_best_sampled(

@@ -183,7 +183,9 @@ class Tool(Protocol):
     deadline cannot be killed: see `engine.adapters.tools.registry`. A tool may also define
     `prepare()`, a one-time set-up (loading its libraries) that the registry runs before the first
     deadline starts, and `inline = True` when every run is pure computation bounded far below
-    any deadline: the registry then runs it on the caller's thread.
+    any deadline: the registry then runs it on the caller's thread. A tool that is not inline
+    may define `precheck(argument)`, raising on the caller's thread the refusal its `run` would
+    give to an argument it can tell at a glance it cannot read (and returning otherwise).
     """
 
     @property

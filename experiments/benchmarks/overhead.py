@@ -18,7 +18,9 @@ that the shared machine's noise falls on all of them alike:
 - `reference`: the in-memory store with P(best) from a fixed 4,096 Monte Carlo draws, as every
   decision paid before the error-bounded estimate and quadrature.
 
-It prints the median and 95th percentile per engine and the ratios to the reference. With
+It prints the median and 95th percentile per engine and the ratios to the reference, and the
+median of the process's CPU time per decision (`cpu_median_ms`: on a shared machine, wall time
+also counts the time other jobs held the cores). With
 `--before DIR` (another checkout, run with this virtual environment) each round runs the whole
 measurement once on that checkout's code and once on this one's, in fresh processes
 (`experiments.benchmarks.checkouts`), and the medians of the rounds are reported side by side.
@@ -111,9 +113,10 @@ def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
             "reference": build(InMemoryStore()),
         }
         seconds: dict[str, list[float]] = {name: [] for name in engines}
+        cpu: dict[str, list[float]] = {name: [] for name in engines}
         for index, (query, checker) in enumerate(stream(warmup + decisions)):
             for name, engine in engines.items():
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 if name == "reference":
                     with fixed_draws():
                         engine.decide(query, checker=checker)
@@ -121,6 +124,7 @@ def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
                     engine.decide(query, checker=checker)
                 if index >= warmup:
                     seconds[name].append(time.perf_counter() - started)
+                    cpu[name].append(time.process_time() - cpu_started)
         sqlite.close()
     reference = statistics.median(seconds["reference"])
     return {
@@ -128,6 +132,9 @@ def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
             "median_ms": round(statistics.median(values) * 1000, 3),
             "p95_ms": round(statistics.quantiles(values, n=20)[-1] * 1000, 3),
             "ratio_to_reference": round(statistics.median(values) / reference, 3),
+            # The process's CPU time (every thread's, tool workers included): on a shared
+            # machine it leaves out the time other jobs held the cores, which wall time counts.
+            "cpu_median_ms": round(statistics.median(cpu[name]) * 1000, 3),
         }
         for name, values in seconds.items()
     }
@@ -139,14 +146,21 @@ def side_by_side(before: Path, decisions: int, warmup: int, rounds: int) -> dict
 
     checkouts = {"before": before.resolve(), "after": HERE}
     medians: dict[str, dict[str, list[float]]] = {name: {} for name in checkouts}
+    cpu: dict[str, dict[str, list[float]]] = {name: {} for name in checkouts}
     for _ in range(rounds):
         for name, checkout in checkouts.items():
             options = [f"--decisions={decisions}", f"--warmup={warmup}", "--one-line"]
             for engine, figures in run_on(checkout, __file__, options).items():
                 medians[name].setdefault(engine, []).append(figures["median_ms"])
+                cpu[name].setdefault(engine, []).append(figures["cpu_median_ms"])
     return {
         name: {
-            engine: {"median_ms": round(statistics.median(values), 3), "rounds": values}
+            engine: {
+                "median_ms": round(statistics.median(values), 3),
+                "rounds": values,
+                "cpu_median_ms": round(statistics.median(cpu[name][engine]), 3),
+                "cpu_rounds": cpu[name][engine],
+            }
             for engine, values in by_engine.items()
         }
         for name, by_engine in medians.items()

@@ -20,6 +20,7 @@ Answer: 3000
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from engine.domain.checkers import extract_final_answer
@@ -75,6 +76,12 @@ class AnswerLine:
     def inline(self) -> bool:
         """The wrapped tool's (`engine.adapters.tools.registry`): the line adds no waiting."""
         return getattr(self.tool, "inline", False) is True
+
+    @property
+    def precheck(self) -> Callable[[str], None] | None:
+        """The wrapped tool's early refusal, if it has one (`engine.adapters.tools.registry`):
+        the line is added to answers only, so a refusal is the tool's own."""
+        return getattr(self.tool, "precheck", None)
 
     def prepare(self) -> None:
         """The wrapped tool's one-time set-up, if it has one: without it the units libraries

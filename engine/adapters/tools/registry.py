@@ -21,6 +21,12 @@ worker and waking the caller again cost more than the work, and on a busy machin
 of scheduling. Its deadline still decides its result: a run that ends past it is reported as
 timed out, as a worker's would be; what it cannot do is stop the run early, which is why only
 tools whose every run is bounded far below any deadline may say `inline`.
+
+A tool that is not inline may still refuse on the caller's thread: its optional
+`precheck(argument)` raises the refusal its run would give to an argument it can tell at a
+glance it cannot read (the units tool, to a question that no conversion form matches; it is tried
+on questions of every kind), and the call is then reported as that run's failure would be,
+without a worker. A precheck that passes decides nothing: the run still answers or refuses.
 """
 
 import logging
@@ -134,6 +140,9 @@ class ToolRegistry:
         if name == NO_TOOL:
             return ToolResult(ok=True, output="", error=None, seconds=0.0)
         self._prepare(name, tool)
+        refused = self._precheck(tool, argument)
+        if refused is not None:
+            return refused
         if getattr(tool, "inline", False) is True:
             return self._run_inline(tool, argument, timeout_s)
 
@@ -172,6 +181,22 @@ class ToolRegistry:
                 except Exception:  # the tool's own run reports it, as its failure
                     logger.warning("tool %r could not prepare", name, exc_info=True)
                 self._prepared.add(name)
+
+    def _precheck(self, tool: Tool, argument: str) -> ToolResult | None:
+        """The refusal a tool's `precheck` raises on this thread (see the module), reported as
+        its run's would be; None when it has no precheck or the precheck lets the run go on."""
+        precheck = getattr(tool, "precheck", None)
+        if precheck is None:
+            return None
+        call = _Call()
+        started = time.perf_counter()
+        try:
+            precheck(argument)
+        except Exception as error:  # this tool's refusal; an interrupt is the caller's own
+            call.error = error
+        if call.error is None:
+            return None
+        return self._result(call, time.perf_counter() - started)
 
     def _enabled_tool(self, name: str) -> Tool:
         if name not in self._tools:

@@ -9,6 +9,7 @@ units) shares them through this module; its first rate question in a process may
 deadline while they load.
 """
 
+import functools
 import re
 import threading
 import warnings
@@ -54,8 +55,15 @@ def libraries() -> tuple["pint.UnitRegistry[float]", Any]:
         return _loaded["pint"], _loaded["parser"]
 
 
+@functools.lru_cache(maxsize=1024)
 def parse_unit(text: str) -> "pint.Unit":
-    """The unit `text` names, by pint; `ToolRefusalError` when it names none or several."""
+    """The unit `text` names, by pint; `ToolRefusalError` when it names none or several.
+
+    Kept per text (a refusal is not kept: it raises again): the same few unit names come back
+    question after question, pint takes a tenth of a millisecond or more to try their spellings,
+    and the registry, loaded once per process, gives a name the same unit every time. A `Unit`
+    is immutable, so one may be handed to every caller.
+    """
     registry, _ = libraries()
     name = text.strip().rstrip(",")
     scale = _DEGREES.sub("", name)

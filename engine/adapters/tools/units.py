@@ -37,7 +37,7 @@ from engine.errors import ToolRefusalError
 if TYPE_CHECKING:
     import pint
 
-__all__ = ["MAX_INPUT_CHARS", "MAX_MAGNITUDE", "UnitConverter", "convert"]
+__all__ = ["MAX_INPUT_CHARS", "MAX_MAGNITUDE", "UnitConverter", "convert", "precheck"]
 
 MAX_INPUT_CHARS = 200
 MAX_MAGNITUDE = 1e15
@@ -237,9 +237,39 @@ def _readings(text: str) -> dict[str, tuple[str, Reading]]:
             continue
         found.setdefault(format_number(value), (understood, reading))
     if not found:
-        why = errors[0] if errors else "not a conversion ('convert Q to U', 'U in Q')"
-        raise ToolRefusalError(why)
+        raise ToolRefusalError(errors[0] if errors else _NOT_A_CONVERSION)
     return found
+
+
+_NOT_A_CONVERSION = "not a conversion ('convert Q to U', 'U in Q')"
+
+
+def _text(question: str) -> str:
+    """The question as the forms read it; `ToolRefusalError` when it is too long to read."""
+    if len(question) > MAX_INPUT_CHARS:
+        raise ToolRefusalError(f"input is longer than {MAX_INPUT_CHARS} characters")
+    # Case is kept: pint tells "mL" from "ML". text2num reads "one second" as "1 2nd"; in a
+    # conversion, "second" is the unit.
+    return re.sub(r"\b2nd\b", "second", normalise(question, lower=False))
+
+
+def precheck(question: str) -> None:
+    """Raise the refusal `convert` gives a question that no form reads, without pint.
+
+    Why: the tool policy tries this tool on questions of every kind (and as a fallback after
+    another tool refused), and most of them are no conversion at all; `convert` refuses those
+    before it touches a library, with this same error, so the registry can ask here on the
+    caller's thread instead of handing the question to a worker (`ToolRegistry.run`). It never
+    answers: a question that some form reads goes on to `convert`.
+
+    >>> precheck("What is 3 + 5?")
+    Traceback (most recent call last):
+    ...
+    engine.errors.ToolRefusalError: not a conversion ('convert Q to U', 'U in Q')
+    """
+    text = _text(question)
+    if not any(form.fullmatch(text) for form in _FORMS):
+        raise ToolRefusalError(_NOT_A_CONVERSION)
 
 
 def convert(question: str) -> ToolAnswer:
@@ -252,11 +282,7 @@ def convert(question: str) -> ToolAnswer:
     ...
     engine.errors.ToolRefusalError: 'Mississippi' is not a quantity with a unit
     """
-    if len(question) > MAX_INPUT_CHARS:
-        raise ToolRefusalError(f"input is longer than {MAX_INPUT_CHARS} characters")
-    # Case is kept: pint tells "mL" from "ML". text2num reads "one second" as "1 2nd"; in a
-    # conversion, "second" is the unit.
-    text = re.sub(r"\b2nd\b", "second", normalise(question, lower=False))
+    text = _text(question)
     with lock:
         found = _readings(text)
     if len(found) > 1:
@@ -284,6 +310,10 @@ class UnitConverter:
     def prepare(self) -> None:
         """Load pint and quantulum3 (seconds, once per process) before the first deadline runs."""
         libraries()
+
+    def precheck(self, argument: str) -> None:
+        """`precheck`: the refusal of a question that is no conversion, told without pint."""
+        precheck(argument)
 
     def run(self, argument: str) -> ToolAnswer:
         return convert(argument)

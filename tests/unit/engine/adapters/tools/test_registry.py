@@ -269,3 +269,28 @@ def test_an_inline_interrupt_is_the_callers_not_the_tools() -> None:
     registry = ToolRegistry([Inline("stop", error=KeyboardInterrupt())])
     with pytest.raises(KeyboardInterrupt):
         registry.run("stop", "x", timeout_s=5)
+
+
+@dataclass
+class Prechecked(Scripted):
+    """A tool that refuses some arguments at a glance (`precheck`), on the caller's thread."""
+
+    checked_on: list[threading.Thread] = field(default_factory=list)
+
+    def precheck(self, argument: str) -> None:
+        self.checked_on.append(threading.current_thread())
+        if "?" not in argument:
+            raise ToolError("not a question")
+
+
+def test_a_precheck_refuses_on_the_callers_thread_and_lets_the_rest_run() -> None:
+    tool = Prechecked("asks")
+    registry = ToolRegistry([tool])
+    refused = registry.run("asks", "statement", timeout_s=5)
+    assert (refused.ok, refused.error) == (False, "ToolError: not a question")
+    assert tool.arguments == []  # no run,
+    assert registry._workers.started == 0  # and no worker
+    assert registry.run("asks", "question?", timeout_s=5).output == "done"
+    assert tool.arguments == ["question?"]
+    assert tool.threads != [threading.current_thread()]  # the run went to a worker
+    assert tool.checked_on == [threading.current_thread()] * 2

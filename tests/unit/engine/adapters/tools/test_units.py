@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.answer_line import AnswerLine
 from engine.adapters.tools.unit_libraries import how_many
-from engine.adapters.tools.units import MAX_INPUT_CHARS, UnitConverter, convert
+from engine.adapters.tools.units import MAX_INPUT_CHARS, UnitConverter, convert, precheck
 from engine.domain.checkers import extract_final_answer
 from engine.domain.ports import Tool
 from engine.domain.records import ToolAnswer
@@ -209,3 +209,45 @@ def test_a_power_of_a_unit_states_its_value_last(
 def test_a_power_that_does_not_convert_is_refused(question: str) -> None:
     with pytest.raises(ToolRefusalError):
         convert(question)
+
+
+_ASKED = [
+    "Convert 7 kilometres to metres.",
+    "How many grams are in 2.5 kilograms?",
+    "5 kg is how many pounds?",
+    "A marathon is 42.195 km. How many miles is that?",
+    "Convert 5 kilograms to metres",
+    "How many letters are in Mississippi?",
+    "Who invented the metre?",
+    "Convert 5 metres",
+    "What is 17 * 23?",
+    "What is the first letter of the word 'kitten'?",
+    "Is 7 a prime number?",
+    "x" * (MAX_INPUT_CHARS + 1),
+]
+
+
+@pytest.mark.parametrize("question", _ASKED)
+def test_the_precheck_refuses_only_as_the_conversion_would(question: str) -> None:
+    early: str | None = None
+    try:
+        precheck(question)
+    except ToolRefusalError as error:
+        early = str(error)
+    if early is not None:  # a question the precheck lets through is the conversion's to read
+        with pytest.raises(ToolRefusalError) as late:
+            convert(question)
+        assert str(late.value) == early  # the same refusal, told without pint
+
+
+def test_the_registry_refuses_a_question_no_form_reads_without_a_worker() -> None:
+    registry = ToolRegistry([AnswerLine(UnitConverter())])
+    refused = registry.run("units", "What is 17 * 23?", timeout_s=60)
+    assert (refused.ok, refused.error) == (
+        False,
+        "ToolRefusalError: not a conversion ('convert Q to U', 'U in Q')",
+    )
+    assert registry._workers.started == 0
+    answered = registry.run("units", "Convert 3 feet to inches", timeout_s=60)
+    assert (answered.ok, answered.value) == (True, "36")
+    assert registry._workers.started == 1
