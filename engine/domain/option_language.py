@@ -22,7 +22,7 @@ German question. Non-English text in plain ASCII ("Is het weer mooi?") is still 
 the known gap of this signal.
 
 >>> not_english("Was ist der Unterschied zwischen „seit“ und „für“?", ())
-'written in another language: \\'„\\''
+"written in another language: '„'"
 >>> not_english("Which is the hottest: a jalapeño or a habanero?", ("a jalapeño", "a habanero"))
 """
 
