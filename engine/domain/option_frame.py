@@ -36,7 +36,7 @@ import re
 from engine.domain.option_requests import is_request
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, words_of
 
-__all__ = ["frame_problem"]
+__all__ = ["INSTRUCTING", "frame_problem"]
 
 # Verbs of answering and choosing, and of reading what the question is about: the instructions
 # a question with options is posed in ("Read the passage and choose …", "Consider the table.").
@@ -50,6 +50,9 @@ _ANSWERING = frozenset(
 # Verbs of giving that are answering only when what they give is the answer: "Write the letter
 # of the right option." is, "Write an explanation of why the answer is B." is not.
 _GIVING = frozenset(words_of("write give type output provide return put spell"))
+# The verbs an instruction about answering opens with, for readers that must tell such an
+# instruction from an option ("Answer A, B, C or D: …" names no option "Answer A").
+INSTRUCTING = _ANSWERING | _GIVING
 _GIVES_THE_ANSWER = re.compile(
     r"^\W*(?:please\s+|just\s+)?(?:write|give|type|output|provide|return|put|spell)(?:\s+out)?\s+"
     r"(?:[\w']+\s+){0,3}?(?:letter|option|answer|choice|label|number|word|name|in\s+full)s?\b"

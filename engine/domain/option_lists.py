@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 
 from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
-from engine.domain.option_texts import all_differ, unquoted
+from engine.domain.option_texts import all_differ, names_labels, unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = [
@@ -213,4 +213,8 @@ def _block(items: list[str], stem: str, understood: str) -> BlockReading:
         return f"{len(items)} listed choices are more than {MAX_OPTIONS}"
     if not all_differ(items):
         return f"the listed choices repeat one another: {items}"
+    if names_labels(items):
+        # "Pick one: A, B, C or D. Which organelle …?" names the labels of options it never
+        # writes out; a letter chosen there would stand for nothing.
+        return f"the listed choices are labels of options not written out: {items}"
     return OptionBlock(tuple(items), (), stem, understood)

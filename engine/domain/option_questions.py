@@ -16,9 +16,10 @@ what it found cannot be accounted for:
 import re
 
 from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
+from engine.domain.option_frame import INSTRUCTING
 from engine.domain.option_lists import list_items
 from engine.domain.option_requests import is_request
-from engine.domain.option_texts import all_differ, unquoted
+from engine.domain.option_texts import all_differ, names_labels, unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["NAMED", "only_question", "read_alternatives", "read_yes_no"]
@@ -60,6 +61,12 @@ def _block(texts: list[str] | tuple[str, ...], stem: str, understood: str) -> Bl
         return f"{' or '.join(texts)!r} is a fixed phrase, not alternatives"
     if not all_differ(texts):
         return f"the alternatives repeat one another: {list(texts)}"
+    if first_word(texts[0]) in INSTRUCTING:
+        # "Answer A, B, C or D: …", "Reply yes, no or maybe": the list is what an instruction
+        # allows as the answer, and its verb is no part of the first alternative.
+        return f"the first alternative opens with an instruction: {texts[0]!r:.60}"
+    if names_labels(texts):
+        return f"the alternatives are labels of options not written out: {list(texts)}"
     if len(texts) > MAX_OPTIONS:
         return f"{len(texts)} alternatives are more than {MAX_OPTIONS}"
     return OptionBlock(tuple(texts), (), stem, understood)
@@ -94,22 +101,36 @@ _SECOND_QUESTION = re.compile(
 
 def read_yes_no(text: str) -> BlockReading:
     question = only_question(text)
-    if question is None or _names_an_answer_space(text) or first_word(question) in WH_WORDS:
-        # Not one question; one that names its own answer space; or one that asks a wh-thing
-        # first ("What do you think, is 91 prime?").
-        return None
-    # The question itself, or its last clause: "Tell me, is 91 prime?", "If x = 3, is x > 2?"
-    clauses = (question, re.split(r"[:,]\s+", question)[-1])
-    clause = next((clause for clause in clauses if first_word(clause) in AUXILIARIES), None)
+    if question is None or _names_an_answer_space(text):
+        return None  # not one question, or one that names its own answer space
+    clause = _polar_clause(question)
     if clause is None:
         return None
-    if is_request(question, clause):
-        return None  # "Can you tell me …?" asks for something, not whether (`option_requests`)
+    before = question[: len(question) - len(clause)]
+    if re.search(r"\bor\b", before):
+        # "Reply yes, no or maybe: is it raining?": the words before the question offer their
+        # own answers, which yes or no does not cover.
+        return f"alternatives before the yes/no question: {before.strip()!r:.60}"
     if _SECOND_QUESTION.search(clause):
         return "a yes/no question joined to another question or request: two in one"
     if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
         return None  # "Is it red or blue?" asks which (`read_alternatives`)
     return OptionBlock(("Yes", "No"), (), text, "a yes/no question")
+
+
+def _polar_clause(question: str) -> str | None:
+    """The clause that asks whether, opening with its auxiliary: the question itself or its
+    last clause ("Tell me, is 91 prime?", "If x = 3, is x > 2?"); None where there is none."""
+    clauses = (question, re.split(r"[:,]\s+", question)[-1])
+    clause = next((clause for clause in clauses if first_word(clause) in AUXILIARIES), None)
+    if clause is None or is_request(question, clause):
+        return None  # "Can you tell me …?" asks for something, not whether (`option_requests`)
+    if WH_WORDS & set(words_of(question[: len(question) - len(clause)])):
+        # A wh-word before the auxiliary asks a wh-thing, wherever it stands: "What do you
+        # think, is 91 prime?", "Roughly how long, more or less, does the ferry take?" (held-out
+        # set 9). "When it rains, is the road slick?" is refused with them: recall, not precision.
+        return None
+    return clause
 
 
 # ---- alternatives: "Which is larger, 0.7 or 0.65?" -------------------------------------------

@@ -8,7 +8,7 @@ adds between its options ("Mars, or", "Venus;") is the list's, not the option's.
 
 import re
 
-__all__ = ["all_differ", "option_key", "option_texts", "unquoted"]
+__all__ = ["all_differ", "names_labels", "option_key", "option_texts", "unquoted"]
 
 _CONNECTOR = re.compile(r"(?:[,;]\s*|\s+)(?:or|and)$|[,;]$")
 _ABBREVIATION = re.compile(r"(?:\b\w\.)+$")
@@ -23,6 +23,20 @@ def option_key(text: str) -> str:
 def all_differ(texts: "list[str] | tuple[str, ...]") -> bool:
     """Whether no two of `texts` are the same option (`option_key`)."""
     return len({option_key(text) for text in texts}) == len(texts)
+
+
+# A label of an option: a letter or a roman numeral, perhaps in brackets ("C", "(d)", "ii").
+_LABEL = re.compile(r"[(\[]?(?:[A-Za-z]|[ivx]{2,4}|[IVX]{2,4})[)\].]?")
+
+
+def names_labels(texts: "list[str] | tuple[str, ...]") -> bool:
+    """Whether every text is a bare label ("A", "B", "C"): the labels of options named, not
+    options given, as in "Pick one: A, B, C or D. Which organelle …?" with none written out.
+
+    A label inside a phrase ("the letter e", "vitamin C") is an option's own text, and numbers
+    are values: "Which is larger, 2 or 3?".
+    """
+    return all(_LABEL.fullmatch(text.strip()) for text in texts)
 
 
 def unquoted(text: str) -> str:

@@ -41,9 +41,10 @@ The block readers live in `engine.domain.option_blocks`, the list readers in
 the whole-text frame in `engine.domain.option_frame`, an option's own text and the list's
 punctuation in `engine.domain.option_texts`, the form lettered options are answered in ("not the
 letter") in `engine.domain.option_forms`, the words a question opens with in
-`engine.domain.sentences`. A grammar library (pyparsing, lark) was weighed and not used: the
-option block itself is a trivial grammar, and the hard part, where in free prose a block starts
-and whether the prose around it is a question, is exactly what a grammar does not decide.
+`engine.domain.sentences`, markdown around labels in `engine.domain.option_markup`. A grammar
+library (pyparsing, lark) was weighed and not used: the option block itself is a trivial grammar,
+and the hard part, where in free prose a block starts and whether the prose around it is a
+question, is exactly what a grammar does not decide.
 
 >>> read_options("Which planet is largest? (A) Mars (B) Jupiter").letters
 ('A', 'B')
@@ -72,6 +73,7 @@ from engine.domain.option_forms import answer_form
 from engine.domain.option_frame import frame_problem
 from engine.domain.option_language import not_english
 from engine.domain.option_lists import read_bracketed, read_classifying, read_listed_choices
+from engine.domain.option_markup import holds_markup, plain_labels
 from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
 from engine.domain.option_texts import all_differ, option_key
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
@@ -181,7 +183,8 @@ def read_options(question: str) -> Options | None:
 
 def understand_options(question: str) -> Options | NoOptions:
     """As `read_options`, with the reason when there are none."""
-    text = question.strip()
+    # Emphasis and bullets around labels ("- **A:** 3.5:1") show a label; they are not text.
+    text = plain_labels(question.strip())
     readings: list[Options] = []
     for reader in _READERS:
         result = reader(text)
@@ -329,6 +332,8 @@ def _read_block(
         block = read(text)
         if not isinstance(block, OptionBlock):
             return block
+        if holds_markup(block.texts):
+            return f"an option holds markdown, not the asker's text: {block.texts}"
         foreign = not_english(text, block.texts) if grammar else None
         if foreign:
             return foreign
