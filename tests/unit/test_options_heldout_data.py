@@ -1,5 +1,5 @@
 """The held-out option questions (tests/data/options_heldout.json and options_heldout_2.json to
-options_heldout_9.json) keep their documented shape.
+options_heldout_10.json) keep their documented shape.
 
 Only the shape is checked, never a reader's answer: each set is held out for one measurement
 (tests/data/README.md), so no unit test may run the option reader on it. What this guards is that
@@ -26,6 +26,7 @@ MINIMUMS = {
     "options_heldout_7.json": (240, 95),
     "options_heldout_8.json": (240, 100),
     "options_heldout_9.json": (240, 100),
+    "options_heldout_10.json": (240, 100),
 }
 
 FIELDS = {"question", "options", "form", "note"}
