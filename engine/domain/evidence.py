@@ -49,6 +49,7 @@ __all__ = [
     "ENGINE_SOURCES",
     "TRUST",
     "Evidence",
+    "check_place",
     "check_room",
     "client_source",
     "client_sources",
@@ -212,6 +213,26 @@ def takes_a_place(key: str) -> bool:
     """
     source, revision = split_source_key(key)
     return revision == 0 and source not in ENGINE_SOURCES
+
+
+def check_place(
+    decision_id: str, key: str, max_sources: int | None, stored_keys: Iterable[str]
+) -> None:
+    """Refuse `key`, a client source's first score, when its decision's `stored_keys` hold
+    `max_sources` client sources already (`OutcomeRecord.max_sources`; None: no bound). The
+    stores that count in Python call this inside the write that stores `key`.
+
+    >>> check_place("d1", "user:c", 2, ["checker", "user:a", "user:a#1"])
+    >>> check_place("d1", "user:c", 2, ["user:a", "user:b"])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    engine.errors.OutcomeLimitError: decision 'd1' has scores from 2 client sources, ...
+    """
+    if max_sources is None or not takes_a_place(key):
+        return
+    clients = len(client_sources(stored_keys))
+    if clients >= max_sources:
+        raise too_many_sources(decision_id, clients, key)
 
 
 def too_many_sources(decision_id: str, clients: int, source: str) -> OutcomeLimitError:

@@ -192,10 +192,16 @@ def _about_the_item(question: str) -> bool:
     return _THE_ITEM.search(question) is not None and _first(question) not in _PICKING
 
 
-def _first(sentence: str) -> str:
+def _words(sentence: str) -> list[str]:
+    """The sentence's words after its lead-ins ("please", "now", "and so", ...)."""
     words = words_of(sentence)
     while words and words[0] in _LEAD_INS:
         words = words[1:]
+    return words
+
+
+def _first(sentence: str) -> str:
+    words = _words(sentence)
     return words[0] if words else ""
 
 
@@ -254,9 +260,7 @@ def _answers_named(sentence: str) -> bool:
 
 def _instruction_problem(sentence: str) -> str | None:
     """Why `sentence` is an instruction whose verb is not one of answering, or None."""
-    words = words_of(sentence)
-    while words and words[0] in _LEAD_INS:
-        words = words[1:]
+    words = _words(sentence)
     if len(words) < 2 or sentence.rstrip(":").endswith("?"):
         return None
     verb, after = words[0], words[1]

@@ -111,13 +111,9 @@ def read_listed_choices(text: str) -> BlockReading:
         listed = listed.replace(" / ", ", ")  # "Labels: relevant / irrelevant"
     items = list_items(listed, needs_or=False)
     if isinstance(items, str):
-        # "Labels: [a, b" opens an enclosure round the list and never closes it; "A) x B) y"
-        # only closes letters' brackets, and is left to `read_lettered`; "Options trading:
-        # what is a call option?" lists nothing.
-        opens = listed[:1] in _ENCLOSURES and not _MARKED.match(listed)
-        return (
-            f"the listed choices open a bracket they do not close: {listed!r:.60}" * opens or None
-        )
+        # "Labels: [a, b" opens an enclosure round the list and never closes it; "Options
+        # trading: what is a call option?" lists nothing.
+        return _unclosed(listed)
     if any(_MARKED.match(item) for item in items):
         return None  # "Options: (A) Jupiter, (B) Saturn" is lettered (`read_lettered`)
     if any(len(item.split()) > _LABEL_WORDS for item in items):
@@ -129,6 +125,14 @@ def read_listed_choices(text: str) -> BlockReading:
     return _around(
         _block(items, stem, f"{len(items)} choices listed after '{header}:'"), text, match
     )
+
+
+def _unclosed(listed: str) -> str | None:
+    """Why listed choices that are no list open a bracket round them they never close, or None:
+    "A) x B) y" only closes letters' brackets, and is left to `read_lettered`."""
+    if listed[:1] in _ENCLOSURES and not _MARKED.match(listed):
+        return f"the listed choices open a bracket they do not close: {listed!r:.60}"
+    return None
 
 
 # "Classify this ticket as billing, technical or other: <the ticket>". The verb puts one thing

@@ -187,11 +187,7 @@ def read_alternatives(text: str) -> BlockReading:
         body = listed
     head = _HEAD.match(body)
     if first_word(body) in WH_WORDS:
-        # Only a wh-word that picks one of a set asks for one of the alternatives: "How long
-        # should I boil it, give or take?" or "What does f(a, b) return when a or b is None?"
-        # ask for a length or a value, whatever "or" joins after them (held-out set 7).
-        picks = first_word(body) in _PICKING and head is not None
-        return _headed(text, head.group(0), body[head.end() :]) if picks and head else None
+        return _picked(text, body, head)
     if first_word(body) in _COPULAS:
         return _put_to_subject(text, body)
     return _headless(text, body)
@@ -231,6 +227,16 @@ def _headless(text: str, body: str) -> BlockReading:
     return _block(items, text, f"{len(items)} alternatives")
 
 
+def _picked(text: str, body: str, head: re.Match[str] | None) -> BlockReading:
+    """The alternatives after a wh-head, where its wh-word picks one of a set. Only such a word
+    asks for one of them: "How long should I boil it, give or take?" or "What does f(a, b)
+    return when a or b is None?" ask for a length or a value, whatever "or" joins after them
+    (held-out set 7)."""
+    if head is None or first_word(body) not in _PICKING:
+        return None
+    return _headed(text, head.group(0), body[head.end() :])
+
+
 def _headed(text: str, head: str, listed: str) -> BlockReading:
     """ "Which is larger, 0.7 or 0.65?": the list after a wh-clause and its comma or colon."""
     if re.search(r"\bor\b", head):
@@ -238,7 +244,6 @@ def _headed(text: str, head: str, listed: str) -> BlockReading:
     items = list_items(listed)
     if isinstance(items, str):
         return items
-
     label = head.strip(" ,:—–-")
     return _block(items, text, f"{len(items)} alternatives after '{label}'")
 

@@ -28,7 +28,7 @@ from engine.adapters.store.driver import (
 from engine.adapters.store.statements import dialect_insert
 from engine.adapters.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
 from engine.adapters.store.validation import replayed_receipt
-from engine.domain.evidence import client_sources, takes_a_place, too_many_sources
+from engine.domain.evidence import check_place
 from engine.domain.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import StoreError, UnknownDecisionError
 
@@ -198,7 +198,9 @@ def record_outcome_batch(
         if key in prior:
             receipts.append(replayed_receipt(outcome, *prior[key]))
             continue
-        _check_room(outcome, prior)
+        # `prior` holds every key of the decision, stored or taken earlier in this batch.
+        stored = (source for decision_id, source in prior if decision_id == outcome.decision_id)
+        check_place(outcome.decision_id, outcome.source, outcome.max_sources, stored)
         namespace, choices = decisions[outcome.decision_id]
         seq = last_seq[namespace] = last_seq[namespace] + 1
         prior[key] = (seq, outcome.reward, outcome.weight)
@@ -248,17 +250,6 @@ def record_outcome_batch(
             ],
         )
     return receipts
-
-
-def _check_room(outcome: OutcomeRecord, prior: dict[tuple[str, str], Any]) -> None:
-    """Refuse a client's first score past its bound (`OutcomeRecord.max_sources`); `prior`
-    holds every key of its decision, stored or taken earlier in the batch."""
-    if outcome.max_sources is None or not takes_a_place(outcome.source):
-        return
-    keys = (source for decision_id, source in prior if decision_id == outcome.decision_id)
-    clients = len(client_sources(keys))
-    if clients >= outcome.max_sources:
-        raise too_many_sources(outcome.decision_id, clients, outcome.source)
 
 
 def _decisions(

@@ -15,7 +15,7 @@ from engine.adapters.store.validation import (
     check_outcome_values,
     replayed_receipt,
 )
-from engine.domain.evidence import client_sources, takes_a_place, too_many_sources
+from engine.domain.evidence import check_place
 from engine.domain.kinds import KindEvent
 from engine.domain.records import (
     ArmRecord,
@@ -73,11 +73,8 @@ class InMemoryStore:
             if key in self._outcomes:
                 seq, earlier = self._outcomes[key]
                 return replayed_receipt(outcome, seq, earlier.reward, earlier.weight)
-            if outcome.max_sources is not None and takes_a_place(outcome.source):
-                keys = (o.source for o in self._by_decision.get(outcome.decision_id, ()))
-                clients = len(client_sources(keys))
-                if clients >= outcome.max_sources:
-                    raise too_many_sources(outcome.decision_id, clients, outcome.source)
+            stored = (o.source for o in self._by_decision.get(outcome.decision_id, ()))
+            check_place(outcome.decision_id, outcome.source, outcome.max_sources, stored)
             learned = self._learned.setdefault(decision.namespace, [])
             seq = len(learned) + 1
             stamped = replace(outcome, created_at=outcome.created_at or datetime.now(UTC))
