@@ -29,7 +29,7 @@ from engine.domain.config import (
     DetourRules,
     EngineConfig,
 )
-from engine.domain.pricing import CostPrice
+from engine.domain.pricing import CostPrice, DrawPrice
 from engine.errors import ConfigError
 from learning import available_policies
 from learning.base import COLD_PULLS, COLD_WIDTH
@@ -129,6 +129,9 @@ class Settings(BaseSettings):
     # this much per LLM call and per second of LLM time; 0 (off) learns the raw reward.
     cost_per_call: float = Field(default=_ENGINE.cost_price.per_call, ge=0, le=1)
     cost_per_second: float = Field(default=_ENGINE.cost_price.per_second, ge=0, le=1)
+    # Cost at the path draw (`engine.domain.pricing.DrawPrice`): a path's sampled value is
+    # lowered by this much per second it takes on the kind; 0 draws by accuracy alone.
+    draw_price_per_second: float = Field(default=_ENGINE.draw_price.per_second, ge=0, le=1)
     detour_prob_best_floor: float = Field(default=_DETOUR.prob_best_floor, ge=0, le=1)
     detour_failure_streak: int = Field(default=_DETOUR.failure_streak, ge=1)
     detour_retire_min_pulls: float = Field(default=_DETOUR.retire_min_pulls, gt=0)
@@ -199,6 +202,7 @@ class Settings(BaseSettings):
                 max_calls=self.budget_calls,
                 max_seconds=self.budget_seconds,
             ),
+            draw_price=DrawPrice(self.draw_price_per_second),
         )
 
 

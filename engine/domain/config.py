@@ -6,7 +6,7 @@ from types import MappingProxyType
 
 from engine.domain.budget import Budget
 from engine.domain.kinds import DEFAULT_KIND_THRESHOLD, DEFAULT_MAX_KINDS
-from engine.domain.pricing import CostPrice
+from engine.domain.pricing import CostPrice, DrawPrice
 from engine.domain.procedures import MAX_PROCEDURE_CALLS
 
 # Six calls is the worst case a single-call path can reach (seed, rating, detour, answer, referee
@@ -113,6 +113,9 @@ class EngineConfig:
     seed_gate: bool = PRODUCT_SEED_GATE
     # Cost in the reward (`engine.domain.pricing`); off by default.
     cost_price: CostPrice = field(default_factory=CostPrice)
+    # Cost at the path draw: each path's measured seconds charged on its sampled value
+    # (`engine.domain.pricing.DrawPrice`); on by default, 0 turns it off.
+    draw_price: DrawPrice = field(default_factory=DrawPrice)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "source_weights", MappingProxyType(dict(self.source_weights)))

@@ -36,11 +36,12 @@ set it (`engine.settings`); off, the learned reward is the raw reward.
 """
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.errors import ConfigError
 
-__all__ = ["CostPrice"]
+__all__ = ["CostPrice", "DrawPrice"]
 
 
 @dataclass(frozen=True)
@@ -85,3 +86,40 @@ class CostPrice:
         charge = min(worst, self.per_call * calls + self.per_second * max(seconds, 0.0))
         learned = (reward - charge + worst) / (1.0 + worst)
         return round(min(1.0, max(0.0, learned)), 12)  # rounded: replays agree to the last bit
+
+
+@dataclass(frozen=True)
+class DrawPrice:
+    """What a second of waiting costs at the path draw, in reward units (0 = free).
+
+    Where cost in the reward (`CostPrice`) is learned through the rewards' noise, this one is
+    charged on the draw: the path policy's posterior stays the paths' accuracy, and each path's
+    sampled value is lowered by `per_second` times its measured mean seconds on the kind
+    (`engine.orchestration.path_seconds`) before the largest is taken. Of two paths equally
+    right the faster then wins once their posteriors overlap, and a slower one is played only
+    while it may be better by more than its extra seconds cost.
+
+    The default, 0.02 (two points of accuracy per second waited): on a capital question that
+    every path answers, the embedded model's one-call paths took 0.4-1 s and its long or
+    multi-call ones 3-10 s (docs/benchmarks.md, issue 25 (f)), a charge of 0.05-0.2 between them.
+
+    >>> DrawPrice().charges({"direct": 0.5, "steps": 9.0})
+    {'direct': 0.01, 'steps': 0.18}
+    """
+
+    per_second: float = 0.02
+
+    def __post_init__(self) -> None:
+        value = self.per_second
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"draw price per_second must be a number, got {value!r}")
+        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise ConfigError(f"draw price per_second must be in [0, 1], got {value!r}")
+
+    @property
+    def active(self) -> bool:
+        return self.per_second > 0
+
+    def charges(self, seconds: Mapping[str, float]) -> dict[str, float]:
+        """Each timed path's charge (an untimed one is charged nothing)."""
+        return {path: round(self.per_second * max(s, 0.0), 12) for path, s in seconds.items()}

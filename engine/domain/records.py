@@ -4,6 +4,7 @@ The store and the tracker see plain values; LLM adapters see requests and give r
 path definition is what a template (or an aha detour) becomes once it is an arm.
 """
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -32,6 +33,7 @@ __all__ = [
     "TemplateLike",
     "ToolAnswer",
     "ToolResult",
+    "cost_of_payload",
 ]
 
 # The tool arm that means "answer without a tool", so that the tool policy can learn that tools
@@ -150,6 +152,27 @@ class Cost:
 # Store: decisions, outcomes (the source of truth) and the catalogue of arms
 
 
+def cost_of_payload(payload: Mapping[str, Any]) -> tuple[int, float] | None:
+    """(calls, seconds) from a stored decision's payload; None when it holds no usable cost.
+
+    >>> cost_of_payload({"cost": {"calls": 3, "seconds": 1.5, "prompt_tokens": 40}})
+    (3, 1.5)
+    >>> cost_of_payload({"answer": "4"}) is None
+    True
+    """
+    cost = payload.get("cost")
+    if not isinstance(cost, Mapping):
+        return None
+    calls, seconds = cost.get("calls"), cost.get("seconds")
+    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        return None
+    if not math.isfinite(seconds):
+        return None
+    return calls, float(seconds)
+
+
 @dataclass(frozen=True)
 class DecisionRecord:
     """A decision as stored: key columns for queries plus the full decision as JSON."""
@@ -167,6 +190,13 @@ class DecisionRecord:
     # The kind of query it was decided for (`engine.domain.kinds`), stored once, never recomputed:
     # the policies learn its outcomes under that kind's anchor.
     kind: str | None = None
+
+    @property
+    def seconds(self) -> float | None:
+        """The model seconds the decision spent (`Decision.cost`), None where not stored: a
+        column of its own, so that the policies' replay reads it without the payload."""
+        cost = cost_of_payload(self.payload)
+        return None if cost is None else cost[1]
 
 
 @dataclass(frozen=True)
@@ -204,6 +234,7 @@ class LearnedOutcome:
     reward: float
     weight: float
     kind: str | None = None  # the decision's kind: its anchor is the context the policies learn
+    seconds: float | None = None  # the decision's model seconds: what a draw charges its path
 
     @classmethod
     def join(cls, seq: int, decision: DecisionRecord, outcome: OutcomeRecord) -> "LearnedOutcome":
@@ -218,6 +249,7 @@ class LearnedOutcome:
             reward=outcome.reward,
             weight=outcome.weight,
             kind=decision.kind,
+            seconds=decision.seconds,
         )
 
 

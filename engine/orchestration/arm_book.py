@@ -15,10 +15,12 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
+
 from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
 from engine.domain.ports import Store
-from engine.domain.pricing import CostPrice
+from engine.domain.pricing import CostPrice, DrawPrice
 from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, LearnedOutcome, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
 from engine.orchestration.checkpoints import Checkpoints, fingerprint
@@ -29,12 +31,17 @@ from engine.orchestration.views import PolicyView, SeedChoice, frozen, probabili
 from engine.stages import referee, selection
 from engine.stages.candidates import admit_template
 from engine.stages.detour import retirement_reason
+from learning.posterior import charged_beta_prob_best, charged_draw
+from learning.streams import stream_seed
 from templates.text import hidden_character
 
 __all__ = ["ArmBook", "PolicyView", "SeedChoice"]
 
 MAX_REASON_CHARS = 200
 REPLAY_BATCH = 10_000  # outcomes read from the log at a time
+# The charged path draw's stream of the engine's seed: the policies take streams 0-2 (one per
+# role), the chooser 0 and scoring's audit 1 of theirs; this one is apart from all of them.
+DRAW_STREAM = 3
 
 
 class ArmBook:
@@ -52,9 +59,14 @@ class ArmBook:
         detour_rules: DetourRules,
         checkpoint_every: int = 0,
         cost_price: CostPrice | None = None,
+        draw_price: DrawPrice | None = None,
+        seed: int | None = None,
         context_of: Callable[[str], Sequence[float] | None] | None = None,
     ) -> None:
         self._store = store
+        # cost at the path draw (`DrawPrice`); off unless given
+        self._draw_price = draw_price or DrawPrice(0.0)
+        self._draw_rng = np.random.default_rng(stream_seed(seed, DRAW_STREAM))
         # A decision's kind -> the context its outcomes teach under (the kind's anchor).
         self._context_of = context_of or (lambda _kind: None)
         self._earned = EarnedArms()
@@ -97,7 +109,9 @@ class ArmBook:
         """Read the policies for this context once: candidates, cold arms, P(best), draws.
 
         P(best) and the propensities come from one posterior computation per policy
-        (`Policy.explain`), so a decision pays for it once.
+        (`Policy.explain`), so a decision pays for it once. With a draw price, the path draw
+        and its propensities are those of the charged draw (`_charged_path_draw`); P(best)
+        stays the paths' accuracy.
         """
         with self._lock:
             learner = self._learner
@@ -110,6 +124,12 @@ class ArmBook:
             cold_tools = selection.cold_arms(tool_policy, tool_context)
             live = tuple(self._paths[arm] for arm in path_policy.arms if arm in self._paths)
             propensities = path_explained.probabilities
+            charged = self._charged_path_draw(context, path_context)
+            charges: dict[str, float] = {}
+            if charged is None:
+                path_draw = selection.choose_by_posterior(path_policy, path_context, propensities)
+            else:
+                path_draw, propensities, charges = charged
             return PolicyView(
                 live=live,
                 cold_paths=tuple(cold_paths),
@@ -118,13 +138,37 @@ class ArmBook:
                 propensities=frozen({k: round(v, 4) for k, v in propensities.items()}),
                 exact_propensities=frozen(propensities),
                 recent=tuple(learner.recent_rewards(context)),
-                path_draw=selection.choose_by_posterior(path_policy, path_context, propensities),
+                path_draw=path_draw,
                 tool_draw=selection.choose_by_posterior(
                     tool_policy, tool_context, tool_explained.probabilities
                 ),
                 cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
                 tool_probabilities=frozen(tool_explained.probabilities),
+                path_charges=frozen(charges),
             )
+
+    def _charged_path_draw(
+        self, context: Sequence[float], path_context: Any
+    ) -> tuple[selection.Pick, dict[str, float], dict[str, float]] | None:
+        """The path draw with each path charged its measured seconds on the kind
+        (`DrawPrice`), its propensities and the charges. None where no charge tells the paths
+        apart (no price, no path timed yet, or all alike) or the path policy has no Beta
+        posterior: then the policy draws as it would without a price."""
+        policy = self._learner.policies["path"]
+        posterior = getattr(policy, "posterior", None)
+        if not self._draw_price.active or posterior is None:
+            return None
+        charged = self._draw_price.charges(self._learner.path_seconds(context, policy.arms))
+        charges = np.array([charged.get(arm, 0.0) for arm in policy.arms])
+        if not charges.size or (charges == charges[0]).all():  # no charge tells paths apart
+            return None
+        table = posterior(path_context)
+        odds = charged_beta_prob_best(table[0], table[1], charges, self._draw_rng)
+        index = charged_draw(table[0], table[1], charges, self._draw_rng)
+        propensities = dict(zip(policy.arms, map(float, odds), strict=True))
+        arm = policy.arms[index]
+        pick = selection.Pick(arm, propensities[arm], "chose_by_posterior")
+        return pick, propensities, charged
 
     def seed_choice(self, context: Sequence[float], *, first_of_kind: bool = False) -> SeedChoice:
         """The seed role's draw for this query: build a seed or not (learnt per kind of query

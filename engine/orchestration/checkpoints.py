@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 # 2: the seed role, the referee's audit counts and each decision's evidence in force. The
 # evidence has since left the state (the ledger reads it from the store), which a format-2
 # checkpoint still serves: its "evidence" is ignored, so an upgrade needs no full replay.
-FORMAT = 2
+# 3: each path's seconds per kind (`PathSeconds`), which a format-2 checkpoint lacks.
+FORMAT = 3
 # The keys of a policy's `to_dict()` that say how it is configured, not what it has learned.
 CONFIGURATION_KEYS = ("format_version", "policy", "params", "keyed_by_context")
 

@@ -322,6 +322,8 @@ class Chooser:
                 "cold": list(view.cold_paths),
                 "prob_best": dict(view.prob_best),
                 "policy_draw": view.path_draw.arm,
+                # each timed path's charge at the draw: the draw price times its mean seconds
+                "charges": dict(view.path_charges),
             },
             outputs={
                 "arm": pick.arm,

@@ -92,6 +92,8 @@ class Engine:
             detour_rules=self.config.detour,
             checkpoint_every=self.config.checkpoint_every,
             cost_price=self.config.cost_price,  # procedures: cost in the reward
+            draw_price=self.config.draw_price,  # and each path's seconds at the draw
+            seed=self.config.seed,
             context_of=self._kinds.context_of,
         )
         self._pipeline = Pipeline(

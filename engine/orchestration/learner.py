@@ -11,6 +11,8 @@ The roles it learns:
   of query), each taught by the one outcome in force for each decision
   (`engine.domain.evidence`): a later, more trusted outcome or a correction takes the earlier
   one's share out (`PolicyLike.retract`) and puts its own in;
+- the seconds each path costs per kind (`PathSeconds`), which a draw charges where a price is
+  set (`engine.domain.draw_price`): what the path costs, not what it is worth;
 - `referee`: the referee's audit counts per kind of query (the referee's and the checker's
   scores of one answer, both in the log), from which `engine.stages.referee.reliability` gives
   the weight of its rewards.
@@ -28,6 +30,7 @@ import numpy as np
 from engine.domain.evidence import Evidence, split_source_key, teaches
 from engine.domain.records import ArmTally, LearnedOutcome
 from engine.orchestration.ledger import AuditPair, EvidenceLedger, History, Stored
+from engine.orchestration.path_seconds import PathSeconds
 from engine.stages import referee
 from learning import PolicyLike
 
@@ -107,6 +110,7 @@ class Learner:
         self._ledger = self._new_ledger()
         self._audits: dict[ContextKey, Counter[tuple[float, bool]]] = {}
         self._per_anchor = PerAnchor()
+        self._seconds = PathSeconds()
 
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
         """The context as the role's policy takes it: an array for contextual ones, else None."""
@@ -130,6 +134,12 @@ class Learner:
     def recent_rewards(self, context: Sequence[float] | None) -> list[float]:
         """The latest path rewards for queries with this exact context, oldest first."""
         return list(self._recent.get(self._key_of(context), ()))
+
+    def path_seconds(
+        self, context: Sequence[float] | None, paths: Sequence[str]
+    ) -> dict[str, float]:
+        """The mean seconds of each timed path for this kind of query (`PathSeconds.means`)."""
+        return self._seconds.means(self._key_of(context), paths)
 
     def audits(self, context: Sequence[float] | None) -> tuple[Counter[tuple[float, bool]], ...]:
         """The referee's audit counts for this kind of query, and pooled over every kind."""
@@ -222,6 +232,10 @@ class Learner:
             key = self._key_of(outcome.context)
             window = self._recent.setdefault(key, deque(maxlen=self._recent_window))
             window.append(new.reward)
+        if role == "path" and (old is None) != (new is None) and outcome.seconds is not None:
+            # the decision's first evidence counts its seconds once; its last, taken out, uncounts
+            sign = 1 if old is None else -1
+            self._seconds.add(self._key_of(outcome.context), arm, outcome.seconds, sign)
 
     def _count_audit(
         self, context: Sequence[float] | None, old: AuditPair | None, new: AuditPair | None
@@ -267,6 +281,7 @@ class Learner:
                 [list(key), [[reward, passed, n] for (reward, passed), n in counts.items()]]
                 for key, counts in self._audits.items()
             ],
+            "path_seconds": self._seconds.state(list),
         }
 
     def restore(self, state: Mapping[str, Any], policies: Mapping[str, PolicyLike]) -> None:
@@ -292,6 +307,7 @@ class Learner:
             )
             for key, counts in state["audits"]
         }
+        seconds = PathSeconds.restored(state["path_seconds"], _context_key)
         # In place, so that the read-only views stay views of the live state.
         self._policies.clear()
         self._policies.update(policies)
@@ -301,6 +317,7 @@ class Learner:
         self._retired.update(retired)
         self.last_seq, self._recent = last_seq, recent
         self._ledger, self._audits = self._new_ledger(), audits
+        self._seconds = seconds
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""

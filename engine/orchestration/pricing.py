@@ -8,41 +8,18 @@ changed price changes the checkpoint fingerprint, so the log is replayed under t
 """
 
 import dataclasses
-import math
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from engine.domain.ports import Store
 from engine.domain.pricing import CostPrice
-from engine.domain.records import LearnedOutcome
+from engine.domain.records import LearnedOutcome, cost_of_payload
 from engine.errors import UnknownDecisionError
 
 __all__ = ["CostCharger", "cost_of_payload"]
 
 # Decisions' costs kept in memory: a decision's outcomes arrive close together in the log.
 CACHED_DECISIONS = 4096
-
-
-def cost_of_payload(payload: Mapping[str, Any]) -> tuple[int, float] | None:
-    """(calls, seconds) from a stored decision's payload; None when it holds no usable cost.
-
-    >>> cost_of_payload({"cost": {"calls": 3, "seconds": 1.5, "prompt_tokens": 40}})
-    (3, 1.5)
-    >>> cost_of_payload({"answer": "4"}) is None
-    True
-    """
-    cost = payload.get("cost")
-    if not isinstance(cost, Mapping):
-        return None
-    calls, seconds = cost.get("calls"), cost.get("seconds")
-    if isinstance(calls, bool) or not isinstance(calls, int) or calls < 0:
-        return None
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-        return None
-    if not math.isfinite(seconds):
-        return None
-    return calls, float(seconds)
 
 
 class CostCharger:

@@ -6,7 +6,7 @@ call and nothing it holds changes under it.
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.domain.records import PathDefinition
@@ -30,6 +30,8 @@ class PolicyView:
     tool_draw: selection.Pick
     cold_tool_mass: float  # the tool policy's probability of drawing a cold tool
     tool_probabilities: Mapping[str, float]  # exact, for a fallback after a tool refuses
+    # what the path draw charged each timed path (`DrawPrice`); empty where it charged none
+    path_charges: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def live_detours(self) -> list[str]:

@@ -50,6 +50,7 @@ def decision_row(decision: DecisionRecord) -> dict[str, Any]:
         ),
         "payload": to_json(dict(decision.payload), f"{what} payload"),
         "kind": decision.kind,
+        "seconds": decision.seconds,
     }
 
 

@@ -74,10 +74,12 @@ class OutcomeReads:
 
 
 def _learned(rows: Any) -> list[LearnedOutcome]:
-    """Rows of (seq, decision, source, reward, weight, namespace, choices, context, kind)."""
+    """Rows of (seq, decision, source, reward, weight, namespace, choices, context, kind,
+    seconds)."""
     parsed: dict[str, dict[str, str]] = {}  # decisions share a few distinct choices
     learned = []
-    for seq, decision_id, source, reward, weight, namespace, choices, context, kind in rows:
+    for row in rows:
+        seq, decision_id, source, reward, weight, namespace, choices, context, kind, seconds = row
         if choices not in parsed:
             parsed[choices] = statistics.choices_of(choices)
         learned.append(
@@ -91,13 +93,14 @@ def _learned(rows: Any) -> list[LearnedOutcome]:
                 reward=reward,
                 weight=weight,
                 kind=kind,
+                seconds=seconds,
             )
         )
     return learned
 
 
 def _outcome_rows() -> Any:
-    """Outcomes with their decisions' namespace, choices, context and kind, in `_learned`'s
+    """Outcomes with their decisions' namespace, choices, context, kind and seconds, in `_learned`'s
     column order: both reads select these."""
     return select(
         OUTCOMES.c.seq,
@@ -109,6 +112,7 @@ def _outcome_rows() -> Any:
         DECISIONS.c.choices,
         DECISIONS.c.context,
         DECISIONS.c.kind,
+        DECISIONS.c.seconds,
     ).join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
 
 

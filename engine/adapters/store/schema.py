@@ -34,9 +34,15 @@ def _add_kinds(connection: Connection) -> None:
     connection.exec_driver_sql("ALTER TABLE decisions ADD COLUMN kind VARCHAR(128)")
 
 
+def _add_seconds(connection: Connection) -> None:
+    """3 -> 4: each decision's model seconds (none for the decisions made before: their paths
+    are charged by the decisions that come after)."""
+    connection.exec_driver_sql("ALTER TABLE decisions ADD COLUMN seconds DOUBLE PRECISION")
+
+
 # version -> the step that brings a store from that version to the next one. Version 1 is the
 # first released schema; a change to the tables adds a step here and raises SCHEMA_VERSION.
-MIGRATIONS: dict[int, Migration] = {1: _add_checkpoints, 2: _add_kinds}
+MIGRATIONS: dict[int, Migration] = {1: _add_checkpoints, 2: _add_kinds, 3: _add_seconds}
 
 
 def prepare(connection: Connection, dialect: str, label: str, *, create: bool = True) -> int:

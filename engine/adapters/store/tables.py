@@ -5,7 +5,8 @@ Nothing outside `engine.adapters.store` imports this module; the core sees froze
 sorted keys, so equal records give equal bytes on SQLite and PostgreSQL alike (idempotence
 compares them).
 
-Schema version 3 (version 1 lacked `checkpoints`, version 2 `kind_events` and `decisions.kind`):
+Schema version 4 (version 1 lacked `checkpoints`, version 2 `kind_events` and `decisions.kind`,
+version 3 `decisions.seconds`):
 
     thinkpath_meta      key/value: application name, schema version, store id
     decisions           one row per decision, immutable once written
@@ -28,7 +29,7 @@ from datetime import datetime
 from sqlalchemy import Column, DateTime, ForeignKey, Index, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION = "thinkpath"
 
 # Small rows looked up by their key: on SQLite, storing them in their primary-key tree (no
@@ -62,6 +63,9 @@ class DecisionRow(SQLModel, table=True):
     propensities: str = Field(sa_type=Text)  # JSON object role -> probability
     payload: str = Field(sa_type=Text)  # JSON object: candidates, trace, cost, answer
     kind: str | None = Field(default=None, max_length=128)  # the kind of query it was made for
+    # The model seconds it spent (also in the payload): the replay that teaches the policies
+    # reads it, to charge each path its measured time at the draw (`engine.domain.draw_price`).
+    seconds: float | None = Field(default=None)
 
 
 class OutcomeRow(SQLModel, table=True):

@@ -19,6 +19,7 @@ from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_policy_factory
 from engine.domain.config import DetourRules, EngineConfig
+from engine.domain.pricing import DrawPrice
 from engine.domain.records import LLMRequest, Passage, ToolResult
 from engine.errors import ToolError
 from engine.orchestration.facade import Engine
@@ -211,7 +212,11 @@ class World:
         `always_seed` builds the seed for every decision (`THINKPATH_SEED_GATE=false`), for tests
         of the seed stage itself; `referee_weight` opts in to the referee where audits never
         measured it (`THINKPATH_REFEREE_WEIGHT`), for tests of the referee's path itself."""
-        config = config or EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0))
+        # No draw price: the scripted model's seconds are the wall clock's microseconds, noise
+        # that a draw would charge (`test_draw_price.py` times its paths on purpose).
+        config = config or EngineConfig(
+            seed=5, detour=DetourRules(prob_best_floor=0.0), draw_price=DrawPrice(0.0)
+        )
         if rating:
             config = replace(config, rate_cold_paths=True)
         if always_seed:

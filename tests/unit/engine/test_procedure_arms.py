@@ -11,7 +11,7 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.domain.budget import Budget
 from engine.domain.config import DetourRules, EngineConfig
-from engine.domain.pricing import CostPrice
+from engine.domain.pricing import CostPrice, DrawPrice
 from engine.domain.records import PROGRAM_TOOL, LLMRequest, ToolResult
 from engine.orchestration.facade import Engine
 from tests.unit.engine.conftest import REFEREE_OPT_IN, FamilyEmbedder, World
@@ -121,7 +121,12 @@ def test_with_a_price_the_cheaper_of_two_equally_right_arms_wins(world: World) -
 
     def run(price: CostPrice) -> tuple[Engine, list[str]]:
         here = World()
-        config = EngineConfig(seed=5, detour=DetourRules(prob_best_floor=0.0), cost_price=price)
+        config = EngineConfig(
+            seed=5,
+            detour=DetourRules(prob_best_floor=0.0),
+            cost_price=price,
+            draw_price=DrawPrice(0.0),  # cost in the reward alone
+        )
         engine = build(here, here.llm(), templates=[ONCE, VOTE], config=config)
         chosen = [
             engine.decide(QUERY, checker=here.checker_for(QUERY)).path.arm_id for _ in range(40)

@@ -108,9 +108,10 @@ def test_a_version_1_store_gains_the_checkpoints_table(tmp_path: Path, records: 
         connection.execute("DROP TABLE checkpoints")
         connection.execute("DROP TABLE kind_events")
         connection.execute("ALTER TABLE decisions DROP COLUMN kind")
+        connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
         connection.execute("UPDATE thinkpath_meta SET value = '1' WHERE key = 'schema_version'")
     with SqlStore(url_of(path)) as store:
-        assert store.schema_version == 3
+        assert store.schema_version == schema.SCHEMA_VERSION
         store.save_checkpoint(CheckpointRecord("default", "f" * 16, 1, {"policies": {}}))
         latest = store.latest_checkpoint("default", "f" * 16)
     assert latest is not None
@@ -127,14 +128,35 @@ def test_a_version_2_store_gains_the_kind_log_and_keeps_its_decisions(
     with sqlite3.connect(path) as connection:  # what version 2 looked like
         connection.execute("DROP TABLE kind_events")
         connection.execute("ALTER TABLE decisions DROP COLUMN kind")
+        connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
         connection.execute("UPDATE thinkpath_meta SET value = '2' WHERE key = 'schema_version'")
     with SqlStore(url_of(path)) as store:
-        assert store.schema_version == 3
+        assert store.schema_version == schema.SCHEMA_VERSION
         assert store.get_decision("d1").kind is None
         assert [o.reward for o in store.outcomes_since("default", 0)] == [1.0]
         event = KindEvent("default", 1, "k1", "create", "discovered", None, (1.0, 0.0), "q")
         assert store.append_kind_event(event)
         assert store.kind_events_since("default", 0) == [event]
+
+
+def test_a_version_3_store_gains_the_seconds_column_and_learns_as_before(
+    tmp_path: Path, records: Any
+) -> None:
+    path = tmp_path / "store.sqlite3"
+    with SqlStore(url_of(path)) as store:
+        store.save_decision(records.decision("d1"))
+        store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
+    with sqlite3.connect(path) as connection:  # what version 3 looked like
+        connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
+        connection.execute("UPDATE thinkpath_meta SET value = '3' WHERE key = 'schema_version'")
+    with SqlStore(url_of(path)) as store:
+        assert store.schema_version == schema.SCHEMA_VERSION
+        [old] = store.outcomes_since("default", 0)
+        assert (old.reward, old.seconds) == (1.0, None)  # made before: no seconds to charge
+        timed = records.decision("d2", payload={"cost": {"calls": 1, "seconds": 2.5}})
+        store.save_decision(timed)
+        store.record_outcome(OutcomeRecord("d2", "checker", 0.0))
+        assert [o.seconds for o in store.outcomes_of("d2")] == [2.5]
 
 
 def failing_migration(connection: Connection) -> None:
