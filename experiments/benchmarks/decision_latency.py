@@ -10,10 +10,11 @@ contenders, which take turns query by query (the order rotates, so a busy machin
 seconds fall on all of them alike):
 
 - `bare`: one plain chat call with the query alone, the answer's token limit: the yardstick;
-- `before`: the engine as the last wave shipped it: the model rates the paths on a cold draw
-  (once per kind and candidate set, `THINKPATH_RATE_COLD_PATHS=true`);
-- `after`: the engine as shipped: no rating, a kind's first decision makes no call besides its
-  answer, exact tools read a new kind's question themselves.
+- `before`: the engine without cost at the path draw (`THINKPATH_DRAW_PRICE_PER_SECOND=0`, as
+  shipped before it): its paths drawn by their accuracy alone;
+- `after`: the engine as shipped: each path charged its measured seconds at the draw (no
+  rating, a kind's first decision makes no call besides its answer, exact tools read a new
+  kind's question themselves, as in both).
 
 Each engine has its own in-memory store and sees the kind for the first time. The workloads:
 `capitals` asks "What is the capital of X?" (a factual kind where no tool fits), `addition`
@@ -62,6 +63,7 @@ class Timings:
     stages: dict[str, list[float]] = field(default_factory=dict)
     kinds: list[str] = field(default_factory=list)
     arms: list[str] = field(default_factory=list)  # each decision's path and tool
+    rewards: list[float] = field(default_factory=list)  # the checker's, where there is one
 
 
 CAPITALS = (
@@ -154,6 +156,8 @@ def run(
             timings[name].total.append(time.perf_counter() - started)
             timings[name].kinds.append(decision_kind(decision))
             timings[name].arms.append(f"{decision.path.arm_id}+{decision.tool.arm_id}")
+            checked = [o.reward for o in decision.outcomes if o.source == "checker"]
+            timings[name].rewards.extend(checked[:1])
             for stage, seconds in stage_seconds(decision).items():
                 timings[name].stages.setdefault(stage, []).append(seconds)
         print(f"{index + 1}/{decisions}: " + ", ".join(_latest(timings, name) for name in order))
@@ -185,6 +189,9 @@ def summary(timings: dict[str, Timings]) -> dict[str, Any]:
             "stages": {s: _figures(v, bare) for s, v in entry.stages.items() if s in STAGES},
             "kinds": entry.kinds,
             "arms": entry.arms,
+            "accuracy": round(sum(entry.rewards) / len(entry.rewards), 3)
+            if entry.rewards
+            else None,
             "seconds": [round(t, 3) for t in entry.total],
         }
     result["bare_seconds"] = [round(t, 3) for t in timings["bare"].total]
@@ -285,14 +292,17 @@ def main(argv: list[str] | None = None) -> int:
         engines = {
             name: build_engine(
                 load_settings(
-                    home=Path(home), model=args.model, store_url="memory", rate_cold_paths=rated
+                    home=Path(home),
+                    model=args.model,
+                    store_url="memory",
+                    **({"draw_price_per_second": 0.0} if unpriced else {}),
                 ),
                 llm=llm,
                 store=InMemoryStore(),
                 searcher=searcher,
             )
-            for name, rated in (("before", True), ("after", False))
-            if not (args.no_before and rated)
+            for name, unpriced in (("before", True), ("after", False))
+            if not (args.no_before and unpriced)
         }
         timings = run(
             llm,
