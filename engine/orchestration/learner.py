@@ -12,7 +12,7 @@ The roles it learns:
   (`engine.domain.evidence`): a later, more trusted outcome or a correction takes the earlier
   one's share out (`PolicyLike.retract`) and puts its own in;
 - the seconds each path costs per kind (`PathSeconds`), which a draw charges where a price is
-  set (`engine.domain.draw_price`): what the path costs, not what it is worth;
+  set (`engine.domain.pricing.DrawPrice`): what the path costs, not what it is worth;
 - `referee`: the referee's audit counts per kind of query (the referee's and the checker's
   scores of one answer, both in the log), from which `engine.stages.referee.reliability` gives
   the weight of its rewards.

@@ -1,4 +1,5 @@
-"""What each path costs in seconds, per kind of query: what a draw charges it (`draw_price`).
+"""What each path costs in seconds, per kind of query: what the path draw charges it
+(`engine.domain.pricing.DrawPrice`).
 
 The learner counts a decision's model seconds once, under its kind and the path it played, when
 the decision's first evidence for the path role arrives (and takes them out if that evidence

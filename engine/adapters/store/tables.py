@@ -64,7 +64,7 @@ class DecisionRow(SQLModel, table=True):
     payload: str = Field(sa_type=Text)  # JSON object: candidates, trace, cost, answer
     kind: str | None = Field(default=None, max_length=128)  # the kind of query it was made for
     # The model seconds it spent (also in the payload): the replay that teaches the policies
-    # reads it, to charge each path its measured time at the draw (`engine.domain.draw_price`).
+    # reads it, to charge each path its measured time at the draw (`pricing.DrawPrice`).
     seconds: float | None = Field(default=None)
 
 
