@@ -23,6 +23,9 @@ records the total and each stage's seconds from the trace, and classes the decis
 (it created its kind), `rated` (the rating call ran), `cached` (a cold arm explored on the
 kind's stored rating), `cold` (a cold arm drawn without a rating) or `warm`. Figures are medians
 and p90s and, since the machine is shared, ratios to the bare call measured in the same run.
+`--second-kind N` then has each engine decide N questions of another kind ("Who wrote the book
+Hamlet?"): the first of them is a new kind's first decision in an engine that has timed its
+paths on the stream's kind, as a deployed engine meets most of its new kinds.
 
 `--rating-prompt` times the rating call alone, its prompt as before (full descriptions) and as
 shipped (`rating.gist`, each description's first clause), beside the bare call, in rotating
@@ -64,6 +67,8 @@ class Timings:
     kinds: list[str] = field(default_factory=list)
     arms: list[str] = field(default_factory=list)  # each decision's path and tool
     rewards: list[float] = field(default_factory=list)  # the checker's, where there is one
+    # after the stream: a second kind's decisions (`AUTHORS`), the first of them its first
+    second_kind: list[float] = field(default_factory=list)
 
 
 CAPITALS = (
@@ -85,6 +90,13 @@ CAPITALS = (
     ("Ireland", "Dublin"),
 )
 WORKLOADS = ("addition", "capitals")
+# A second factual kind, met after the stream: its first decision is a new kind's first in an
+# engine that has timed its paths on another kind, as a deployed engine's new kinds are.
+AUTHORS = (
+    ("Hamlet", "Shakespeare"),
+    ("War and Peace", "Tolstoy"),
+    ("Don Quixote", "Cervantes"),
+)
 
 
 def query_stream(count: int, seed: int, workload: str = "addition") -> list[tuple[str, str]]:
@@ -137,8 +149,10 @@ def run(
     checker: bool,
     seed: int,
     workload: str = "addition",
+    second_kind: int = 0,
 ) -> dict[str, Timings]:
-    """Interleave the bare call and each engine's decision, query by query."""
+    """Interleave the bare call and each engine's decision, query by query; then each engine
+    decides `second_kind` questions of another kind (`AUTHORS`)."""
     answer_tokens = next(iter(engines.values())).config.answer_max_tokens
     contenders = ("bare", *engines)
     timings = {name: Timings() for name in contenders}
@@ -161,6 +175,12 @@ def run(
             for stage, seconds in stage_seconds(decision).items():
                 timings[name].stages.setdefault(stage, []).append(seconds)
         print(f"{index + 1}/{decisions}: " + ", ".join(_latest(timings, name) for name in order))
+    for work, author in AUTHORS[:second_kind]:
+        for name, engine in engines.items():
+            started = time.perf_counter()
+            check = _exact(author) if checker else None
+            engine.decide(f"Who wrote the book {work}?", checker=check)
+            timings[name].second_kind.append(time.perf_counter() - started)
     return timings
 
 
@@ -193,6 +213,7 @@ def summary(timings: dict[str, Timings]) -> dict[str, Any]:
             if entry.rewards
             else None,
             "seconds": [round(t, 3) for t in entry.total],
+            "second_kind_s": [round(t, 3) for t in entry.second_kind],
         }
     result["bare_seconds"] = [round(t, 3) for t in timings["bare"].total]
     return result
@@ -268,6 +289,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rating-prompt", action="store_true", help="time the rating call only")
     parser.add_argument("--pairs", type=int, default=4)
     parser.add_argument(
+        "--second-kind",
+        type=int,
+        default=0,
+        choices=range(len(AUTHORS) + 1),
+        help="then decide this many questions of a second kind (its first: a new kind's first)",
+    )
+    parser.add_argument(
         "--no-before", action="store_true", help="time bare and the shipped engine only"
     )
     args = parser.parse_args(argv)
@@ -311,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             checker=args.checker,
             seed=args.seed,
             workload=args.workload,
+            second_kind=args.second_kind,
         )
     result = summary(timings)
     result.update(

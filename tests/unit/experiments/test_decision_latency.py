@@ -48,6 +48,25 @@ def test_before_rates_a_kinds_cold_decisions_and_after_never_does(workload: str)
     assert "rating" not in timings["after"].stages
 
 
+def test_a_second_kind_follows_the_stream_for_every_engine() -> None:
+    llm = ScriptedLLM(canned_script)
+    engines = {
+        "after": build_engine(
+            load_settings(store_url="memory"),
+            llm=llm,
+            store=InMemoryStore(),
+            searcher=InMemorySearcher([]),
+        )
+    }
+    timings = run(llm, engines, 3, checker=True, seed=0, workload="capitals", second_kind=2)
+    assert len(timings["after"].total) == 3
+    assert len(timings["after"].second_kind) == 2
+    assert len(engines["after"].kinds()) == 2  # the authors are a kind of their own
+    assert summary(timings)["after"]["second_kind_s"] == [
+        round(t, 3) for t in timings["after"].second_kind
+    ]
+
+
 def test_the_summary_gives_ratios_to_the_bare_call_per_kind() -> None:
     timings = {name: Timings() for name in CONTENDERS}
     timings["bare"].total = [1.0, 2.0, 3.0]
