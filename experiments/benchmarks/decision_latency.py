@@ -69,6 +69,7 @@ class Timings:
     rewards: list[float] = field(default_factory=list)  # the checker's, where there is one
     # after the stream: a second kind's decisions (`AUTHORS`), the first of them its first
     second_kind: list[float] = field(default_factory=list)
+    second_arms: list[str] = field(default_factory=list)
 
 
 CAPITALS = (
@@ -179,8 +180,9 @@ def run(
         for name, engine in engines.items():
             started = time.perf_counter()
             check = _exact(author) if checker else None
-            engine.decide(f"Who wrote the book {work}?", checker=check)
+            decision = engine.decide(f"Who wrote the book {work}?", checker=check)
             timings[name].second_kind.append(time.perf_counter() - started)
+            timings[name].second_arms.append(f"{decision.path.arm_id}+{decision.tool.arm_id}")
     return timings
 
 
@@ -214,6 +216,7 @@ def summary(timings: dict[str, Timings]) -> dict[str, Any]:
             else None,
             "seconds": [round(t, 3) for t in entry.total],
             "second_kind_s": [round(t, 3) for t in entry.second_kind],
+            "second_kind_arms": entry.second_arms,
         }
     result["bare_seconds"] = [round(t, 3) for t in timings["bare"].total]
     return result
