@@ -35,9 +35,10 @@ def open_arms(browser: Browser, url: str, width: int) -> Page:
     page.set_default_timeout(120_000)
     page.goto(url)
     page.get_by_role("tab", name="Arms").click()
-    expect(page.locator("#arms-table")).to_contain_text("analogy")
+    # the first read of the arms waits for the queue: seconds on a loaded machine
+    expect(page.locator("#arms-table")).to_contain_text("analogy", timeout=60_000)
     for plot in PLOTS:
-        expect(page.locator(f"{plot} img")).to_be_visible()
+        expect(page.locator(f"{plot} img")).to_be_visible(timeout=60_000)
     return settled(page)
 
 
