@@ -23,6 +23,7 @@ from engine.domain.ports import Store
 from engine.domain.pricing import CostPrice, DrawPrice
 from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, LearnedOutcome, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
+from engine.orchestration.charged_draw import charged_path_draw
 from engine.orchestration.checkpoints import Checkpoints, fingerprint
 from engine.orchestration.earned import EarnedArms
 from engine.orchestration.learner import NO_SEED, POLICY_ROLES, SEED, Learner, PolicyFactory
@@ -31,7 +32,6 @@ from engine.orchestration.views import PolicyView, SeedChoice, frozen, probabili
 from engine.stages import referee, selection
 from engine.stages.candidates import admit_template
 from engine.stages.detour import retirement_reason
-from learning.posterior import charged_beta_prob_best, charged_draw
 from learning.streams import stream_seed
 from templates.text import hidden_character
 
@@ -110,7 +110,7 @@ class ArmBook:
 
         P(best) and the propensities come from one posterior computation per policy
         (`Policy.explain`), so a decision pays for it once. With a draw price, the path draw
-        and its propensities are those of the charged draw (`_charged_path_draw`); P(best)
+        and its propensities are those of the charged draw (`charged_path_draw`); P(best)
         stays the paths' accuracy.
         """
         with self._lock:
@@ -124,7 +124,11 @@ class ArmBook:
             cold_tools = selection.cold_arms(tool_policy, tool_context)
             live = tuple(self._paths[arm] for arm in path_policy.arms if arm in self._paths)
             propensities = path_explained.probabilities
-            charged = self._charged_path_draw(context, path_context)
+            priced = self._draw_price.active
+            seconds = learner.path_seconds(context, path_policy.arms) if priced else {}
+            charged = charged_path_draw(
+                path_policy, path_context, self._draw_price.charges(seconds), self._draw_rng
+            )
             charges: dict[str, float] = {}
             if charged is None:
                 path_draw = selection.choose_by_posterior(path_policy, path_context, propensities)
@@ -146,29 +150,6 @@ class ArmBook:
                 tool_probabilities=frozen(tool_explained.probabilities),
                 path_charges=frozen(charges),
             )
-
-    def _charged_path_draw(
-        self, context: Sequence[float], path_context: Any
-    ) -> tuple[selection.Pick, dict[str, float], dict[str, float]] | None:
-        """The path draw with each path charged its measured seconds on the kind
-        (`DrawPrice`), its propensities and the charges. None where no charge tells the paths
-        apart (no price, no path timed yet, or all alike) or the path policy has no Beta
-        posterior: then the policy draws as it would without a price."""
-        policy = self._learner.policies["path"]
-        posterior = getattr(policy, "posterior", None)
-        if not self._draw_price.active or posterior is None:
-            return None
-        charged = self._draw_price.charges(self._learner.path_seconds(context, policy.arms))
-        charges = np.array([charged.get(arm, 0.0) for arm in policy.arms])
-        if not charges.size or (charges == charges[0]).all():  # no charge tells paths apart
-            return None
-        table = posterior(path_context)
-        odds = charged_beta_prob_best(table[0], table[1], charges, self._draw_rng)
-        index = charged_draw(table[0], table[1], charges, self._draw_rng)
-        propensities = dict(zip(policy.arms, map(float, odds), strict=True))
-        arm = policy.arms[index]
-        pick = selection.Pick(arm, propensities[arm], "chose_by_posterior")
-        return pick, propensities, charged
 
     def seed_choice(self, context: Sequence[float], *, first_of_kind: bool = False) -> SeedChoice:
         """The seed role's draw for this query: build a seed or not (learnt per kind of query
