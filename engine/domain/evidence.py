@@ -29,13 +29,15 @@ correction of `user` (`source_key`, `split_source_key`); a client source never h
 keys never collide. Replaying the log in seq order, the learner takes revision n+1 as replacing
 revision n of that source, subtracting the old contribution and adding the new one.
 
-Bounds (`check_room`). Since one score per role counts, more sources and corrections only grow
+Bounds. Since one score per role counts, more sources and corrections only grow
 the log: a decision takes at most `max_sources` client sources, each at most `max_revisions`
 scores (its first and its corrections). Past either a post is refused (`OutcomeLimitError`),
 and what was recorded stands. The engine's own sources (at most three) are not counted. The
 store checks the sources in the transaction that writes the new one (`OutcomeRecord.max_sources`,
 `takes_a_place`, `too_many_sources`), so that posts racing for a decision's last place cannot
-both take it; a revision is a key of its own, which only one of two racing corrections gets.
+both take it. A correction asks the store for its source's next revision
+(`OutcomeRecord.max_revisions`), which the store resolves in the same transaction
+(`next_revision`): of two corrections racing, each takes a revision of its own.
 """
 
 import re
@@ -49,15 +51,17 @@ __all__ = [
     "ENGINE_SOURCES",
     "TRUST",
     "Evidence",
+    "Revision",
     "check_place",
-    "check_room",
     "client_source",
     "client_sources",
     "in_force",
+    "next_revision",
     "source_key",
     "split_source_key",
     "takes_a_place",
     "teaches",
+    "too_many_revisions",
     "too_many_sources",
     "trust_of",
 ]
@@ -165,34 +169,63 @@ def in_force(scores: Mapping[str, Evidence], role: str) -> Evidence | None:
     return max(taught, key=lambda evidence: (trust_of(evidence.source), -evidence.first_seq))
 
 
-def check_room(
-    decision_id: str,
-    keys: Iterable[str],
-    source: str,
-    revision: int,
-    *,
-    max_sources: int,
-    max_revisions: int,
-) -> None:
-    """Refuse a new score of `source` at `revision` for a decision whose stored source keys are
-    `keys`, when it would pass `max_sources` client sources or `max_revisions` revisions.
+@dataclass(frozen=True)
+class Revision:
+    """Where a correction of a source goes: the revision it takes, or (`standing_seq` set) the
+    standing revision, which holds the correction's value already (no new row: not applied)."""
 
-    >>> check_room("d1", ["checker", "user"], "user:bob", 0, max_sources=2, max_revisions=3)
-    >>> check_room("d1", ["user", "user:bob"], "user:eve", 0, max_sources=2, max_revisions=3)
+    revision: int
+    standing_seq: int | None = None
+
+
+def next_revision(
+    decision_id: str,
+    source: str,
+    value: tuple[float, float],
+    stored: Iterable[tuple[str, int, float, float]],
+    max_revisions: int,
+) -> Revision:
+    """The revision a correction of `source` to `value` (reward, weight) takes on a decision
+    whose `stored` outcomes are (key, seq, reward, weight): the next one, 0 with nothing to
+    correct; `OutcomeLimitError` past `max_revisions`. The stores call this inside the write.
+
+    >>> stored = [("user", 1, 0.0, 1.0), ("user#1", 2, 1.0, 1.0), ("user:bob", 3, 0.0, 1.0)]
+    >>> next_revision("d1", "user", (0.0, 1.0), stored, 3)
+    Revision(revision=2, standing_seq=None)
+    >>> next_revision("d1", "user", (1.0, 1.0), stored, 3)  # its standing value already
+    Revision(revision=1, standing_seq=2)
+    >>> next_revision("d1", "user:eve", (1.0, 1.0), stored, 3)
+    Revision(revision=0, standing_seq=None)
+    >>> next_revision("d1", "user", (0.0, 1.0), stored, 2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    engine.errors.OutcomeLimitError: decision 'd1' has scores from 2 client sources, the most ...
+    engine.errors.OutcomeLimitError: 'user' has corrected its score for decision 'd1' 1 times; ...
     """
-    if revision >= max_revisions:
-        raise OutcomeLimitError(
-            f"{source!r} has corrected its score for decision {decision_id!r} {revision - 1} "
-            f"times; a source keeps at most {max_revisions} scores (the first and "
-            f"{max_revisions - 1} corrections, THINKPATH_MAX_OUTCOME_REVISIONS): its latest "
-            "score stands, and this one was not recorded"
-        )
-    clients = client_sources(keys)
-    if source not in clients and len(clients) >= max_sources:
-        raise too_many_sources(decision_id, len(clients), source)
+    revisions = [
+        (split_source_key(key)[1], seq, (reward, weight))
+        for key, seq, reward, weight in stored
+        if split_source_key(key)[0] == source
+    ]
+    if not revisions:
+        return Revision(0)
+    revision, seq, standing = max(revisions)
+    if standing == value:
+        return Revision(revision, seq)
+    if revision + 1 >= max_revisions:
+        raise too_many_revisions(decision_id, source, revision + 1, max_revisions)
+    return Revision(revision + 1)
+
+
+def too_many_revisions(
+    decision_id: str, source: str, revision: int, max_revisions: int
+) -> OutcomeLimitError:
+    """The refusal of `source`'s score at `revision`, past `max_revisions` of them."""
+    return OutcomeLimitError(
+        f"{source!r} has corrected its score for decision {decision_id!r} {revision - 1} "
+        f"times; a source keeps at most {max_revisions} scores (the first and "
+        f"{max_revisions - 1} corrections, THINKPATH_MAX_OUTCOME_REVISIONS): its latest "
+        "score stands, and this one was not recorded"
+    )
 
 
 def client_sources(keys: Iterable[str]) -> set[str]:

@@ -213,12 +213,19 @@ class OutcomeRecord:
     # in the transaction that writes it, where concurrent posts cannot both take the last place,
     # and with no read of the decision's history before the write. None: no bound.
     max_sources: int | None = None
+    # Set: a correction. `source` is then a client source, and the store keeps the outcome at
+    # that source's next revision (`evidence.next_revision`, `source_key`), resolved in the
+    # transaction that writes it, so that a correction makes no read before its write; past
+    # this many revisions it refuses (`OutcomeLimitError`), and a value equal to the standing
+    # revision's is no new row (not applied). None: the outcome is kept at `source` itself.
+    max_revisions: int | None = None
 
 
 @dataclass(frozen=True)
 class OutcomeReceipt:
     seq: int  # the outcome's position in its namespace's learning order
     applied: bool  # False when this exact outcome had been recorded before (idempotent replay)
+    revision: int = 0  # a correction's revision: the one it took, or the standing one (not applied)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from engine.adapters.store.driver import (
 )
 from engine.adapters.store.statements import dialect_insert
 from engine.adapters.store.tables import ARMS, COUNTERS, DECISIONS, OUTCOMES, STATISTICS
-from engine.adapters.store.validation import replayed_receipt
+from engine.adapters.store.validation import placed_correction, replayed_receipt
 from engine.domain.evidence import check_place
 from engine.domain.records import OutcomeReceipt, OutcomeRecord
 from engine.errors import StoreError, UnknownDecisionError
@@ -187,20 +187,29 @@ def record_outcome_batch(
     decisions = _decisions(cursor, statements, outcomes)
     namespaces = sorted({namespace for namespace, _ in decisions.values()})
     last_seq = _lock_counters(cursor, statements, namespaces)
-    prior = _existing(cursor, statements, outcomes)
+    prior = stored_outcomes(cursor, statements, outcomes)
     totals = _totals(cursor, statements, namespaces)
     stamp = statements.timestamp
     default_moment = stamp(utc(now))
     receipts: list[OutcomeReceipt] = []
     appended: list[tuple[Any, ...]] = []
-    for outcome in outcomes:
+    for posted in outcomes:
+        # `prior` holds every key of the decision, stored or taken earlier in this batch (read
+        # only when a bound needs it: an import of many outcomes sets none).
+        decision_id, outcome, revision = posted.decision_id, posted, 0
+        if posted.max_revisions is not None:  # a correction: its key is chosen here
+            stored = ((k, *v) for (d, k), v in prior.items() if d == decision_id)
+            placed = placed_correction(posted, stored)
+            if isinstance(placed, OutcomeReceipt):
+                receipts.append(placed)
+                continue
+            outcome, revision = placed
         key = (outcome.decision_id, outcome.source)
         if key in prior:
             receipts.append(replayed_receipt(outcome, *prior[key]))
             continue
-        # `prior` holds every key of the decision, stored or taken earlier in this batch.
-        stored = (source for decision_id, source in prior if decision_id == outcome.decision_id)
-        check_place(outcome.decision_id, outcome.source, outcome.max_sources, stored)
+        stored_keys = (source for d, source in prior if d == decision_id)
+        check_place(outcome.decision_id, outcome.source, outcome.max_sources, stored_keys)
         namespace, choices = decisions[outcome.decision_id]
         seq = last_seq[namespace] = last_seq[namespace] + 1
         prior[key] = (seq, outcome.reward, outcome.weight)
@@ -224,7 +233,7 @@ def record_outcome_batch(
             total[1] += outcome.weight * outcome.reward
             total[2] += 1
             total[3] = seq
-        receipts.append(OutcomeReceipt(seq=seq, applied=True))
+        receipts.append(OutcomeReceipt(seq=seq, applied=True, revision=revision))
     if appended:
         cursor.executemany(statements.append.sql, appended)
         cursor.executemany(
@@ -285,7 +294,7 @@ def _lock_counters(
     return last_seq
 
 
-def _existing(
+def stored_outcomes(
     cursor: Any, statements: BatchStatements, outcomes: Sequence[OutcomeRecord]
 ) -> dict[tuple[str, str], tuple[int, float, float]]:
     """Every outcome stored for the decisions of `outcomes` (read after the counters are locked,

@@ -13,6 +13,7 @@ from engine.adapters.store.validation import (
     check_decision,
     check_kind_event,
     check_outcome_values,
+    placed_correction,
     replayed_receipt,
 )
 from engine.domain.evidence import check_place
@@ -69,12 +70,19 @@ class InMemoryStore:
             decision = self._decisions.get(outcome.decision_id)
             if decision is None:
                 raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
+            revision = 0
+            if outcome.max_revisions is not None:  # a correction: its key is chosen here
+                stored = ((o.source, o.seq, o.reward, o.weight) for o in self._history(outcome))
+                placed = placed_correction(outcome, stored)
+                if isinstance(placed, OutcomeReceipt):
+                    return placed
+                outcome, revision = placed
             key = (outcome.decision_id, outcome.source)
             if key in self._outcomes:
                 seq, earlier = self._outcomes[key]
                 return replayed_receipt(outcome, seq, earlier.reward, earlier.weight)
-            stored = (o.source for o in self._by_decision.get(outcome.decision_id, ()))
-            check_place(outcome.decision_id, outcome.source, outcome.max_sources, stored)
+            keys = (o.source for o in self._history(outcome))
+            check_place(outcome.decision_id, outcome.source, outcome.max_sources, keys)
             learned = self._learned.setdefault(decision.namespace, [])
             seq = len(learned) + 1
             stamped = replace(outcome, created_at=outcome.created_at or datetime.now(UTC))
@@ -82,7 +90,10 @@ class InMemoryStore:
             joined = LearnedOutcome.join(seq, decision, outcome)
             learned.append(joined)
             self._by_decision.setdefault(outcome.decision_id, []).append(joined)
-            return OutcomeReceipt(seq=seq, applied=True)
+            return OutcomeReceipt(seq=seq, applied=True, revision=revision)
+
+    def _history(self, outcome: OutcomeRecord) -> list[LearnedOutcome]:
+        return self._by_decision.get(outcome.decision_id, [])
 
     def outcomes_since(
         self, namespace: str, after_seq: int, limit: int = 10_000

@@ -52,6 +52,7 @@ from engine.adapters.store.validation import (
     check_arm,
     check_decision,
     check_outcome_values,
+    placed_correction,
     replayed_receipt,
 )
 from engine.domain.evidence import takes_a_place, too_many_sources
@@ -72,6 +73,14 @@ from engine.errors import (
 
 class _LostRaceError(Exception):
     """Another writer recorded this (decision, source) between our lookup and our insert."""
+
+
+class _StandingError(Exception):
+    """A correction to the value that stands already: no new row (rolls the counter back)."""
+
+    def __init__(self, receipt: OutcomeReceipt) -> None:
+        super().__init__()
+        self.receipt = receipt
 
 
 class SqlStore:
@@ -190,7 +199,9 @@ class SqlStore:
             try:
                 with self._raw.transaction() as cursor:
                     return self._append(cursor, outcome, key, created_at)
-            except _LostRaceError:
+            except _StandingError as standing:
+                return standing.receipt
+            except _LostRaceError:  # a plain outcome's: a correction chooses its key locked
                 with self._raw.transaction() as cursor:
                     cursor.execute(self._lookup.sql, self._lookup.bind(key))
                     return _replayed(outcome, cursor.fetchone())
@@ -206,18 +217,10 @@ class SqlStore:
             "reward_sum": outcome.weight * outcome.reward,
             "created_at": created_at,
             "max_sources": outcome.max_sources,
+            "max_revisions": outcome.max_revisions,
         }
         with self._raw.autocommitted() as cursor:
-            result = postgres_append.append(cursor, parameters)
-        if not result.decision_found:
-            raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
-        if result.prior is not None:
-            return replayed_receipt(outcome, *result.prior)
-        if result.seq is not None:
-            return OutcomeReceipt(seq=result.seq, applied=True)
-        if result.refused:
-            raise too_many_sources(outcome.decision_id, result.clients, outcome.source)
-        return None
+            return postgres_append.receipt_of(outcome, postgres_append.append(cursor, parameters))
 
     def _append(
         self, cursor: Any, outcome: OutcomeRecord, key: Mapping[str, str], created_at: Any
@@ -227,10 +230,14 @@ class SqlStore:
         if found is None:
             raise UnknownDecisionError(f"no decision with id {outcome.decision_id!r}")
         namespace, choices, seq = found[0], found[1], found[2]
-        if seq is not None:
+        if seq is not None and outcome.max_revisions is None:
             return _replayed(outcome, found)
         cursor.execute(self._next_seq.sql, self._next_seq.bind({"namespace": namespace}))
         (seq,) = cursor.fetchone()
+        revision = 0
+        if outcome.max_revisions is not None:  # a correction: its key, read with the counter held
+            outcome, revision = self._place_correction(cursor, outcome)
+            key = {"decision_id": outcome.decision_id, "source": outcome.source}
         if outcome.max_sources is not None and takes_a_place(outcome.source):
             # Counted with the counter row locked (on SQLite the whole file): on PostgreSQL this
             # statement's snapshot sees every writer of the namespace that committed before.
@@ -269,7 +276,15 @@ class SqlStore:
                 parameters[f"role_{index}"] = role
                 parameters[f"arm_{index}"] = arm_id
             cursor.execute(count.sql, count.bind(parameters))
-        return OutcomeReceipt(seq=seq, applied=True)
+        return OutcomeReceipt(seq=seq, applied=True, revision=revision)
+
+    def _place_correction(self, cursor: Any, outcome: OutcomeRecord) -> tuple[OutcomeRecord, int]:
+        """A correction at its source's next revision (`placed_correction`), or `_StandingError`."""
+        stored = batch.stored_outcomes(cursor, self._batch, [outcome])
+        placed = placed_correction(outcome, [(key[1], *value) for key, value in stored.items()])
+        if isinstance(placed, OutcomeReceipt):
+            raise _StandingError(placed)
+        return placed
 
     def _roles(self, choices: str) -> list[tuple[str, str]]:
         """A decision's (role, arm) pairs from its JSON choices, cached: decisions share few."""
@@ -299,13 +314,13 @@ class SqlStore:
         with self._guard("record outcomes"):
             try:
                 with self._raw.autocommitted() as cursor:
-                    seqs = postgres_append.append_many(cursor, outcomes, now)
+                    receipts = postgres_append.append_many(cursor, outcomes, now)
             except postgres_append.StaleSnapshotError:
                 with self._raw.transaction() as cursor:
-                    seqs = postgres_append.append_many_locked(cursor, outcomes, now)
-        if seqs is None:
+                    receipts = postgres_append.append_many_locked(cursor, outcomes, now)
+        if receipts is None:
             return self.record_outcomes(outcomes)
-        return [OutcomeReceipt(seq=seq, applied=True) for seq in seqs]
+        return receipts
 
     def outcomes_since(
         self, namespace: str, after_seq: int, limit: int = 10_000

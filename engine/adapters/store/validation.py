@@ -4,8 +4,10 @@ Each check raises before anything is written, with a message that names the offe
 """
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
+from engine.domain.evidence import next_revision, source_key
 from engine.domain.kinds import KindEvent
 from engine.domain.records import (
     ArmRecord,
@@ -142,3 +144,19 @@ def replayed_receipt(
             f"weight {outcome.weight}"
         )
     return OutcomeReceipt(seq=seq, applied=False)
+
+
+def placed_correction(
+    outcome: OutcomeRecord, stored: Iterable[tuple[str, int, float, float]]
+) -> tuple[OutcomeRecord, int] | OutcomeReceipt:
+    """A correction (`OutcomeRecord.max_revisions`) placed among its decision's `stored`
+    outcomes (key, seq, reward, weight), read inside the write: the record at its source's next
+    revision, with that revision, or the receipt of the standing revision when it holds this
+    value already. Refuses past the revisions bound (`evidence.next_revision`)."""
+    assert outcome.max_revisions is not None  # a correction
+    value = (outcome.reward, outcome.weight)
+    place = next_revision(outcome.decision_id, outcome.source, value, stored, outcome.max_revisions)
+    if place.standing_seq is not None:
+        return OutcomeReceipt(seq=place.standing_seq, applied=False, revision=place.revision)
+    key = source_key(outcome.source, place.revision)
+    return replace(outcome, source=key, max_revisions=None), place.revision

@@ -129,8 +129,34 @@ def test_a_first_score_reads_no_history_before_its_write(
     assert engine.record_outcome(decision.id, "user", 1.0).applied
     assert not engine.record_outcome(decision.id, "user", 1.0).applied  # a repost: its receipt
     assert reads == []
-    engine.record_outcome(decision.id, "user", 0.0, replace=True)  # a correction reads it once
-    assert reads == [(decision.id,)]
+    assert reads == []
+
+
+def test_a_correction_reads_no_history_before_its_write(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store finds a correction's revision and the standing value in its write (the engine
+    once read the decision's outcomes first: a round trip more on PostgreSQL)."""
+    engine = bounded(world, max_outcome_revisions=3)
+    decision = engine.decide("What is 2 + 2?")
+    reads: list[tuple[str, ...]] = []
+    history = world.store.outcomes_of
+
+    def outcomes_of(*decision_ids: str) -> list[LearnedOutcome]:
+        reads.append(decision_ids)
+        return history(*decision_ids)
+
+    monkeypatch.setattr(world.store, "outcomes_of", outcomes_of)
+    first = engine.record_outcome(decision.id, "user:ann", 1.0, replace=True)  # nothing to correct
+    assert (first.applied, first.revision, first.roles) == (True, 0, ["path", "tool", "seed"])
+    corrected = engine.record_outcome(decision.id, "user:ann", 0.0, replace=True)
+    assert (corrected.applied, corrected.revision, corrected.seq) == (True, 1, first.seq + 1)
+    same = engine.record_outcome(decision.id, "user:ann", 0.0, replace=True)
+    assert (same.applied, same.revision, same.seq) == (False, 1, corrected.seq)
+    engine.record_outcome(decision.id, "user:ann", 1.0, replace=True)
+    with pytest.raises(OutcomeLimitError, match="at most 3 scores"):
+        engine.record_outcome(decision.id, "user:ann", 0.0, replace=True)
+    assert reads == []
 
 
 def test_the_bounds_have_one_source_of_defaults(monkeypatch: pytest.MonkeyPatch) -> None:

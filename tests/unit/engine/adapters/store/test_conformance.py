@@ -194,6 +194,60 @@ def test_a_new_client_source_past_its_bound_is_refused_in_the_write(
     assert store.record_outcome(OutcomeRecord("d1", "user:ann", 1.0)).seq == 7
 
 
+def test_a_correction_takes_its_source_s_next_revision_in_the_store(
+    store: Store, records: Any
+) -> None:
+    """`OutcomeRecord.max_revisions`: the store picks the revision and sees the standing value."""
+    store.save_decision(records.decision("d1"))
+
+    def correct(reward: float, source: str = "user") -> tuple[int, bool, int]:
+        receipt = store.record_outcome(OutcomeRecord("d1", source, reward, max_revisions=3))
+        return (receipt.seq, receipt.applied, receipt.revision)
+
+    assert correct(1.0) == (1, True, 0)  # nothing to correct: its first score
+    assert store.record_outcome(OutcomeRecord("d1", "user:bob", 0.5)).seq == 2
+    assert correct(0.0) == (3, True, 1)
+    assert correct(0.0) == (3, False, 1)  # the value that stands: no new row
+    assert correct(0.25, "user:bob") == (4, True, 1)
+    assert correct(1.0) == (5, True, 2)
+    with pytest.raises(OutcomeLimitError, match=r"'user' has corrected its score.*at most 3"):
+        correct(0.0)
+    assert correct(1.0) == (5, False, 2)  # the standing value is not refused
+    keys = [(o.seq, o.source, o.reward) for o in store.outcomes_of("d1")]
+    assert keys == [
+        (1, "user", 1.0),
+        (2, "user:bob", 0.5),
+        (3, "user#1", 0.0),
+        (4, "user:bob#1", 0.25),
+        (5, "user#2", 1.0),
+    ]
+    with pytest.raises(UnknownDecisionError):
+        store.record_outcome(OutcomeRecord("nope", "user", 1.0, max_revisions=3))
+
+
+def test_a_batch_s_corrections_follow_its_earlier_outcomes(
+    sql_store: SqlStore, records: Any
+) -> None:
+    store = sql_store
+    store.save_decision(records.decision("d1"))
+    batch = [
+        OutcomeRecord("d1", "user", 1.0),
+        OutcomeRecord("d1", "user", 0.0, max_revisions=3),
+        OutcomeRecord("d1", "user", 0.0, max_revisions=3),  # stands already
+        OutcomeRecord("d1", "user:a", 1.0, max_sources=2, max_revisions=3),  # a first score
+    ]
+    receipts = store.record_outcomes(batch)
+    assert [(r.seq, r.applied, r.revision) for r in receipts] == [
+        (1, True, 0),
+        (2, True, 1),
+        (2, False, 1),
+        (3, True, 0),
+    ]
+    with pytest.raises(OutcomeLimitError, match="2 client sources"):
+        store.record_outcomes([OutcomeRecord("d1", "user:b", 1.0, max_sources=2, max_revisions=3)])
+    assert [o.source for o in store.outcomes_of("d1")] == ["user", "user#1", "user:a"]
+
+
 def test_unknown_decision_is_a_clear_error_and_writes_nothing(store: Store) -> None:
     with pytest.raises(UnknownDecisionError, match="no decision with id 'nope'"):
         store.record_outcome(OutcomeRecord("nope", "user", 1.0))

@@ -91,9 +91,10 @@ def groups(monkeypatch: pytest.MonkeyPatch) -> list[list[int] | None]:
     seen: list[list[int] | None] = []
     original = postgres_append.append_many
 
-    def spy(cursor: Any, outcomes: Any, created_at: Any) -> list[int] | None:
-        seen.append(original(cursor, outcomes, created_at))
-        return seen[-1]
+    def spy(cursor: Any, outcomes: Any, created_at: Any) -> list[OutcomeReceipt] | None:
+        receipts = original(cursor, outcomes, created_at)
+        seen.append(None if receipts is None else [receipt.seq for receipt in receipts])
+        return receipts
 
     monkeypatch.setattr(postgres_append, "append_many", spy)
     return seen
@@ -304,3 +305,75 @@ def test_a_group_that_waited_for_another_process_counts_the_sources_it_wrote(
     assert [type(error) for error in errors] == [OutcomeLimitError]  # group commit retries each
     assert groups == [None]
     assert [o.source for o in postgres_store.outcomes_of("d1")] == ["user", "user:bob"]
+
+
+def test_a_group_s_corrections_take_their_revisions_in_the_one_statement(
+    postgres_store: SqlStore, records: Any, groups: list[list[int] | None]
+) -> None:
+    for name in ("d0", "d1", "d2"):
+        postgres_store.save_decision(records.decision(name))
+    postgres_store.record_outcome(OutcomeRecord("d0", "checker", 1.0))  # the counter row
+    postgres_store.record_outcome(OutcomeRecord("d1", "user", 1.0))
+    batch = [
+        OutcomeRecord("d1", "user", 0.0, max_sources=2, max_revisions=3),  # revision 1
+        OutcomeRecord("d2", "user", 0.5),
+        OutcomeRecord("d2", "user:a", 1.0, max_sources=2, max_revisions=3),  # nothing to correct
+    ]
+    receipts = postgres_store._record_group(batch)
+    assert [(r.seq, r.applied, r.revision) for r in receipts] == [
+        (3, True, 1),
+        (4, True, 0),
+        (5, True, 0),
+    ]
+    assert groups == [[3, 4, 5]]
+    assert [o.source for o in postgres_store.outcomes_of("d1", "d2")] == [
+        "user",
+        "user#1",
+        "user",
+        "user:a",
+    ]
+    # the standing value again, a correction past the bound: the portable path answers
+    standing = postgres_store._record_group(
+        [OutcomeRecord("d1", "user", 0.0, max_revisions=3), OutcomeRecord("d0", "user", 1.0)]
+    )
+    assert [(r.seq, r.applied, r.revision) for r in standing] == [(3, False, 1), (6, True, 0)]
+    postgres_store.record_outcome(OutcomeRecord("d1", "user", 1.0, max_revisions=3))  # 2 of 3
+    with pytest.raises(OutcomeLimitError, match="at most 3 scores"):
+        postgres_store._record_group(
+            [OutcomeRecord("d1", "user", 0.0, max_revisions=3), OutcomeRecord("d2", "checker", 1.0)]
+        )
+    assert groups == [[3, 4, 5], None, None]
+    assert postgres_store.rebuild_statistics().agrees
+
+
+def test_a_correction_that_waited_for_the_counter_takes_the_revision_after_its_rival_s(
+    postgres_store: SqlStore, postgres_url: str, records: Any
+) -> None:
+    """Two corrections of one source racing from two processes: each gets a revision of its
+    own, in commit order (the one statement's snapshot missed the rival's: the portable path)."""
+    postgres_store.save_decision(records.decision("d1"))
+    postgres_store.record_outcome(OutcomeRecord("d1", "user", 1.0))
+    other = create_engine(postgres_url)
+    receipts: list[OutcomeReceipt] = []
+    correction = OutcomeRecord("d1", "user", 0.25, max_revisions=5)
+    with other.connect() as rival:
+        rival.execute(text("UPDATE namespace_counters SET last_seq = 2"))
+        rival.execute(
+            text("INSERT INTO outcomes VALUES ('default', 2, 'd1', 'user#1', 0.0, 1.0, now())")
+        )
+        racer = threading.Thread(
+            target=lambda: receipts.append(postgres_store.record_outcome(correction))
+        )
+        racer.start()
+        time.sleep(0.5)  # the racer's statement saw revision 0 standing and waits for the counter
+        assert racer.is_alive()
+        rival.commit()
+        racer.join(timeout=30)
+    other.dispose()
+    assert receipts == [OutcomeReceipt(seq=3, applied=True, revision=2)]
+    learned = postgres_store.outcomes_of("d1")
+    assert [(o.seq, o.source, o.reward) for o in learned] == [
+        (1, "user", 1.0),
+        (2, "user#1", 0.0),
+        (3, "user#2", 0.25),
+    ]
