@@ -185,7 +185,9 @@ class Tool(Protocol):
     deadline starts, and `inline = True` when every run is pure computation bounded far below
     any deadline: the registry then runs it on the caller's thread. A tool that is not inline
     may define `precheck(argument)`, raising on the caller's thread the refusal its `run` would
-    give to an argument it can tell at a glance it cannot read (and returning otherwise).
+    give to an argument it can tell at a glance it cannot read, and returning True when this
+    argument's run is bounded computation far below any deadline (the registry then runs it
+    inline), anything else when a worker should run it.
     """
 
     @property

@@ -78,9 +78,10 @@ class AnswerLine:
         return getattr(self.tool, "inline", False) is True
 
     @property
-    def precheck(self) -> Callable[[str], None] | None:
+    def precheck(self) -> Callable[[str], object] | None:
         """The wrapped tool's early refusal, if it has one (`engine.adapters.tools.registry`):
-        the line is added to answers only, so a refusal is the tool's own."""
+        the line is added to answers only, so a refusal is the tool's own, and so is its word
+        that a run is bounded enough for the caller's thread."""
         return getattr(self.tool, "precheck", None)
 
     def prepare(self) -> None:

@@ -1,7 +1,8 @@
 """pint and quantulum3, loaded once per process on first use, and the unit names pint reads.
 
-Both libraries take seconds to load (about 4-5 s of CPU together, 3.5 s of it scikit-learn,
-which quantulum3 imports when it is installed), so nothing here loads them on import: the first
+Both libraries take seconds to load (about 10 s of CPU together: scikit-learn, which quantulum3
+imports when it is installed, and inflect, which its parser imports), so nothing here loads them
+on import: the first
 conversion in a process pays for it. The units tool loads them in its `prepare()`, which the
 tool registry runs before the first deadline starts (the load took 17 s of wall time on a busy
 machine, past the 10 s `THINKPATH_TOOL_TIMEOUT_S`). The word-problem reader (rates over time
@@ -20,7 +21,7 @@ from engine.errors import ToolRefusalError
 if TYPE_CHECKING:
     import pint
 
-__all__ = ["SCALES", "how_many", "libraries", "lock", "parse_unit"]
+__all__ = ["SCALES", "free", "how_many", "libraries", "lock", "parse_unit"]
 
 # Why these rules stay: pint reads "F" and "C" as farad and coulomb, and "degrees Celsius" as an
 # angle times a temperature difference; after "degree(s)" a person means the scale.
@@ -50,9 +51,27 @@ def libraries() -> tuple["pint.UnitRegistry[float]", Any]:
             quantulum3.classifier.USE_CLF = False
             from quantulum3 import parser  # noqa: PLC0415
 
-            _loaded["pint"] = pint.UnitRegistry(cache_folder=None)  # None: write no cache files
-            _loaded["parser"] = parser
+            registry: pint.UnitRegistry[float] = pint.UnitRegistry(cache_folder=None)  # no files
+            # quantulum3 imports its language's parser on the first parse, and with it inflect,
+            # whose typeguard decorators rewrite and compile its code: 5-10 s of CPU that the
+            # first conversion of a process paid inside its deadline. One parse here pays it.
+            parser.parse("1 metre")
+            format(registry.parse_units("metre"), "P")  # pint's formatter, likewise on first use
+            _loaded["pint"], _loaded["parser"] = registry, parser
         return _loaded["pint"], _loaded["parser"]
+
+
+def free() -> bool:
+    """Whether both libraries are loaded and no other thread holds them at this moment.
+
+    Why: a conversion may run on its caller's thread only where it can neither load the
+    libraries (seconds) nor wait behind another thread's call (one past its deadline may never
+    end); `units.precheck` asks here.
+    """
+    if not _loaded or not lock.acquire(blocking=False):
+        return False
+    lock.release()
+    return True
 
 
 @functools.lru_cache(maxsize=1024)

@@ -30,16 +30,29 @@ from typing import TYPE_CHECKING
 
 from engine.adapters.tools.calculator import format_number
 from engine.adapters.tools.reading import Reading, normalise, require_whole
-from engine.adapters.tools.unit_libraries import SCALES, libraries, lock, parse_unit
+from engine.adapters.tools.unit_libraries import SCALES, free, libraries, lock, parse_unit
 from engine.domain.records import ToolAnswer
 from engine.errors import ToolRefusalError
 
 if TYPE_CHECKING:
     import pint
 
-__all__ = ["MAX_INPUT_CHARS", "MAX_MAGNITUDE", "UnitConverter", "convert", "precheck"]
+__all__ = [
+    "BOUNDED_CHARS",
+    "MAX_INPUT_CHARS",
+    "MAX_MAGNITUDE",
+    "UnitConverter",
+    "convert",
+    "precheck",
+]
 
 MAX_INPUT_CHARS = 200
+# A conversion of a question this short may run on its caller's thread (`precheck`): over 3,830
+# random questions of up to 200 characters that a form matches, each read with both libraries
+# loaded on a machine at load 7, the slowest of up to 79 characters took 40 ms (1 ms to 14 ms
+# up to 59), 250 times below the 10 s default deadline; the longest ones up to 71 ms.
+BOUNDED_CHARS = 80
+LOCK_WAIT_S = 1.0  # the libraries' lock is held for a conversion: milliseconds, 71 ms at worst
 MAX_MAGNITUDE = 1e15
 SIGNIFICANT_DIGITS = 12
 
@@ -220,25 +233,66 @@ def _quantity_at(context: str, start: int) -> tuple[list[_Amount], int]:
 def _readings(text: str) -> dict[str, tuple[str, Reading]]:
     """Every form that reads the question whole, by its answer: value -> (output, reading)."""
     found: dict[str, tuple[str, Reading]] = {}
-    errors: list[str] = []
+    refusals: list[str | re.Match[str]] = []  # a match: refused, its reason not yet asked for
     for form in _FORMS:
         match = form.fullmatch(text)
         if match is None:
             continue
-        try:
-            amounts, spans = _stated(text, match)
-            target = _target(match["u"] or match["u2"], amounts)
-            value = _converted(amounts, target)
-            shown = _shown(amounts)
-            understood = f"{shown} = {format_number(value)} {_name(target)}"
-            reading = require_whole(Reading(text.lower(), understood, spans=spans))
-        except ToolRefusalError as error:
-            errors.append(str(error))
+        if _cannot_state(match):
+            refusals.append(match)
             continue
-        found.setdefault(format_number(value), (understood, reading))
+        try:
+            value, understood, reading = _reading(text, match)
+        except ToolRefusalError as error:
+            refusals.append(str(error))
+            continue
+        found.setdefault(value, (understood, reading))
     if not found:
-        raise ToolRefusalError(errors[0] if errors else _NOT_A_CONVERSION)
+        raise ToolRefusalError(_first_refusal(text, refusals))
     return found
+
+
+def _reading(text: str, match: re.Match[str]) -> tuple[str, str, Reading]:
+    """The answer one form's match gives, what it understood and its reading; or a refusal."""
+    amounts, spans = _stated(text, match)
+    target = _target(match["u"] or match["u2"], amounts)
+    value = _converted(amounts, target)
+    understood = f"{_shown(amounts)} = {format_number(value)} {_name(target)}"
+    reading = require_whole(Reading(text.lower(), understood, spans=spans))
+    return format_number(value), understood, reading
+
+
+# What a quantity's text starts with, after spaces, if `_amounts` is to read it: its first piece
+# must open with `_NUMBER_TEXT` ("a", "an", a minus or a digit), "A less than B" included.
+_QUANTITY_START = re.compile(r"[-\da]", re.IGNORECASE)
+
+
+def _cannot_state(match: re.Match[str]) -> bool:
+    """Whether a form's quantity cannot be one, told from its first character, without quantulum3.
+
+    Why: "How many metres are in 5 kilometres?" is matched by three forms, and two of them take
+    "How many metres are" or "in 5 kilometres" for the quantity; quantulum3 read each (a quarter
+    of a millisecond) only for `_amounts` to refuse it. A form whose quantity is read from the
+    sentence before ("... How many miles is that?") is left to quantulum3.
+    """
+    if "q" not in match.re.groupindex:
+        return False
+    return _QUANTITY_START.match(match["q"].lstrip()[:1]) is None
+
+
+def _first_refusal(text: str, refusals: list[str | re.Match[str]]) -> str:
+    """The first form's refusal, as `_reading` gives it: a form skipped by `_cannot_state` is
+    read now (it refuses), so the reason told never depends on the shortcut."""
+    if not refusals:
+        return _NOT_A_CONVERSION
+    first = refusals[0]
+    if isinstance(first, str):
+        return first
+    try:
+        _reading(text, first)
+    except ToolRefusalError as error:
+        return str(error)
+    raise AssertionError(f"a form skipped as no quantity read {first['q']!r}")  # pragma: no cover
 
 
 _NOT_A_CONVERSION = "not a conversion ('convert Q to U', 'U in Q')"
@@ -253,14 +307,17 @@ def _text(question: str) -> str:
     return re.sub(r"\b2nd\b", "second", normalise(question, lower=False))
 
 
-def precheck(question: str) -> None:
-    """Raise the refusal `convert` gives a question that no form reads, without pint.
+def precheck(question: str) -> bool:
+    """Raise the refusal `convert` gives a question that no form reads, without pint; else
+    whether its conversion is bounded enough for the caller's thread.
 
     Why: the tool policy tries this tool on questions of every kind (and as a fallback after
     another tool refused), and most of them are no conversion at all; `convert` refuses those
     before it touches a library, with this same error, so the registry can ask here on the
     caller's thread instead of handing the question to a worker (`ToolRegistry.run`). It never
-    answers: a question that some form reads goes on to `convert`.
+    answers: a question that some form reads goes on to `convert`, on the caller's thread when
+    it is at most `BOUNDED_CHARS` long and the libraries are loaded and free (True), else on a
+    worker, under its deadline.
 
     >>> precheck("What is 3 + 5?")
     Traceback (most recent call last):
@@ -270,6 +327,7 @@ def precheck(question: str) -> None:
     text = _text(question)
     if not any(form.fullmatch(text) for form in _FORMS):
         raise ToolRefusalError(_NOT_A_CONVERSION)
+    return len(text) <= BOUNDED_CHARS and free()
 
 
 def convert(question: str) -> ToolAnswer:
@@ -283,8 +341,14 @@ def convert(question: str) -> ToolAnswer:
     engine.errors.ToolRefusalError: 'Mississippi' is not a quantity with a unit
     """
     text = _text(question)
-    with lock:
+    # Bounded: a run on the caller's thread (`precheck`) must not wait without end behind a
+    # call that took the libraries after the precheck saw them free and never ends.
+    if not lock.acquire(timeout=LOCK_WAIT_S):
+        raise ToolRefusalError(f"the unit libraries stayed busy for {LOCK_WAIT_S:g} s")
+    try:
         found = _readings(text)
+    finally:
+        lock.release()
     if len(found) > 1:
         raise ToolRefusalError(f"the question reads {len(found)} ways: {', '.join(found)}")
     value, (understood, _) = next(iter(found.items()))
@@ -311,9 +375,10 @@ class UnitConverter:
         """Load pint and quantulum3 (seconds, once per process) before the first deadline runs."""
         libraries()
 
-    def precheck(self, argument: str) -> None:
-        """`precheck`: the refusal of a question that is no conversion, told without pint."""
-        precheck(argument)
+    def precheck(self, argument: str) -> bool:
+        """`precheck`: the refusal of a question that is no conversion, told without pint, and
+        whether the conversion may run on the caller's thread."""
+        return precheck(argument)
 
     def run(self, argument: str) -> ToolAnswer:
         return convert(argument)

@@ -294,3 +294,23 @@ def test_a_precheck_refuses_on_the_callers_thread_and_lets_the_rest_run() -> Non
     assert tool.arguments == ["question?"]
     assert tool.threads != [threading.current_thread()]  # the run went to a worker
     assert tool.checked_on == [threading.current_thread()] * 2
+
+
+@dataclass
+class Bounded(Prechecked):
+    """A tool whose precheck says which arguments' runs are bounded (True: the caller's thread)."""
+
+    def precheck(self, argument: str) -> bool | str:  # type: ignore[override]
+        super().precheck(argument)
+        return True if argument == "short?" else "yes"  # only True itself means bounded
+
+
+def test_a_precheck_that_says_bounded_runs_the_call_on_the_callers_thread_only_then() -> None:
+    tool = Bounded("asks")
+    registry = ToolRegistry([tool])
+    assert registry.run("asks", "short?", timeout_s=5).output == "done"
+    assert tool.threads == [threading.current_thread()]
+    assert registry._workers.started == 0
+    assert registry.run("asks", "longer?", timeout_s=5).output == "done"
+    assert tool.threads[1] is not threading.current_thread()  # any other answer: a worker
+    assert registry._workers.started == 1

@@ -4,6 +4,7 @@ import math
 import re
 import subprocess
 import sys
+import threading
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,8 +14,14 @@ from hypothesis import strategies as st
 
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.answer_line import AnswerLine
-from engine.adapters.tools.unit_libraries import how_many
-from engine.adapters.tools.units import MAX_INPUT_CHARS, UnitConverter, convert, precheck
+from engine.adapters.tools.unit_libraries import how_many, libraries, lock
+from engine.adapters.tools.units import (
+    BOUNDED_CHARS,
+    MAX_INPUT_CHARS,
+    UnitConverter,
+    convert,
+    precheck,
+)
 from engine.domain.checkers import extract_final_answer
 from engine.domain.ports import Tool
 from engine.domain.records import ToolAnswer
@@ -248,6 +255,83 @@ def test_the_registry_refuses_a_question_no_form_reads_without_a_worker() -> Non
         "ToolRefusalError: not a conversion ('convert Q to U', 'U in Q')",
     )
     assert registry._workers.started == 0
-    answered = registry.run("units", "Convert 3 feet to inches", timeout_s=60)
-    assert (answered.ok, answered.value) == (True, "36")
-    assert registry._workers.started == 1
+    long = "What is " + " plus ".join(["1 foot"] * 8) + " in inches?"
+    assert len(long) > BOUNDED_CHARS
+    answered = registry.run("units", long, timeout_s=60)
+    assert (answered.ok, answered.value) == (True, "96")
+    assert registry._workers.started == 1  # a long question goes to a worker and its deadline
+
+
+def test_a_short_conversion_runs_on_the_callers_thread_once_the_libraries_are_loaded() -> None:
+    tool = UnitConverter()
+    registry = ToolRegistry([AnswerLine(tool)])
+    answered = registry.run("units", "How many metres are in 5 kilometres?", timeout_s=60)
+    assert (answered.ok, answered.value) == (True, "5000")
+    assert registry._workers.started == 0  # no hand-off to a worker and back
+    assert tool.precheck("Convert 3 feet to inches") is True
+
+
+def test_a_conversion_behind_a_held_lock_goes_to_a_worker_and_meets_its_deadline() -> None:
+    # A call that holds the libraries and does not end (one past its deadline, on a worker):
+    # the caller's thread must not wait behind it, and the deadline still cuts the call off.
+    registry = ToolRegistry([UnitConverter()])
+    assert registry.run("units", "Convert 3 feet to inches", timeout_s=60).ok  # prepared, inline
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    held.wait(10)
+    try:
+        assert UnitConverter().precheck("Convert 3 feet to inches") is False
+        late = registry.run("units", "Convert 3 feet to inches", timeout_s=0.05)
+        assert (late.ok, late.error) == (False, "timed out after 0.05 s")
+        assert registry._workers.started == 1
+    finally:
+        release.set()
+        holder.join(10)
+
+
+def test_loading_the_libraries_loads_what_the_first_parse_would() -> None:
+    # quantulum3 imported its language's parser (and inflect, 5-10 s) on the first parse, inside
+    # the first conversion's deadline; `prepare()` must pay it before.
+    code = (
+        "import sys\n"
+        "from engine.adapters.tools.unit_libraries import libraries\n"
+        "libraries()\n"
+        "print(sorted({'inflect', 'quantulum3._lang.en_US.parser'} & set(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+        cwd=Path(__file__).parents[5],
+    )
+    assert result.stdout.strip() == "['inflect', 'quantulum3._lang.en_US.parser']"
+
+
+def test_a_form_whose_quantity_opens_with_no_number_is_not_read_by_quantulum(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Three forms match this question; two take "How many metres are" or "in 5 kilometres" for
+    # the quantity, which cannot open with a number: only the third's is worth reading.
+    _, parser = libraries()
+    read: list[str] = []
+    parse = parser.parse
+
+    def counted(text: str, *rest: object) -> object:
+        read.append(text)
+        return parse(text, *rest)
+
+    monkeypatch.setattr(parser, "parse", counted)
+    assert convert("How many metres are in 5 kilometres?").value == "5000"
+    assert read == ["5 kilometres"]
+    # A refusal still tells the first form's own reason, read when it is the one told.
+    with pytest.raises(ToolRefusalError, match="'Mississippi' is not a quantity with a unit"):
+        convert("How many letters are in Mississippi?")
