@@ -4,6 +4,7 @@ posteriors, and Monte Carlo argmax frequencies for the rest."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from math import lgamma
 
 import numpy as np
 from numpy.typing import NDArray
@@ -184,22 +185,36 @@ def charged_beta_prob_best(
     total = alpha + beta
     mean = alpha / total - charges
     std = np.sqrt(alpha * beta / (total * total * (total + 1.0)))
-    low = float(np.min(np.maximum(-charges, mean - _SPAN_IN_SD * std)))
-    high = float(np.max(np.minimum(1.0 - charges, mean + _SPAN_IN_SD * std)))
-    points = int(min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * std.min()))))
+    lower = np.maximum(-charges, mean - _SPAN_IN_SD * std)
+    upper = np.minimum(1.0 - charges, mean + _SPAN_IN_SD * std)
+    # Below the highest lower bound that arm is (all but) never beaten, so nothing is best there;
+    # an arm whose upper bound is below it is (all but) never best: left out of the grid.
+    low = float(lower.max())
+    live = upper > low
+    best: FloatArray = np.zeros(alpha.size)
+    if live.sum() == 1:
+        best[live] = 1.0
+        return best
+    a, b, c, s = alpha[live], beta[live], charges[live], std[live]
+    high = float(upper[live].max())
+    # at least 256 points: a charge cuts an arm's support off inside the grid, mid-cell
+    points = int(min(QUADRATURE_POINTS, max(256, (high - low) / (_SPACING_IN_SD * s.min()))))
     v = low + (np.arange(points) + 0.5) * ((high - low) / points)
-    x = v[None, :] + charges[:, None]  # each arm's own value at the grid's net values
+    x = v[None, :] + c[:, None]  # each arm's own value at the grid's net values
     inside = (x > 0.0) & (x < 1.0)
     safe = np.where(inside, x, 0.5)
-    log_density = (alpha[:, None] - 1.0) * np.log(safe) + (beta[:, None] - 1.0) * np.log1p(-safe)
+    log_density = (a[:, None] - 1.0) * np.log(safe) + (b[:, None] - 1.0) * np.log1p(-safe)
     log_density = np.where(inside, log_density, -np.inf)
-    log_density -= log_density.max(axis=1, keepdims=True)
-    mass = np.exp(log_density)
-    mass /= mass.sum(axis=1, keepdims=True)
-    cdf = np.cumsum(mass, axis=1) - 0.5 * mass
+    # Each cell's mass is the normalised density times the cell's width (the Beta function by
+    # `math.lgamma`: scipy's import alone took 0.28 s); what an arm has below the grid, where
+    # its lower values fall, is the rest of its unit mass.
+    log_beta = np.array([lgamma(x) + lgamma(y) - lgamma(x + y) for x, y in zip(a, b, strict=True)])
+    mass = np.exp(log_density - log_beta[:, None]) * ((high - low) / points)
+    below = np.clip(1.0 - mass.sum(axis=1), 0.0, 1.0)
+    cdf = below[:, None] + np.cumsum(mass, axis=1) - 0.5 * mass
     log_cdf = np.log(np.maximum(cdf, 1e-300))
     others = np.exp(log_cdf.sum(axis=0, keepdims=True) - log_cdf) * mass
-    best: FloatArray = others.sum(axis=1)
+    best[live] = others.sum(axis=1)
     return best / float(best.sum())
 
 
