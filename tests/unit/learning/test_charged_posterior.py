@@ -16,8 +16,8 @@ def draw_shares(alpha: np.ndarray, beta: np.ndarray, charges: np.ndarray, n: int
 def test_the_propensities_are_the_charged_draws_own_frequencies(seed: int) -> None:
     rng = np.random.default_rng(seed)
     arms = 6
-    alpha = 1.0 + rng.integers(0, 30, arms)
-    beta = 1.0 + rng.integers(0, 10, arms)
+    alpha = 1.0 + rng.integers(0, 30, arms).astype(np.float64)
+    beta = 1.0 + rng.integers(0, 10, arms).astype(np.float64)
     charges = rng.uniform(0.0, 0.25, arms)
     exact = charged_beta_prob_best(alpha, beta, charges, rng)
     assert exact.sum() == pytest.approx(1.0)
