@@ -126,17 +126,20 @@ def _arm_shares(steps: Sequence[Step]) -> dict[str, float]:
 
 
 def likelihood_cost(passes: Sequence[ScoringPass]) -> dict[str, float]:
-    """What option likelihood cost per option: forward tokens and seconds."""
-    if not passes:
+    """What option likelihood cost per option: forward tokens and seconds over the passes that
+    ran (the question's, and a content-free baseline not kept yet), and how many were kept."""
+    ran = [p for p in passes if not p.reused]
+    if not ran:
         return {}
-    options = sum(p.options for p in passes)
+    options = sum(p.options for p in ran)
     return {
-        "passes": len(passes),
-        "options_per_pass": round(options / len(passes), 2),
-        "forward_tokens_per_pass": _mean([p.forward_tokens for p in passes]),
-        "forward_tokens_per_option": round(sum(p.forward_tokens for p in passes) / options, 2),
-        "seconds_per_pass": _mean([p.seconds for p in passes]),
-        "seconds_per_option": round(sum(p.seconds for p in passes) / options, 4),
+        "passes": len(ran),
+        "passes_reused": len(passes) - len(ran),
+        "options_per_pass": round(options / len(ran), 2),
+        "forward_tokens_per_pass": _mean([p.forward_tokens for p in ran]),
+        "forward_tokens_per_option": round(sum(p.forward_tokens for p in ran) / options, 2),
+        "seconds_per_pass": _mean([p.seconds for p in ran]),
+        "seconds_per_option": round(sum(p.seconds for p in ran) / options, 4),
     }
 
 
