@@ -14,7 +14,10 @@ chosen. The options come from the question or from the client (`engine.domain.op
   "Question: N/A\\nAnswer:" (`engine.domain.likelihood`: PMI_DC, Holtzman et al. 2021; the
   likelihood form of Zhao et al. 2021's contextual calibration). Why: the embedded 135M model
   has priors over option texts of its own (one answer of a Yes/No pair, a round number), and
-  uncalibrated it chose by them, below chance on five of nine development families. The
+  uncalibrated it chose by them: below chance on five of nine development families, 31.1% on
+  their first 10 tasks each; calibrated, 34.4% and three of nine (docs/benchmarks.md,
+  "Calibrated option likelihood"). One arm, its normalisation replaced: a second scoring arm
+  near the first would cost each kind exploration it cannot afford at 30 decisions. The
   baseline depends on the option texts only; the scorer the composition root builds keeps it
   per option set (`engine.adapters.llm.scoring_cache`), so a set seen before (Yes/No,
   True/False) costs no pass, and a new one one pass of a few prompt tokens plus k - 1 per option
