@@ -18,6 +18,7 @@ from engine.adapters.llm.connect import (
 )
 from engine.adapters.llm.local_chat import LocalChat
 from engine.adapters.llm.local_settings import LocalModelSettings
+from engine.adapters.llm.scoring_cache import CachingOptionScorer
 from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
@@ -29,6 +30,7 @@ from engine.errors import ConfigError
 from engine.orchestration.facade import Engine
 from engine.orchestration.learner import POLICY_ROLES, PolicyFactory
 from engine.settings import Settings, load_settings
+from engine.stages.option_procedures import CONTENT_FREE_PROMPT
 from learning import PolicyLike, make_policy
 from learning.streams import stream_seed
 from templates import load_templates
@@ -260,5 +262,8 @@ def build_engine(
 def build_option_scorer(llm: LLM) -> OptionScorer | None:
     """Option likelihood's scorer: the in-process model's own log-probabilities; None for a
     hosted model (chat providers return no prompt log-probabilities), where the
-    option-likelihood path is not a candidate and its trace says why."""
-    return llm.option_scorer() if isinstance(llm, LocalChat) else None
+    option-likelihood path is not a candidate and its trace says why. The options'
+    content-free baselines are kept per option set (`CachingOptionScorer`)."""
+    if not isinstance(llm, LocalChat):
+        return None
+    return CachingOptionScorer(llm.option_scorer(), frozenset({CONTENT_FREE_PROMPT}))

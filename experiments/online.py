@@ -132,8 +132,8 @@ def _cost(
     records: Sequence[CallRecord], scorer: RecordedScorer | None = None, mark: int = 0
 ) -> tuple[int, int, float]:
     """Calls, generated tokens and model seconds of `records`, plus the scoring passes after
-    `mark` (each a call with no generated token)."""
-    passes = scorer.passes[mark:] if scorer is not None else []
+    `mark` (each a call with no generated token; one served from kept baselines none)."""
+    passes = [p for p in scorer.passes[mark:] if not p.reused] if scorer is not None else []
     return (
         len(records) + len(passes),
         sum(r.completion_tokens for r in records),

@@ -34,7 +34,7 @@ from experiments.online import Step, engine_runs, static_steps, stream_orders
 from experiments.recorded_scorer import RecordedScorer, ScoringPass
 from experiments.tasks import Task
 
-__all__ = ["OPTION_TEMPLATES", "main", "option_tasks", "summarise"]
+__all__ = ["OPTION_TEMPLATES", "main", "mean_of", "option_tasks", "paired_interval", "summarise"]
 
 OPTION_TEMPLATES = ("choose_an_option", "likeliest_option", "reason_then_choose")
 BOOTSTRAP_RESAMPLES = 10_000
@@ -48,11 +48,11 @@ def option_tasks(per_family: int) -> list[Task]:
     return [task for task in tasks if task.family in chosen]
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean_of(values: Sequence[float]) -> float:
     return round(float(statistics.fmean(values)), 4) if values else 0.0
 
 
-def _paired_interval(differences: Sequence[float], seed: int = 0) -> tuple[float, float]:
+def paired_interval(differences: Sequence[float], seed: int = 0) -> tuple[float, float]:
     """The 95% percentile interval of the mean difference, resampling tasks."""
     values = np.asarray(differences, dtype=float)
     rng = np.random.default_rng(seed)
@@ -70,7 +70,7 @@ def summarise(
     for order in engine:
         for step in order:
             by_task_engine.setdefault(step.task.task_id, []).append(step.reward)
-    engine_score = {task_id: _mean(values) for task_id, values in by_task_engine.items()}
+    engine_score = {task_id: mean_of(values) for task_id, values in by_task_engine.items()}
     families = sorted({task.family for task in tasks})
     rows = []
     for family in families:
@@ -78,11 +78,11 @@ def summarise(
         row: dict[str, Any] = {
             "family": family,
             "tasks": len(members),
-            "chance": _mean([1 / len(tasks[i].options) for i in members]),
+            "chance": mean_of([1 / len(tasks[i].options) for i in members]),
         }
         for label, steps in static.items():
-            row[label] = _mean([steps[i].reward for i in members])
-        row["engine"] = _mean([engine_score[tasks[i].task_id] for i in members])
+            row[label] = mean_of([steps[i].reward for i in members])
+        row["engine"] = mean_of([engine_score[tasks[i].task_id] for i in members])
         rows.append(row)
     bare = [step.reward for step in static["bare"]]
     engine_scores = [engine_score[task.task_id] for task in tasks]
@@ -92,26 +92,26 @@ def summarise(
         "families": rows,
         "overall": {
             "tasks": len(tasks),
-            "chance": _mean([1 / len(task.options) for task in tasks]),
-            **{label: _mean([s.reward for s in steps]) for label, steps in static.items()},
-            "engine": _mean(engine_scores),
-            "engine_by_order": [_mean([s.reward for s in order]) for order in engine],
+            "chance": mean_of([1 / len(task.options) for task in tasks]),
+            **{label: mean_of([s.reward for s in steps]) for label, steps in static.items()},
+            "engine": mean_of(engine_scores),
+            "engine_by_order": [mean_of([s.reward for s in order]) for order in engine],
         },
         "engine_minus_bare": {
-            "mean": _mean(differences),
-            "ci95": _paired_interval(differences),
+            "mean": mean_of(differences),
+            "ci95": paired_interval(differences),
         },
         "cost_per_decision": {
             **{
                 label: {
-                    "calls": _mean([s.calls for s in steps]),
-                    "seconds": _mean([s.seconds for s in steps]),
+                    "calls": mean_of([s.calls for s in steps]),
+                    "seconds": mean_of([s.seconds for s in steps]),
                 }
                 for label, steps in static.items()
             },
             "engine": {
-                "calls": _mean([s.calls for s in engine_steps]),
-                "seconds": _mean([s.seconds for s in engine_steps]),
+                "calls": mean_of([s.calls for s in engine_steps]),
+                "seconds": mean_of([s.seconds for s in engine_steps]),
             },
         },
         "engine_arms": _arm_shares(engine_steps),
@@ -126,17 +126,20 @@ def _arm_shares(steps: Sequence[Step]) -> dict[str, float]:
 
 
 def likelihood_cost(passes: Sequence[ScoringPass]) -> dict[str, float]:
-    """What option likelihood cost per option: forward tokens and seconds."""
-    if not passes:
+    """What option likelihood cost per option: forward tokens and seconds over the passes that
+    ran (the question's, and a content-free baseline not kept yet), and how many were kept."""
+    ran = [p for p in passes if not p.reused]
+    if not ran:
         return {}
-    options = sum(p.options for p in passes)
+    options = sum(p.options for p in ran)
     return {
-        "passes": len(passes),
-        "options_per_pass": round(options / len(passes), 2),
-        "forward_tokens_per_pass": _mean([p.forward_tokens for p in passes]),
-        "forward_tokens_per_option": round(sum(p.forward_tokens for p in passes) / options, 2),
-        "seconds_per_pass": _mean([p.seconds for p in passes]),
-        "seconds_per_option": round(sum(p.seconds for p in passes) / options, 4),
+        "passes": len(ran),
+        "passes_reused": len(passes) - len(ran),
+        "options_per_pass": round(options / len(ran), 2),
+        "forward_tokens_per_pass": mean_of([p.forward_tokens for p in ran]),
+        "forward_tokens_per_option": round(sum(p.forward_tokens for p in ran) / options, 2),
+        "seconds_per_pass": mean_of([p.seconds for p in ran]),
+        "seconds_per_option": round(sum(p.seconds for p in ran) / options, 4),
     }
 
 

@@ -2,7 +2,8 @@
 
 A scoring pass is no chat call, so the evaluations' request cache (`CachingLLM`) never sees it;
 `RecordedScorer` keeps what each pass cost, so that a contender's step counts it as the engine's
-own trace does (`engine.stages.option_procedures`: one call, its forward tokens and seconds).
+own trace does (`engine.stages.option_procedures`: its forward tokens and seconds). A pass the
+scorer served from its kept baselines (`reused`) evaluated nothing, and counts no call.
 """
 
 import time
@@ -17,11 +18,13 @@ __all__ = ["RecordedScorer", "ScoringPass"]
 
 @dataclass(frozen=True)
 class ScoringPass:
-    """One scoring pass: its seconds, its forward tokens (prompt and options), its options."""
+    """One scoring pass: its seconds, its forward tokens (prompt and options), its options, and
+    whether it was served from kept baselines (no token evaluated)."""
 
     seconds: float
     forward_tokens: int
     options: int
+    reused: bool = False
 
 
 @dataclass
@@ -36,6 +39,8 @@ class RecordedScorer:
     ) -> Likelihoods:
         started = time.perf_counter()
         scored = self.inner.score_continuations(prompt, continuations, timeout_s)
-        tokens = scored.prompt_tokens + scored.forward_passes
-        self.passes.append(ScoringPass(time.perf_counter() - started, tokens, len(continuations)))
+        seconds = time.perf_counter() - started
+        self.passes.append(
+            ScoringPass(seconds, scored.forward_tokens, len(continuations), scored.reused)
+        )
         return scored

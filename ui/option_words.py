@@ -40,6 +40,11 @@ def option_choice_words(outputs: dict[str, Any]) -> str | None:
     >>> print(option_choice_words({"procedure": "option_likelihood", "chosen": "B",
     ...     "chosen_text": "Jupiter", "letters": ["A", "B"], "share": 0.62}))
     chose (B) "Jupiter" by the model's likelihood of each option (share 0.62 of the options)
+    >>> print(option_choice_words({"procedure": "option_likelihood", "chosen": "No",
+    ...     "chosen_text": "No", "share": 0.8, "normalisation": "calibrated",
+    ...     "uncalibrated_choice": "Yes"}))
+    chose "No" by the model's likelihood of each option over its likelihood with no question \
+(share 0.80 of the options; "Yes" before that calibration)
     >>> option_choice_words({"procedure": "single"}) is None
     True
     """
@@ -52,6 +57,13 @@ def option_choice_words(outputs: dict[str, Any]) -> str | None:
         "reason_choose": "after a short reasoning call, in a call held to the options",
         "option_likelihood": "by the model's likelihood of each option",
     }.get(str(outputs.get("procedure")), "among the options")
-    share = outputs.get("share")
-    tail = f" (share {float(share):.2f} of the options)" if share is not None else ""
+    if outputs.get("normalisation") == "calibrated":
+        how += " over its likelihood with no question"
+    notes = []
+    if (share := outputs.get("share")) is not None:
+        notes.append(f"share {float(share):.2f} of the options")
+    before = outputs.get("uncalibrated_choice")
+    if before is not None and before != outputs["chosen_text"]:
+        notes.append(f"{quoted(clip(str(before), 60))} before that calibration")
+    tail = f" ({'; '.join(notes)})" if notes else ""
     return f"chose {chosen} {how}{tail}"

@@ -20,16 +20,34 @@ token (`token_mean`), for two reasons:
 `sum` and `char_mean` (lm-evaluation-harness's `acc` and `acc_norm`) stay available, so that a
 caller can learn which works per kind of question.
 
+Calibration (`calibrated`). A small model has a prior over option texts of its own, whatever the
+question: it finds " Yes" likelier than " No", a round number likelier than an odd one, and a
+likelihood after the question mixes that prior with what the question says. The calibrated
+score subtracts the prior: log P(option | question) - log P(option | a content-free prompt), the
+question replaced by nothing ("Question: N/A\nAnswer:"). This is Holtzman et al. 2021,
+"Surface Form Competition" (PMI_DC, the domain-conditional pointwise mutual information), and
+the likelihood form of Zhao et al. 2021, "Calibrate Before Use" (contextual calibration, which
+divides the label probabilities by those after a content-free input). An option is tokenized on
+its own, so it has as many tokens after either prompt: the difference is already comparable
+across lengths, and no per-token mean is taken (PMI_DC is a difference of sums). The baseline
+depends on the option texts only, so a caller can keep it per option set.
+
 Cost: the prompt is evaluated once for all options (one forward pass over its tokens, in
 batches), then an option of k tokens takes k - 1 single-token passes: its first token's
-probability comes from the prompt's pass. Nothing is generated.
+probability comes from the prompt's pass. Nothing is generated. Calibration adds one pass after
+the content-free prompt (a handful of tokens, then the same k - 1 per option), and none where
+that option set's baseline is already kept.
 
+>>> from dataclasses import replace
 >>> paris, lyon = ContinuationScore(" Paris", -0.5, 1), ContinuationScore(" Lyon", -3.0, 2)
 >>> scores = Likelihoods(5, (paris, lyon))
 >>> best_option(scores)
 0
 >>> [round(value, 2) for value in normalised_scores(scores, "token_mean")]
 [-0.5, -1.5]
+>>> prior = Likelihoods(4, (replace(paris, logprob=-0.2), replace(lyon, logprob=-4.0)))
+>>> best_option(scores, "calibrated", baseline=prior)  # Lyon 1.0 above its prior, Paris -0.3
+1
 """
 
 import math
@@ -47,7 +65,7 @@ __all__ = [
     "option_shares",
 ]
 
-Normalisation = Literal["token_mean", "char_mean", "sum"]
+Normalisation = Literal["token_mean", "char_mean", "sum", "calibrated"]
 NORMALISATIONS: tuple[str, ...] = get_args(Normalisation)
 
 # log-softmax is at most 0; float32 rounding can leave a hair above it.
@@ -75,11 +93,17 @@ class Likelihoods:
 
     prompt_tokens: int
     scores: tuple[ContinuationScore, ...]
+    reused: bool = False  # served from a cache of earlier passes: nothing was evaluated for it
 
     @property
     def forward_passes(self) -> int:
         """Single-token passes beyond the prompt's own: k - 1 for an option of k tokens."""
         return sum(score.tokens - 1 for score in self.scores)
+
+    @property
+    def forward_tokens(self) -> int:
+        """The tokens this pass evaluated: the prompt's, then `forward_passes`; none if reused."""
+        return 0 if self.reused else self.prompt_tokens + self.forward_passes
 
 
 _NORMALISE: dict[str, Callable[[ContinuationScore], float]] = {
@@ -90,9 +114,18 @@ _NORMALISE: dict[str, Callable[[ContinuationScore], float]] = {
 
 
 def normalised_scores(
-    likelihoods: Likelihoods, how: Normalisation = "token_mean"
+    likelihoods: Likelihoods,
+    how: Normalisation = "token_mean",
+    *,
+    baseline: Likelihoods | None = None,
 ) -> tuple[float, ...]:
-    """Each option's score under the normalisation `how` (see the module docstring)."""
+    """Each option's score under the normalisation `how` (see the module docstring).
+
+    `calibrated` needs `baseline`: the same continuations, in the same order, scored after a
+    content-free prompt; the other normalisations ignore it.
+    """
+    if how == "calibrated":
+        return _calibrated(likelihoods, baseline)
     try:
         normalise = _NORMALISE[how]
     except KeyError:
@@ -100,21 +133,43 @@ def normalised_scores(
     return tuple(normalise(score) for score in likelihoods.scores)
 
 
-def best_option(likelihoods: Likelihoods, how: Normalisation = "token_mean") -> int:
+def _calibrated(likelihoods: Likelihoods, baseline: Likelihoods | None) -> tuple[float, ...]:
+    if baseline is None:
+        raise ValueError("the calibrated normalisation needs the options' content-free baseline")
+    asked = [score.continuation for score in likelihoods.scores]
+    if [score.continuation for score in baseline.scores] != asked:
+        raise ValueError("a baseline scores the same continuations, in the same order")
+    pairs = zip(likelihoods.scores, baseline.scores, strict=True)
+    return tuple(score.logprob - prior.logprob for score, prior in pairs)
+
+
+def best_option(
+    likelihoods: Likelihoods,
+    how: Normalisation = "token_mean",
+    *,
+    baseline: Likelihoods | None = None,
+) -> int:
     """The index of the highest-scoring option; the first of equals, so the choice is stable."""
-    values = normalised_scores(likelihoods, how)
+    values = normalised_scores(likelihoods, how, baseline=baseline)
     if not values:
         raise ValueError("no options were scored")
     return max(range(len(values)), key=lambda index: (values[index], -index))
 
 
-def option_shares(likelihoods: Likelihoods, how: Normalisation = "token_mean") -> tuple[float, ...]:
+def option_shares(
+    likelihoods: Likelihoods,
+    how: Normalisation = "token_mean",
+    *,
+    baseline: Likelihoods | None = None,
+) -> tuple[float, ...]:
     """The normalised scores as shares that sum to 1 (a softmax), for showing beside a choice.
 
-    Under `sum` they are the model's probabilities renormalised over the options; under the
-    means they rank the same way but are no probability of anything, only a relative weight.
+    Under `sum` they are the model's probabilities renormalised over the options; under
+    `calibrated`, the probabilities divided by their content-free priors, renormalised (Zhao et
+    al.'s calibrated distribution); under the means they rank the same way but are no
+    probability of anything, only a relative weight.
     """
-    values = normalised_scores(likelihoods, how)
+    values = normalised_scores(likelihoods, how, baseline=baseline)
     top = max(values)
     weights = [math.exp(value - top) for value in values]
     total = sum(weights)

@@ -9,8 +9,19 @@ chosen. The options come from the question or from the client (`engine.domain.op
   letters, are the enum: a small model that must write "Ottawa" is choosing among meanings, one
   that must write "B" is choosing among labels it has to map back to the options first.
 - *Option likelihood*: no text is generated; each option is scored by the model's own
-  log-likelihood after "Question: ...\\nAnswer:", mean per token (`engine.domain.likelihood`
-  says why that normalisation), the way lm-evaluation-harness runs small models on choices.
+  log-likelihood after "Question: ...\\nAnswer:", the way lm-evaluation-harness runs small
+  models on choices, calibrated: less its log-likelihood after the content-free
+  "Question: N/A\\nAnswer:" (`engine.domain.likelihood`: PMI_DC, Holtzman et al. 2021; the
+  likelihood form of Zhao et al. 2021's contextual calibration). Why: the embedded 135M model
+  has priors over option texts of its own (one answer of a Yes/No pair, a round number), and
+  uncalibrated it chose by them: below chance on five of nine development families, 31.1% on
+  their first 10 tasks each; calibrated, 34.4% and three of nine (docs/benchmarks.md,
+  "Calibrated option likelihood"). One arm, its normalisation replaced: a second scoring arm
+  near the first would cost each kind exploration it cannot afford at 30 decisions. The
+  baseline depends on the option texts only; the scorer the composition root builds keeps it
+  per option set (`engine.adapters.llm.scoring_cache`), so a set seen before (Yes/No,
+  True/False) costs no pass, and a new one one pass of a few prompt tokens plus k - 1 per option
+  of k tokens, as many as the question's own pass spends on the options.
 - *Reason, then choose*: a short free-text reasoning call, then the constrained choice with the
   reasoning shown to it, neutralised like any model text that enters a prompt.
 """
@@ -27,18 +38,29 @@ from engine.domain.options import Options, answer_in_form
 from engine.domain.ports import LLM, OptionScorer
 from engine.domain.records import ChatMessage, Cost, LLMRequest, PathDefinition
 from engine.domain.structured import ask_structured
-from engine.errors import BudgetExceededError, LLMUnavailableError
+from engine.errors import BudgetExceededError, LLMTimeoutError, LLMUnavailableError
 from engine.stages.answer import answer_messages, fill_prompt, tool_block
 from engine.stages.prompting import neutralise
 
-__all__ = ["CHOOSE_SYSTEM", "REASON_MAX_TOKENS", "OptionSettings", "run_option_procedure"]
+__all__ = [
+    "CHOOSE_SYSTEM",
+    "CONTENT_FREE_PROMPT",
+    "REASON_MAX_TOKENS",
+    "OptionSettings",
+    "run_option_procedure",
+]
 
 CHOOSE_SYSTEM = (
     "Choose the one option that answers the question. Reply with a JSON object whose "
     '"answer" is that option, written exactly as listed.'
 )
 REASON_MAX_TOKENS = 160  # "at most four short sentences", with room to finish the last
-NORMALISATION: Normalisation = "token_mean"
+NORMALISATION: Normalisation = "calibrated"
+# The question's prompt with its content taken out, so that what stays is the model's prior
+# over the option texts in this answer slot. Chosen on the development families among
+# "Answer:" (Holtzman et al.'s domain premise), "Question: N/A", "Question: [MASK]" and an empty
+# question (docs/benchmarks.md, "calibrated option likelihood").
+CONTENT_FREE_PROMPT = "Question: N/A\nAnswer:"
 NO_SCORER = (
     "this model gives no likelihoods of its own (only the in-process model does), so option "
     "likelihood cannot run"
@@ -168,23 +190,31 @@ def _likeliest(
     timeout_s: float,
     calls_left: int | None,
 ) -> tuple[int, dict[str, object], Cost]:
+    """The calibrated likeliest option: the question's pass, then the options' content-free
+    baseline (kept by the scorer per option set), one call's worth of the budget for both."""
     if scorer is None:
         raise LLMUnavailableError(NO_SCORER)
     if calls_left is not None and calls_left < 1:
         raise BudgetExceededError("no call left for option likelihood's scoring pass")
     started = time.perf_counter()
     prompt = f"Question: {_question(options, query)}\nAnswer:"
-    likelihoods = scorer.score_continuations(
-        prompt, [f" {text}" for text in options.texts], timeout_s
-    )
+    continuations = [f" {text}" for text in options.texts]
+    likelihoods = scorer.score_continuations(prompt, continuations, timeout_s)
+    left = timeout_s - (time.perf_counter() - started)
+    if left <= 0:
+        raise LLMTimeoutError("option likelihood passed its deadline before the baseline")
+    baseline = scorer.score_continuations(CONTENT_FREE_PROMPT, continuations, left)
     seconds = time.perf_counter() - started
-    shares = option_shares(likelihoods, NORMALISATION)
-    index = best_option(likelihoods, NORMALISATION)
-    passes = likelihoods.prompt_tokens + likelihoods.forward_passes
+    shares = option_shares(likelihoods, NORMALISATION, baseline=baseline)
+    index = best_option(likelihoods, NORMALISATION, baseline=baseline)
+    passes = likelihoods.forward_tokens + baseline.forward_tokens
     outputs: dict[str, object] = {
         "normalisation": NORMALISATION,
+        "content_free_prompt": CONTENT_FREE_PROMPT,
         "shares": [round(share, 4) for share in shares],
         "share": round(shares[index], 4),
+        "uncalibrated_choice": options.texts[best_option(likelihoods, "token_mean")],
+        "baseline_reused": baseline.reused,
         "forward_tokens": passes,
     }
     cost = Cost(calls=1, prompt_tokens=passes, seconds=seconds, cost_usd=0.0)

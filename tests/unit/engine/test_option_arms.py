@@ -6,17 +6,19 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from engine.adapters.llm.scoring_cache import CachingOptionScorer
 from engine.adapters.llm.scripted import ScriptedLLM, canned_script
 from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
 from engine.domain.likelihood import ContinuationScore, Likelihoods
+from engine.domain.ports import OptionScorer
 from engine.domain.procedures import OPTION_PROCEDURES
 from engine.domain.records import LLMRequest
 from engine.errors import InvalidQueryError
 from engine.orchestration.facade import Engine
 from engine.settings import load_settings
-from engine.stages.option_procedures import NO_SCORER
+from engine.stages.option_procedures import CONTENT_FREE_PROMPT, NO_SCORER
 from retrieval.embedding import HashingEmbedder
 
 LETTERED = "Which planet is the largest? (A) Mars (B) Jupiter (C) Venus"
@@ -25,20 +27,29 @@ OPEN = "What is the capital of France?"
 
 
 class FakeScorer:
-    """Log-likelihoods by option text; records each prompt it scored."""
+    """Log-likelihoods by option text after a question, and after the content-free prompt
+    (`priors`: flat, -1 a token, where not given); records each prompt it scored."""
 
-    def __init__(self, logprobs: dict[str, tuple[float, int]]) -> None:
+    def __init__(
+        self,
+        logprobs: dict[str, tuple[float, int]],
+        priors: dict[str, float] | None = None,
+    ) -> None:
         self.logprobs = logprobs
+        self.priors = priors or {}
         self.prompts: list[str] = []
 
     def score_continuations(
         self, prompt: str, continuations: Sequence[str], timeout_s: float
     ) -> Likelihoods:
         self.prompts.append(prompt)
-        scores = tuple(
-            ContinuationScore(text, *self.logprobs[text.strip()]) for text in continuations
-        )
-        return Likelihoods(7, scores)
+        scores = []
+        for text in continuations:
+            logprob, tokens = self.logprobs[text.strip()]
+            if prompt == CONTENT_FREE_PROMPT:
+                logprob = self.priors.get(text.strip(), -1.0 * tokens)
+            scores.append(ContinuationScore(text, logprob, tokens))
+        return Likelihoods(7, tuple(scores))
 
 
 def choosing(pick: int) -> Callable[[LLMRequest], str]:
@@ -56,7 +67,7 @@ def choosing(pick: int) -> Callable[[LLMRequest], str]:
 
 def engine_with(
     script: Callable[[LLMRequest], str] = canned_script,
-    scorer: FakeScorer | None = None,
+    scorer: OptionScorer | None = None,
     *,
     rating: bool = False,
 ) -> tuple[Engine, ScriptedLLM]:
@@ -114,19 +125,54 @@ def test_a_reply_outside_the_options_is_no_answer_never_free_text() -> None:
     assert decision.degraded
 
 
-def test_option_likelihood_answers_the_likeliest_per_token_and_counts_one_scoring_pass() -> None:
-    # Venus is likelier in total, Jupiter per token: the mean per token decides
-    scorer = FakeScorer({"Mars": (-9.0, 3), "Jupiter": (-4.0, 4), "Venus": (-3.5, 1)})
+def test_option_likelihood_answers_the_likeliest_above_its_prior_and_counts_both_passes() -> None:
+    # Mars is the likeliest after the question only because the model finds it likely after
+    # any question: against the content-free prompt Jupiter gains most, and calibration picks it
+    scorer = FakeScorer(
+        {"Mars": (-2.0, 1), "Jupiter": (-2.5, 1), "Venus": (-3.0, 1)},
+        priors={"Mars": -0.5, "Jupiter": -3.0, "Venus": -2.0},
+    )
     engine, llm = engine_with(scorer=scorer)
     decision = engine.decide(LETTERED, force_path="likeliest_option")
     assert decision.answer == "B"
     outputs = decision.step("answer").outputs
-    assert outputs["normalisation"] == "token_mean"
+    assert outputs["normalisation"] == "calibrated"
+    assert outputs["uncalibrated_choice"] == "Mars"
+    assert (outputs["chosen"], outputs["chosen_text"]) == ("B", "Jupiter")
     assert outputs["share"] == max(outputs["shares"])
-    assert outputs["forward_tokens"] == 7 + (2 + 3 + 0)  # the prompt, then k - 1 per option
-    assert scorer.prompts == ["Question: Which planet is the largest?\nAnswer:"]
+    assert outputs["shares"][1] > 0.5
+    assert outputs["content_free_prompt"] == CONTENT_FREE_PROMPT
+    assert outputs["baseline_reused"] is False
+    assert outputs["forward_tokens"] == 7 + 7  # each prompt once; one-token options, no more
+    assert scorer.prompts == [
+        "Question: Which planet is the largest?\nAnswer:",
+        CONTENT_FREE_PROMPT,
+    ]
     assert llm.requests == []  # nothing generated
     assert decision.cost.calls == 1
+
+
+def test_calibration_keeps_the_likelier_option_per_token_where_the_priors_are_flat() -> None:
+    # a prior of -1 a token: each option is measured against what its length alone would cost
+    scorer = FakeScorer({"Mars": (-9.0, 3), "Jupiter": (-4.0, 4), "Venus": (-3.5, 1)})
+    engine, _ = engine_with(scorer=scorer)
+    decision = engine.decide(LETTERED, force_path="likeliest_option")
+    assert decision.answer == "B"  # Jupiter: 0.0 above its prior, Venus -2.5, Mars -6.0
+    assert decision.step("answer").outputs["forward_tokens"] == 2 * (7 + 2 + 3 + 0)
+
+
+def test_an_option_sets_baseline_is_scored_once_across_questions() -> None:
+    scorer = FakeScorer({"Yes": (-0.4, 1), "No": (-0.6, 1)}, priors={"Yes": -0.1, "No": -2.0})
+    engine, _ = engine_with(scorer=CachingOptionScorer(scorer, frozenset({CONTENT_FREE_PROMPT})))
+    first, second = (
+        engine.decide(question, force_path="likeliest_option")
+        for question in ("Is 91 a prime number?", "Is 97 a prime number?")
+    )
+    assert (first.answer, second.answer) == ("No", "No")  # "Yes" only by its prior
+    assert scorer.prompts.count(CONTENT_FREE_PROMPT) == 1
+    assert first.step("answer").outputs["baseline_reused"] is False
+    assert second.step("answer").outputs["baseline_reused"] is True
+    assert second.step("answer").outputs["forward_tokens"] == 7  # the question's pass alone
 
 
 def test_without_a_scorer_option_likelihood_is_no_candidate_and_the_trace_says_why() -> None:
