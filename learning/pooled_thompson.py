@@ -119,8 +119,9 @@ class PooledThompsonSampling(ContextualPolicy):
         return (self._vector(context) + 0.0).tobytes()
 
     def posterior(self, context: Any) -> FloatArray:
-        """The (2, K) Beta parameters [alpha; beta] of every arm in `context` (see the class)."""
-        return self._posterior(self._check_context(context))
+        """The (2, K) Beta parameters [alpha; beta] of every arm in `context` (see the class),
+        read-only: the table the draws and P(best) use, computed once until the counts change."""
+        return self._memoised_posterior(self._check_context(context))
 
     def _pool_weights(self, key: bytes, vector: FloatArray) -> FloatArray:
         """w_kj over the stored contexts (0 for the context itself), summing to J."""
