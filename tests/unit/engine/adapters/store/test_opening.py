@@ -111,7 +111,7 @@ def test_a_version_1_store_gains_the_checkpoints_table(tmp_path: Path, records: 
         connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
         connection.execute("UPDATE thinkpath_meta SET value = '1' WHERE key = 'schema_version'")
     with SqlStore(url_of(path)) as store:
-        assert store.schema_version == schema.SCHEMA_VERSION
+        assert store.schema_version == CURRENT
         store.save_checkpoint(CheckpointRecord("default", "f" * 16, 1, {"policies": {}}))
         latest = store.latest_checkpoint("default", "f" * 16)
     assert latest is not None
@@ -131,7 +131,7 @@ def test_a_version_2_store_gains_the_kind_log_and_keeps_its_decisions(
         connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
         connection.execute("UPDATE thinkpath_meta SET value = '2' WHERE key = 'schema_version'")
     with SqlStore(url_of(path)) as store:
-        assert store.schema_version == schema.SCHEMA_VERSION
+        assert store.schema_version == CURRENT
         assert store.get_decision("d1").kind is None
         assert [o.reward for o in store.outcomes_since("default", 0)] == [1.0]
         event = KindEvent("default", 1, "k1", "create", "discovered", None, (1.0, 0.0), "q")
@@ -150,7 +150,7 @@ def test_a_version_3_store_gains_the_seconds_column_and_learns_as_before(
         connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
         connection.execute("UPDATE thinkpath_meta SET value = '3' WHERE key = 'schema_version'")
     with SqlStore(url_of(path)) as store:
-        assert store.schema_version == schema.SCHEMA_VERSION
+        assert store.schema_version == CURRENT
         [old] = store.outcomes_since("default", 0)
         assert (old.reward, old.seconds) == (1.0, None)  # made before: no seconds to charge
         timed = records.decision("d2", payload={"cost": {"calls": 1, "seconds": 2.5}})
