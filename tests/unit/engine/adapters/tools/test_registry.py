@@ -297,6 +297,20 @@ def test_a_precheck_refuses_on_the_callers_thread_and_lets_the_rest_run() -> Non
 
 
 @dataclass
+class PreparedAndPrechecked(Preparing, Prechecked):
+    """A tool with a set-up and a precheck: the units tool's shape."""
+
+
+def test_a_question_refused_at_a_glance_costs_no_set_up() -> None:
+    tool = PreparedAndPrechecked("units")
+    registry = ToolRegistry([tool])
+    refused = registry.run("units", "What is 12 + 30", timeout_s=5)
+    assert (refused.ok, tool.prepared_on) == (False, [])  # the set-up took 5 s of a first decision
+    assert registry.run("units", "How many m in 1 km?", timeout_s=5).ok
+    assert tool.prepared_on == [threading.current_thread()]
+
+
+@dataclass
 class Bounded(Prechecked):
     """A tool whose precheck says which arguments' runs are bounded (True: the caller's thread)."""
 
