@@ -99,17 +99,32 @@ def test_an_older_store_is_migrated_in_place(
     assert version == (str(NEXT),)
 
 
-def test_a_version_1_store_gains_the_checkpoints_table(tmp_path: Path, records: Any) -> None:
-    path = tmp_path / "store.sqlite3"
+# What each migration added, undone newest first: a store of version v lacks the steps of v and up.
+UNDO = {
+    3: ("ALTER TABLE decisions DROP COLUMN seconds",),
+    2: ("DROP TABLE kind_events", "ALTER TABLE decisions DROP COLUMN kind"),
+    1: ("DROP TABLE checkpoints",),
+}
+
+
+def store_of_version(path: Path, version: int, records: Any) -> None:
+    """A store at `path` with one decision and its checker score, as schema `version` held it."""
     with SqlStore(url_of(path)) as store:
         store.save_decision(records.decision("d1"))
         store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
-    with sqlite3.connect(path) as connection:  # what version 1 looked like
-        connection.execute("DROP TABLE checkpoints")
-        connection.execute("DROP TABLE kind_events")
-        connection.execute("ALTER TABLE decisions DROP COLUMN kind")
-        connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
-        connection.execute("UPDATE thinkpath_meta SET value = '1' WHERE key = 'schema_version'")
+    with sqlite3.connect(path) as connection:
+        for step in sorted(UNDO, reverse=True):
+            if step >= version:
+                for statement in UNDO[step]:
+                    connection.execute(statement)
+        connection.execute(
+            "UPDATE thinkpath_meta SET value = ? WHERE key = 'schema_version'", (str(version),)
+        )
+
+
+def test_a_version_1_store_gains_the_checkpoints_table(tmp_path: Path, records: Any) -> None:
+    path = tmp_path / "store.sqlite3"
+    store_of_version(path, 1, records)
     with SqlStore(url_of(path)) as store:
         assert store.schema_version == CURRENT
         store.save_checkpoint(CheckpointRecord("default", "f" * 16, 1, {"policies": {}}))
@@ -122,14 +137,7 @@ def test_a_version_2_store_gains_the_kind_log_and_keeps_its_decisions(
     tmp_path: Path, records: Any
 ) -> None:
     path = tmp_path / "store.sqlite3"
-    with SqlStore(url_of(path)) as store:
-        store.save_decision(records.decision("d1"))
-        store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
-    with sqlite3.connect(path) as connection:  # what version 2 looked like
-        connection.execute("DROP TABLE kind_events")
-        connection.execute("ALTER TABLE decisions DROP COLUMN kind")
-        connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
-        connection.execute("UPDATE thinkpath_meta SET value = '2' WHERE key = 'schema_version'")
+    store_of_version(path, 2, records)
     with SqlStore(url_of(path)) as store:
         assert store.schema_version == CURRENT
         assert store.get_decision("d1").kind is None
@@ -143,12 +151,7 @@ def test_a_version_3_store_gains_the_seconds_column_and_learns_as_before(
     tmp_path: Path, records: Any
 ) -> None:
     path = tmp_path / "store.sqlite3"
-    with SqlStore(url_of(path)) as store:
-        store.save_decision(records.decision("d1"))
-        store.record_outcome(OutcomeRecord("d1", "checker", 1.0))
-    with sqlite3.connect(path) as connection:  # what version 3 looked like
-        connection.execute("ALTER TABLE decisions DROP COLUMN seconds")
-        connection.execute("UPDATE thinkpath_meta SET value = '3' WHERE key = 'schema_version'")
+    store_of_version(path, 3, records)
     with SqlStore(url_of(path)) as store:
         assert store.schema_version == CURRENT
         [old] = store.outcomes_since("default", 0)
