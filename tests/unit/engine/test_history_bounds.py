@@ -113,11 +113,8 @@ def test_posts_racing_for_a_decisions_last_places_take_no_more(world: World) -> 
     assert len(engine.get_decision(decision.id).outcomes) == 3
 
 
-def test_a_first_score_reads_no_history_before_its_write(
-    world: World, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    engine = bounded(world)
-    decision = engine.decide("What is 2 + 2?")  # remembered: learning it reads nothing either
+def spied_reads(world: World, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """Every read of decisions' histories (`Store.outcomes_of`) from now on, as it is made."""
     reads: list[tuple[str, ...]] = []
     history = world.store.outcomes_of
 
@@ -126,9 +123,17 @@ def test_a_first_score_reads_no_history_before_its_write(
         return history(*decision_ids)
 
     monkeypatch.setattr(world.store, "outcomes_of", outcomes_of)
+    return reads
+
+
+def test_a_first_score_reads_no_history_before_its_write(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = bounded(world)
+    decision = engine.decide("What is 2 + 2?")  # remembered: learning it reads nothing either
+    reads = spied_reads(world, monkeypatch)
     assert engine.record_outcome(decision.id, "user", 1.0).applied
     assert not engine.record_outcome(decision.id, "user", 1.0).applied  # a repost: its receipt
-    assert reads == []
     assert reads == []
 
 
@@ -139,14 +144,7 @@ def test_a_correction_reads_no_history_before_its_write(
     once read the decision's outcomes first: a round trip more on PostgreSQL)."""
     engine = bounded(world, max_outcome_revisions=3)
     decision = engine.decide("What is 2 + 2?")
-    reads: list[tuple[str, ...]] = []
-    history = world.store.outcomes_of
-
-    def outcomes_of(*decision_ids: str) -> list[LearnedOutcome]:
-        reads.append(decision_ids)
-        return history(*decision_ids)
-
-    monkeypatch.setattr(world.store, "outcomes_of", outcomes_of)
+    reads = spied_reads(world, monkeypatch)
     first = engine.record_outcome(decision.id, "user:ann", 1.0, replace=True)  # nothing to correct
     assert (first.applied, first.revision, first.roles) == (True, 0, ["path", "tool", "seed"])
     corrected = engine.record_outcome(decision.id, "user:ann", 0.0, replace=True)
