@@ -69,7 +69,10 @@ def build_llm(settings: Settings, *, stop_early: bool = True) -> LLM:
     """
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     local = LocalModelSettings(
-        threads=settings.llm_threads, n_ctx=settings.llm_context, stop_early=stop_early
+        threads=settings.llm_threads,
+        n_ctx=settings.llm_context,
+        stop_early=stop_early,
+        prefix_cache_bytes=settings.llm_prefix_cache_mb * 2**20,
     )
     return connect_chat(settings.model, api_base=settings.api_base, api_key=api_key, local=local)
 

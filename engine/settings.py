@@ -73,6 +73,9 @@ class Settings(BaseSettings):
     api_key: SecretStr | None = None
     llm_threads: int = Field(default=1, ge=1, le=64, description="local model CPU threads")
     llm_context: int = Field(default=4096, ge=512, le=131072, description="local model n_ctx")
+    llm_prefix_cache_mb: int = Field(
+        default=64, ge=0, le=16384, description="local model: saved prompt-prefix states, MiB"
+    )
     llm_timeout_s: float = Field(default=_ENGINE.llm_timeout_s, gt=0, le=3600)
     # store: a SQLAlchemy URL, "memory", or empty for the SQLite file under `home`
     store_url: str = ""

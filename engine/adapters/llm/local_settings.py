@@ -18,6 +18,9 @@ class LocalModelSettings:
     n_batch: int = 512
     stop_early: bool = True  # stop free text after its answer line, or once it loops
     repeat_penalty: float = 1.0  # llama.cpp's; 1.0 = none (see the module docstring)
+    # Saved states found again by shared prompt prefix (`engine.adapters.llm.prefix_states`);
+    # a state is 2-7 MB for SmolLM2's answer prompts; 0 turns the saving off.
+    prefix_cache_bytes: int = 64 * 2**20
 
     def __post_init__(self) -> None:
         if not 1.0 <= self.repeat_penalty <= 2.0:
@@ -30,6 +33,10 @@ class LocalModelSettings:
             raise ConfigError(f"local model n_ctx must be >= 64 tokens, got {self.n_ctx}")
         if self.n_batch < 1:
             raise ConfigError(f"local model n_batch must be >= 1, got {self.n_batch}")
+        if self.prefix_cache_bytes < 0:
+            raise ConfigError(
+                f"local model prefix_cache_bytes must be >= 0, got {self.prefix_cache_bytes}"
+            )
 
 
 class ChatRuntime(Protocol):
