@@ -1,6 +1,7 @@
 """Option likelihood alone, under each normalisation and content-free prompt: a cheap check.
 
-    .venv/bin/python -m experiments.option_normalisations --home /tmp/optnorm --per-family 30
+    .venv/bin/python -m experiments.option_normalisations --home /tmp/optnorm --per-family 30 \
+        [--model local//abs/path/other.gguf]
 
 On the development families that give options (`experiments.option_families.option_tasks`),
 each question is scored once after "Question: ...\\nAnswer:" (the prompt of
@@ -92,13 +93,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", type=Path, required=True, help="the evaluation's data folder")
     parser.add_argument("--per-family", type=int, default=30, help="tasks per family (<= 30)")
     parser.add_argument("--json", type=Path, help="write the summary here as JSON")
+    parser.add_argument(
+        "--model", default="local/smollm2", help="an in-process model (local/<alias or path>)"
+    )
     args = parser.parse_args(argv)
     if not 1 <= args.per_family <= 30:
         parser.error("--per-family must be 1 to 30")
     from engine.compose import build_llm, build_option_scorer  # noqa: PLC0415 - the model loads
     from engine.settings import load_settings  # noqa: PLC0415
 
-    settings = load_settings(home=args.home, model="local/smollm2", store_url="memory")
+    settings = load_settings(home=args.home, model=args.model, store_url="memory")
     scorer = build_option_scorer(build_llm(settings))
     if scorer is None:
         parser.error("option likelihood needs the in-process model")
