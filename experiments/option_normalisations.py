@@ -1,10 +1,11 @@
 """Option likelihood alone, under each normalisation and content-free prompt: a cheap check.
 
-    .venv/bin/python -m experiments.option_normalisations --home /tmp/optnorm --per-family 30 \
+    .venv/bin/python -m experiments.option_normalisations --home /tmp/optnorm --per-family 30 \\
         [--model local//abs/path/other.gguf]
 
 On the development families that give options (`experiments.option_families.option_tasks`),
-each question is scored once after "Question: ...\\nAnswer:" (the prompt of
+each question is scored once by the in-process model `--model` names (`local/smollm2`, the
+embedded SmolLM2, by default), after "Question: ...\\nAnswer:" (the prompt of
 `engine.stages.option_procedures`) and each option set once after every candidate content-free
 prompt; every normalisation of `engine.domain.likelihood` then chooses from those same scores,
 so the comparison costs one pass a question plus one a new option set and a prompt, no
