@@ -39,6 +39,17 @@ def test_every_prompt_places_the_query_and_ends_with_the_answer_format() -> None
         assert last_line == ANSWER_LINE, template.id
 
 
+def test_only_the_answer_line_follows_the_question() -> None:
+    # What precedes the question is a saved prompt state reused by later calls; what follows
+    # it is evaluated on every call (templates/README.md, "Writing prompts for small models").
+    # The plan procedure's prompt follows the query's own plan, so it shares no prefix anyway.
+    for template in load_templates():
+        if template.procedure in {*OPTION_PROCEDURES, "bare", "plan_solve"}:
+            continue
+        after_question = template.prompt.split("{query}", 1)[1]
+        assert after_question.strip() == ANSWER_LINE, template.id
+
+
 def test_strategies_differ_in_wording_not_just_in_name() -> None:
     # Strip the shared frame (question line and final instruction) and compare what is left.
     def body(prompt: str) -> str:
