@@ -33,7 +33,12 @@ def test_a_stream_from_the_local_model_is_token_by_token(tmp_path: Path) -> None
     deltas = [c.choices[0].delta.content for c in chunks if c.choices]
     pieces = [text for text in deltas if text]
     assert decision.answer
-    assert "".join(pieces) == decision.answer
+    notes = decision.step("answer").outputs
+    if notes.get("echoed_lines") or notes.get("copied_lines") or notes.get("degenerate"):
+        # Removed once the reply was whole (docs/openai.md): the stream is what was written.
+        assert decision.answer.split()[-1] in "".join(pieces)
+    else:
+        assert "".join(pieces) == decision.answer
     # A chunk per token or so (a token is a few characters), not the answer in one piece.
     assert len(pieces) > 1
     assert len(decision.answer) / len(pieces) < 8
