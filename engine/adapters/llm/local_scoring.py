@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Protocol
 
+from engine.adapters.llm.prefix_states import shared_prefix
 from engine.domain.likelihood import ContinuationScore, Likelihoods
 from engine.errors import LLMError, LLMTimeoutError
 
@@ -95,12 +96,7 @@ def _evaluate_prompt(runtime: ScoringRuntime, prompt_ids: list[int]) -> None:
 
     At least its last token is evaluated again, so that the output row is the prompt's.
     """
-    held = [int(token) for token in runtime.input_ids[: runtime.n_tokens]]
-    shared = 0
-    for held_token, token in zip(held, prompt_ids, strict=False):
-        if held_token != token:
-            break
-        shared += 1
+    shared = shared_prefix(runtime.input_ids[: runtime.n_tokens], prompt_ids)
     runtime.n_tokens = min(shared, len(prompt_ids) - 1)
     runtime.eval(prompt_ids[runtime.n_tokens :])
 
