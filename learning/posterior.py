@@ -74,7 +74,8 @@ def beta_prob_best(
 
     Arms with equal posteriors are tied by symmetry (exactly 1/K each while nothing is known).
     Otherwise, while `EXACT` holds and every parameter is at least 1, by quadrature
-    (`beta_prob_best_quadrature`, within about 0.001); else by Monte Carlo within
+    (`beta_prob_best_quadrature`: against a dense grid, a median error of 0.0005 and at most
+    0.009 over 300 random posteriors of 2-20 arms); else by Monte Carlo within
     `STANDARD_ERROR` (`beta_prob_best_sampled`, using `rng` and at most `draws` draws).
 
     `rng` may be a function that makes the generator: it is called only when sampling. Why: the
@@ -182,40 +183,75 @@ def charged_beta_prob_best(
             return x / (x + gammas[:, alpha.size :]) - charges
 
         return sequential_frequencies(sample, alpha.size, draws)
+    return _charged_quadrature(alpha, beta, charges)
+
+
+def _charged_quadrature(alpha: FloatArray, beta: FloatArray, charges: FloatArray) -> FloatArray:
+    """`charged_beta_prob_best` by quadrature, every parameter at least 1.
+
+    Arm i's net values end at 1 - c_i, inside the grid wherever the charges differ. The cell
+    holding that end is integrated over its inside part only (its midpoint rule), not as a
+    whole cell or none: an arm with beta = 1 (no failure yet) has its largest density there
+    (alpha at x = 1), and a whole cell or none erred by up to 0.016 in P(best) on 256 points
+    (`tests/unit/learning/test_charged_posterior.py` holds the error to a dense grid's). With
+    that cell right, the grid follows the uncharged rule (at least 64 points).
+    """
     total = alpha + beta
     mean = alpha / total - charges
     std = np.sqrt(alpha * beta / (total * total * (total + 1.0)))
-    lower = np.maximum(-charges, mean - _SPAN_IN_SD * std)
-    upper = np.minimum(1.0 - charges, mean + _SPAN_IN_SD * std)
+    top = 1.0 - charges  # each arm's highest net value
+    lower = _maximum(-charges, mean - _SPAN_IN_SD * std)
+    upper = _minimum(top, mean + _SPAN_IN_SD * std)
     # Below the highest lower bound that arm is (all but) never beaten, so nothing is best there;
     # an arm whose upper bound is below it is (all but) never best: left out of the grid.
-    low = float(lower.max())
+    low = float(_maximum.reduce(lower))
     live = upper > low
     best: FloatArray = np.zeros(alpha.size)
     if live.sum() == 1:
         best[live] = 1.0
         return best
-    a, b, c, s = alpha[live], beta[live], charges[live], std[live]
-    high = float(upper[live].max())
-    # at least 256 points: a charge cuts an arm's support off inside the grid, mid-cell
-    points = int(min(QUADRATURE_POINTS, max(256, (high - low) / (_SPACING_IN_SD * s.min()))))
-    v = low + (np.arange(points) + 0.5) * ((high - low) / points)
-    x = v[None, :] + c[:, None]  # each arm's own value at the grid's net values
-    inside = (x > 0.0) & (x < 1.0)
-    safe = np.where(inside, x, 0.5)
-    log_density = (a[:, None] - 1.0) * np.log(safe) + (b[:, None] - 1.0) * np.log1p(-safe)
-    log_density = np.where(inside, log_density, -np.inf)
-    # Each cell's mass is the normalised density times the cell's width (the Beta function by
-    # `math.lgamma`: scipy's import alone took 0.28 s); what an arm has below the grid, where
-    # its lower values fall, is the rest of its unit mass.
+    a, b, c, s, t = alpha[live], beta[live], charges[live], std[live], top[live]
+    high = float(_maximum.reduce(upper[live]))
+    points = int(min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * s.min()))))
+    width = (high - low) / points
+    x = low + (np.arange(points) + 0.5) * width + c[:, None]  # each arm's own values
+    # Above its end an arm has no density (low >= -c_i, so no arm's values start inside).
+    inside = x < 1.0
+    np.minimum(x, 0.5, out=x, where=~inside)
     log_beta = np.array([lgamma(x) + lgamma(y) - lgamma(x + y) for x, y in zip(a, b, strict=True)])
-    mass = np.exp(log_density - log_beta[:, None]) * ((high - low) / points)
-    below = np.clip(1.0 - mass.sum(axis=1), 0.0, 1.0)
-    cdf = below[:, None] + np.cumsum(mass, axis=1) - 0.5 * mass
-    log_cdf = np.log(np.maximum(cdf, 1e-300))
-    others = np.exp(log_cdf.sum(axis=0, keepdims=True) - log_cdf) * mass
-    best[live] = others.sum(axis=1)
-    return best / float(best.sum())
+    mass = _log_density(x, a, b, log_beta)
+    mass[~inside] = -np.inf
+    np.exp(mass, out=mass)
+    # The cell where an arm's values end: its density at the middle of its inside part, times
+    # that part's width (the Beta function by `math.lgamma`: scipy's import alone took 0.28 s).
+    cut = np.flatnonzero(t < high)
+    if cut.size:
+        cell = np.minimum(((t[cut] - low) / width).astype(np.intp), points - 1)
+        start = low + cell * width
+        middle = 0.5 * (start + t[cut]) + c[cut]
+        part = np.exp(_log_density(middle, a[cut], b[cut], log_beta[cut]))
+        mass[cut, cell] = part * (t[cut] - start) / width
+    mass *= width
+    # What an arm has below the grid, where its lower values fall, is the rest of its unit mass.
+    below = np.clip(1.0 - _add.reduce(mass, axis=1), 0.0, 1.0)
+    log_cdf = _add.accumulate(mass, axis=1)
+    log_cdf -= 0.5 * mass
+    log_cdf += below[:, None]
+    np.log(_maximum(log_cdf, 1e-300, out=log_cdf), out=log_cdf)
+    others = np.subtract(_add.reduce(log_cdf, axis=0, keepdims=True), log_cdf, out=log_cdf)
+    np.exp(others, out=others)
+    others *= mass
+    best[live] = _add.reduce(others, axis=1)
+    return best / float(_add.reduce(best))
+
+
+def _log_density(x: FloatArray, a: FloatArray, b: FloatArray, log_beta: FloatArray) -> FloatArray:
+    """log Beta(a_i, b_i) density at x (rows of x per arm, or one value per arm)."""
+    shape = (-1, 1) if x.ndim == 2 else (-1,)
+    density = (a.reshape(shape) - 1.0) * np.log(x)
+    density += (b.reshape(shape) - 1.0) * np.log1p(-x)
+    density -= log_beta.reshape(shape)
+    return density
 
 
 def charged_draw(
