@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 FloatArray = NDArray[np.float64]
+_add, _maximum, _minimum = np.add, np.maximum, np.minimum
 
 # The Monte Carlo estimates stop as soon as every arm's standard error is at most
 # `STANDARD_ERROR` (0.01: a 95% interval of about +-0.02), drawing in blocks of `BLOCK_DRAWS`
@@ -89,9 +90,12 @@ def beta_prob_best(
     [0.25, 0.25, 0.25, 0.25]
     """
     arms = alpha.size
-    if (alpha == alpha[0]).all() and (beta == beta[0]).all():
+    # on numpy's ufuncs: `.all()` and `.min()` went through Python wrappers, 2-3 µs each
+    if _minimum.reduce(alpha) == _maximum.reduce(alpha) == alpha[0] and (
+        _minimum.reduce(beta) == _maximum.reduce(beta) == beta[0]
+    ):
         return np.full(arms, 1.0 / arms)
-    if EXACT and float(min(alpha.min(), beta.min())) >= 1.0:
+    if EXACT and min(_minimum.reduce(alpha), _minimum.reduce(beta)) >= 1.0:
         return beta_prob_best_quadrature(alpha, beta)
     generator = rng if isinstance(rng, np.random.Generator) else rng()
     return beta_prob_best_sampled(alpha, beta, generator, draws)
@@ -106,7 +110,6 @@ EXACT = True
 _SPACING_IN_SD = 0.25
 _SPAN_IN_SD = 8.0
 QUADRATURE_POINTS = 4096
-_add, _maximum, _minimum = np.add, np.maximum, np.minimum
 
 
 def beta_prob_best_quadrature(alpha: FloatArray, beta: FloatArray) -> FloatArray:
