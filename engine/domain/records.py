@@ -14,6 +14,7 @@ from engine.domain.procedures import PROCEDURES
 from retrieval.port import Passage
 
 __all__ = [
+    "NO_COST",
     "NO_TOOL",
     "PROGRAM_TOOL",
     "ArmRecord",
@@ -119,6 +120,11 @@ class Cost:
         return self.prompt_tokens + self.completion_tokens
 
     def __add__(self, other: "Cost") -> "Cost":
+        # Most trace steps make no call: adding nothing is the same value, not a new one.
+        if other is NO_COST:
+            return self
+        if self is NO_COST:
+            return other
         prices = [price for price in (self.cost_usd, other.cost_usd) if price is not None]
         return Cost(
             calls=self.calls + other.calls,
@@ -146,6 +152,10 @@ class Cost:
     def of_failure(cls, seconds: float) -> "Cost":
         """The cost of a call that raised: tokens unknown, time spent."""
         return cls(calls=1, failed_calls=1, seconds=seconds)
+
+
+# What a stage that made no call spent: adding it gives back the same Cost, not a copy.
+NO_COST = Cost()
 
 
 # ---------------------------------------------------------------------------------------------

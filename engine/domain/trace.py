@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from engine.domain.models import Reason, TraceStep
-from engine.domain.records import Cost
+from engine.domain.records import NO_COST, Cost
 from engine.errors import BudgetExceededError, LLMError
 
 __all__ = ["LLM_FAULTS", "Report", "Steps", "Trace", "budget_stop", "fault", "report", "start"]
@@ -36,7 +36,7 @@ class Report:
     decision (None: it does not)."""
 
     step: TraceStep
-    cost: Cost = field(default_factory=Cost)
+    cost: Cost = NO_COST
     degraded: str | None = None
 
 
@@ -79,7 +79,7 @@ def report(
     degraded: str | None = None,
 ) -> Report:
     """The report of a stage that started at `started` and ends now, having spent `cost`."""
-    cost = cost or Cost()
+    cost = cost or NO_COST
     step = TraceStep(
         stage=stage,
         reason=reason,

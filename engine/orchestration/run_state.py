@@ -2,7 +2,6 @@
 has spent so far, and the call-economy rules. A `RunState` is a value: no stage writes into it,
 each returns its reports, and the pipeline hands the next stage a state that counts them."""
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
@@ -10,7 +9,7 @@ from typing import Any, Generic, TypeVar, cast
 from engine.domain.budget import Budget, MeteredLLM
 from engine.domain.config import SINGLE_PATH_WORST_CALLS
 from engine.domain.ports import LLM, DecisionListener
-from engine.domain.records import Cost
+from engine.domain.records import NO_COST, Cost
 from engine.domain.trace import LLM_FAULTS, Steps, Trace, budget_stop, fault
 
 T = TypeVar("T")
@@ -34,8 +33,10 @@ class RunState:
     spent: Cost = field(default_factory=Cost)
 
     def after(self, cost: Cost) -> "RunState":
-        """This state once a stage has spent `cost` more."""
-        return dataclasses.replace(self, spent=self.spent + cost)
+        """This state once a stage has spent `cost` more (itself, where that is nothing)."""
+        if cost is NO_COST:
+            return self
+        return RunState(self.query, self.context, self.llm, self.budget, self.spent + cost)
 
     def meter(self) -> MeteredLLM:
         """A fresh meter for one stage's calls: it refuses, before the model is called, a call

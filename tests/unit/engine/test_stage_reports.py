@@ -141,3 +141,12 @@ def test_a_meter_counts_what_the_decision_spent_before_it() -> None:
 
 def _request() -> LLMRequest:
     return LLMRequest(messages=(ChatMessage("user", "two plus two?"),))
+
+
+def test_a_step_that_made_no_call_leaves_the_run_state_and_its_cost_as_they_are() -> None:
+    run = RunState(QUERY, (1.0,), ScriptedLLM(lambda _request: "4"), Budget(), Cost(calls=2))
+    free = report("kind", "done", start())
+    assert run.after(free.cost) is run
+    assert (Cost(calls=2) + free.cost).calls == 2 and run.spent + free.cost is run.spent
+    paid = run.after(Cost(calls=1, seconds=0.5))
+    assert (paid.spent.calls, paid.spent.seconds, paid.query) == (3, 0.5, QUERY)
