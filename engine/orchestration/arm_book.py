@@ -105,7 +105,7 @@ class ArmBook:
 
     # -- reading ---------------------------------------------------------------------------------
 
-    def view(self, context: list[float]) -> PolicyView:
+    def view(self, context: Sequence[float]) -> PolicyView:
         """Read the policies for this context once: candidates, cold arms, P(best), draws.
 
         P(best) and the propensities come from one posterior computation per policy

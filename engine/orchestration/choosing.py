@@ -73,7 +73,7 @@ class Chooser:
         paths that answer with an option are candidates (option likelihood only where the model
         `can_score_options`): free text is not an option. Elsewhere they are not candidates.
         """
-        view = self._book.view(list(run.context))
+        view = self._book.view(run.context)
         excluded = _not_candidates(view, offers_options, can_score_options)
         answerable = tuple(p for p in view.live if p.arm_id not in excluded)
         scores: dict[str, int] = {}
