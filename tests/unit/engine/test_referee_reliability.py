@@ -7,6 +7,7 @@ import pytest
 
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.records import LLMRequest
+from engine.orchestration.arm_book import ArmBook
 from engine.stages.referee import Reliability, audit_key, reliability
 from tests.unit.engine.conftest import REFEREE_OPT_IN
 
@@ -129,3 +130,24 @@ def test_with_a_zero_prior_audits_give_a_family_its_measured_weight() -> None:
     assert (unmeasured.weight, unmeasured.basis) == (0.0, "prior")
     assert measured.basis == "family"
     assert measured.weight == pytest.approx(12 / 22)  # 12 pairs, informativeness 1, shrunk to 0
+
+
+def test_a_checked_decision_reads_the_referees_reliability_only_for_an_audit(
+    world, monkeypatch
+) -> None:
+    reads: list[str] = []
+    original = ArmBook.referee_reliability
+
+    def counted(self: ArmBook, *args: object, **kwargs: object) -> Reliability:
+        reads.append("read")
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ArmBook, "referee_reliability", counted)
+    never = world.engine(config=_config(0.0))
+    for _ in range(3):
+        never.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    assert reads == []  # no audit: nothing weighs a referee score
+    always = world.engine(config=_config(1.0))
+    decision = always.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    assert [o.source for o in decision.outcomes] == ["checker", "referee"]
+    assert reads == ["read"]  # the audit's score is weighed by it
