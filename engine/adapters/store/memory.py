@@ -43,6 +43,9 @@ class InMemoryStore:
         # learner reads a decision's outcomes whenever one arrives
         self._by_decision: dict[str, list[LearnedOutcome]] = {}
         self._arms: dict[tuple[str, str, str], ArmRecord] = {}
+        # Each namespace's catalogue as `list_arms` orders it, kept until the next `save_arm`:
+        # every decision reads the catalogue, and sorting it anew was a quarter of that read.
+        self._listed: dict[str, list[ArmRecord]] = {}
         self._checkpoints: dict[tuple[str, str], CheckpointRecord] = {}
         self._kind_events: dict[str, list[KindEvent]] = {}
 
@@ -113,10 +116,15 @@ class InMemoryStore:
         check_arm(arm)
         with self._lock:
             self._arms[(arm.namespace, arm.role, arm.arm_id)] = arm
+            self._listed.pop(arm.namespace, None)
 
     def list_arms(self, namespace: str) -> list[ArmRecord]:
         with self._lock:
-            return [arm for key, arm in sorted(self._arms.items()) if key[0] == namespace]
+            listed = self._listed.get(namespace)
+            if listed is None:
+                ordered = sorted(self._arms.items())
+                listed = self._listed[namespace] = [a for k, a in ordered if k[0] == namespace]
+            return list(listed)  # the caller's own list (the records are frozen)
 
     def save_checkpoint(self, checkpoint: CheckpointRecord) -> None:
         check_checkpoint(checkpoint)
