@@ -318,7 +318,8 @@ class Engine:
         """Store the decision and its outcomes, then learn from them: one refresh per decision."""
         decision = draft.decision
         retirements = self._book.take_pending_steps()
-        decision = decision.model_copy(update={"trace": [*retirements, *decision.trace]})
+        if retirements:  # rare: a copy of the whole decision is not free
+            decision = decision.model_copy(update={"trace": [*retirements, *decision.trace]})
         record = DecisionRecord(
             decision_id=decision.id,
             namespace=decision.namespace,

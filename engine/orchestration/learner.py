@@ -18,12 +18,13 @@ The roles it learns:
   the weight of its rewards.
 """
 
+import functools
 import math
 from collections import Counter, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import numpy as np
 
@@ -31,10 +32,11 @@ from engine.domain.evidence import Evidence, split_source_key, teaches
 from engine.domain.records import ArmTally, LearnedOutcome
 from engine.orchestration.ledger import AuditPair, EvidenceLedger, History, Stored
 from engine.orchestration.path_seconds import PathSeconds
+from engine.orchestration.per_anchor import PerAnchor
 from engine.stages import referee
 from learning import PolicyLike
 
-__all__ = ["POLICY_ROLES", "ROLES", "Learner", "PolicyFactory", "roles_taught_by"]
+__all__ = ["POLICY_ROLES", "ROLES", "Learner", "PerAnchor", "PolicyFactory", "roles_taught_by"]
 
 POLICY_ROLES = ("path", "tool", "seed")  # the bandit roles, in the order statistics list them
 ROLES = (*POLICY_ROLES, "referee")  # every learned role
@@ -44,9 +46,10 @@ SEED, NO_SEED = "seed", "no_seed"
 # (role, arms, context_dim) -> a fresh policy for that role
 PolicyFactory = Callable[[str, list[str], int], PolicyLike]
 ContextKey = tuple[float, ...]
-T = TypeVar("T")
+_EMPTY_TALLY = ArmTally()  # frozen: shared as every untaught arm's start
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of a name: asked once per outcome posted
 def roles_taught_by(source: str) -> tuple[str, ...]:
     """Which roles outcomes of a source (a stored key, corrections included) can teach.
 
@@ -109,6 +112,9 @@ class Learner:
         self._history = history
         self._ledger = self._new_ledger()
         self._audits: dict[ContextKey, Counter[tuple[float, bool]]] = {}
+        # Every kind's audit counts added up, kept in step with them: pooling them per read
+        # cost a decision without a checker some 25 microseconds a read, growing with the kinds.
+        self._pooled_audits: Counter[tuple[float, bool]] = Counter()
         self._per_anchor = PerAnchor()
         self._seconds = PathSeconds()
 
@@ -143,10 +149,8 @@ class Learner:
 
     def audits(self, context: Sequence[float] | None) -> tuple[Counter[tuple[float, bool]], ...]:
         """The referee's audit counts for this kind of query, and pooled over every kind."""
-        pooled: Counter[tuple[float, bool]] = Counter()
-        for counts in self._audits.values():
-            pooled.update(counts)
-        return Counter(self._audits.get(self._key_of(context), Counter())), pooled
+        own = self._audits.get(self._key_of(context), Counter())
+        return Counter(own), Counter(self._pooled_audits)
 
     def audited_contexts(self) -> list[ContextKey]:
         """Every kind of query with audit pairs, in the order first seen."""
@@ -195,61 +199,112 @@ class Learner:
         problem = self._problem(outcome)
         if problem is not None:
             return problem, []
-        known = [role for role in self.policies if self._knows(role, outcome.choices.get(role))]
+        known, live = self._known_roles(outcome.choices)
         change = self._ledger.record(outcome, known, stored)
-        for role, (old, new) in change.roles.items():
-            self._move(role, outcome, old, new)
+        if change.roles:
+            # derived once for every role it moves (memoised per anchor: `PerAnchor`)
+            context = outcome.context
+            array = None if context is None else self._per_anchor.derive(context, _context_array)
+            key = self._key_of(context)
+            for role, (old, new) in change.roles.items():
+                self._move(role, outcome, (old, new), live=role in live, at=(array, key))
         self._count_audit(outcome.context, *change.audit)
         taught = bool(known) or change.audit[0] != change.audit[1]
         return (None if taught else "none of its arms is known here"), list(change.roles)
 
-    def _knows(self, role: str, arm: str | None) -> bool:
-        """An arm of this role that is live or retired (not one this namespace never had)."""
-        return arm is not None and (arm in self.policies[role].arms or (role, arm) in self.retired)
+    def _known_roles(self, choices: Mapping[str, str]) -> tuple[list[str], set[str]]:
+        """The roles whose chosen arm this namespace has (live or retired), in policy order, and
+        those whose arm is live: each policy's arm list read once (`arms` hands out a copy)."""
+        known, live = [], set()
+        for role, policy in self._policies.items():
+            arm = choices.get(role)
+            if arm is None:
+                continue
+            if arm in policy.arms:
+                known.append(role)
+                live.add(role)
+            elif (role, arm) in self._retired:  # not one this namespace never had
+                known.append(role)
+        return known, live
 
     def _move(
-        self, role: str, outcome: LearnedOutcome, old: Evidence | None, new: Evidence | None
+        self,
+        role: str,
+        outcome: LearnedOutcome,
+        change: tuple[Evidence | None, Evidence | None],
+        *,
+        live: bool,
+        at: tuple[np.ndarray | None, ContextKey],
     ) -> None:
-        """Take the decision's old evidence for `role` out and put the new in."""
+        """Take the decision's old evidence for `role` out and put the new in. `live`: its arm is
+        in the policy (a retired arm's late outcomes count in its record only); `at`: the
+        outcome's context as the contextual policies take it, and as the learner keys it."""
         arm = outcome.choices[role]
-        policy = self.policies[role]
-        if arm in policy.arms:  # a retired arm's late outcomes count in its record only
-            context = self.policy_context(role, outcome.context)
-            # A policy that cannot retract (it discounts or windows its past) keeps the first
-            # evidence it learned; its arm's tally below still follows the rule.
-            if old is None or policy.can_retract:
-                if old is not None:
-                    policy.retract(arm, old.reward, context=context, weight=old.weight)
-                if new is not None:
-                    policy.update(arm, new.reward, context=context, weight=new.weight)
-        tally = self.tallies.get((role, arm), ArmTally())
+        old, new = change
+        if live:
+            self._move_policy(role, arm, change, at[0])
+        tally = self._tallies.get((role, arm), _EMPTY_TALLY)
         if old is not None:
             tally = tally.minus(old.reward, old.weight)
         if new is not None:
             tally = tally.plus(new.reward, new.weight)
         self._tallies[(role, arm)] = tally
-        if role == "path" and new is not None:
-            key = self._key_of(outcome.context)
-            window = self._recent.setdefault(key, deque(maxlen=self._recent_window))
+        if role == "path":
+            self._move_path(arm, outcome.seconds, change, at[1])
+
+    def _move_policy(
+        self,
+        role: str,
+        arm: str,
+        change: tuple[Evidence | None, Evidence | None],
+        array: np.ndarray | None,
+    ) -> None:
+        old, new = change
+        policy = self._policies[role]
+        context = array if policy.is_contextual else None
+        # A policy that cannot retract (it discounts or windows its past) keeps the first
+        # evidence it learned; its arm's tally still follows the rule.
+        if old is None or policy.can_retract:
+            if old is not None:
+                policy.retract(arm, old.reward, context=context, weight=old.weight)
+            if new is not None:
+                policy.update(arm, new.reward, context=context, weight=new.weight)
+
+    def _move_path(
+        self,
+        arm: str,
+        seconds: float | None,
+        change: tuple[Evidence | None, Evidence | None],
+        key: ContextKey,
+    ) -> None:
+        """The path role's own records: the kind's recent rewards, and the path's seconds."""
+        old, new = change
+        if new is not None:
+            window = self._recent.get(key)
+            if window is None:
+                window = self._recent[key] = deque(maxlen=self._recent_window)
             window.append(new.reward)
-        if role == "path" and (old is None) != (new is None) and outcome.seconds is not None:
+        if (old is None) != (new is None) and seconds is not None:
             # the decision's first evidence counts its seconds once; its last, taken out, uncounts
             sign = 1 if old is None else -1
-            self._seconds.add(self._key_of(outcome.context), arm, outcome.seconds, sign)
+            self._seconds.add(key, arm, seconds, sign)
 
     def _count_audit(
         self, context: Sequence[float] | None, old: AuditPair | None, new: AuditPair | None
     ) -> None:
         if old == new:
             return
-        counts = self._audits.setdefault(self._key_of(context), Counter())
-        if old is not None:
-            key = referee.audit_key(*old)
-            counts[key] -= 1
-            if counts[key] <= 0:
-                del counts[key]
-        if new is not None:
-            counts[referee.audit_key(*new)] += 1
+        for counts in (
+            self._audits.setdefault(self._key_of(context), Counter()),
+            self._pooled_audits,
+        ):
+            if old is not None:
+                key = referee.audit_key(*old)
+                counts[key] -= 1
+                if counts[key] <= 0:
+                    del counts[key]
+            if new is not None:
+                counts[referee.audit_key(*new)] += 1
 
     def _retire_failing(
         self, outcome: LearnedOutcome, roles: list[str]
@@ -317,6 +372,9 @@ class Learner:
         self._retired.update(retired)
         self.last_seq, self._recent = last_seq, recent
         self._ledger, self._audits = self._new_ledger(), audits
+        self._pooled_audits = Counter()
+        for counts in audits.values():
+            self._pooled_audits.update(counts)
         self._seconds = seconds
 
     def add_arm(self, role: str, arm: str) -> None:
@@ -339,33 +397,3 @@ def _context_array(context: Sequence[float]) -> np.ndarray:
     array = np.array(context, dtype=float)  # a copy, never the caller's own array
     array.flags.writeable = False  # shared by every reader of the anchor (`PerAnchor`)
     return array
-
-
-class PerAnchor:
-    """What is derived from a context (its array, its key), remembered per context object.
-
-    Why: a decision's context is its kind's anchor, 384 numbers in one tuple, and a decision
-    turned that same tuple into an array or a key about fifteen times (the view, the seed draw,
-    and each role of each outcome it learns), some 15 microseconds each. Only tuples are
-    remembered, by identity (the entry holds the tuple, so its id cannot be reused), since a
-    tuple of floats cannot change; a list or an array is derived anew every time. At most
-    `size` contexts are kept, then the memo starts over.
-    """
-
-    def __init__(self, size: int = 1024) -> None:
-        self._size = size
-        self._entries: dict[tuple[int, Callable[..., Any]], tuple[object, Any]] = {}
-
-    def derive(self, context: Sequence[float], how: Callable[[Sequence[float]], T]) -> T:
-        """`how(context)`, computed once per tuple and `how`."""
-        if type(context) is not tuple:
-            return how(context)
-        slot = (id(context), how)
-        entry = self._entries.get(slot)
-        if entry is not None and entry[0] is context:
-            return cast("T", entry[1])
-        if len(self._entries) >= self._size:
-            self._entries.clear()
-        value = how(context)
-        self._entries[slot] = (context, value)
-        return value

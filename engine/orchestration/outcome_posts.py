@@ -132,5 +132,11 @@ def result_of(outcome: LearnedOutcome) -> OutcomeResult:
 
 
 def _is_number(value: object) -> bool:
-    """A real number, not a bool (True as a reward is a caller's bug, not 1.0)."""
+    """A real number, not a bool (True as a reward is a caller's bug, not 1.0).
+
+    >>> _is_number(0.5), _is_number(1), _is_number(True), _is_number("1")
+    (True, True, False, False)
+    """
+    if type(value) in (float, int):  # the usual case, without the ABC's slow instance check
+        return True
     return isinstance(value, numbers.Real) and not isinstance(value, bool)

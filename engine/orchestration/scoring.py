@@ -75,7 +75,6 @@ class Scorer:
         and no audit runs beside it: an audit measures the referee against ground truth.
         """
         started = start()
-        reliability = self._reliability(run.context)
         if checker is not None:
             checked = yield from _check(text, checker, started, checked_by)
             audit = (
@@ -84,6 +83,9 @@ class Scorer:
                 and self._audit_rng.random() < self._config.referee_audit
             )
             if audit and run.calls_left >= 1:
+                # Read only for an audit, the one use of it beside a checker: measuring it pools
+                # every kind's audit pairs, some 50 microseconds a checked decision otherwise.
+                reliability = self._reliability(run.context)
                 reward = yield from self._judge(run, text, start(), warm=warm, audit=True)
                 if reward is not None:  # recorded: the arm book counts the pair from the log
                     # (outranked by the checker, so its weight teaches nothing; a stored weight
@@ -96,6 +98,7 @@ class Scorer:
                     why = f"{checked_by}'s expected answer scored it"
                 yield report("referee", "skipped", start(), outputs={"why": why})
             return checked
+        reliability = self._reliability(run.context)
         if reliability.weight <= 0.0:  # never measured here, and the prior is 0: not worth a call
             why = "never measured on this kind of query, and THINKPATH_REFEREE_WEIGHT is 0"
             outputs = {"why": why, "reliability": reliability.as_trace()}

@@ -6,8 +6,12 @@ from collections import Counter
 import pytest
 
 from engine.domain.config import DetourRules, EngineConfig
-from engine.domain.records import LLMRequest
+from engine.domain.records import LearnedOutcome, LLMRequest
+from engine.orchestration.arm_book import ArmBook
+from engine.orchestration.learner import Learner
 from engine.stages.referee import Reliability, audit_key, reliability
+from learning import make_policy
+from tests.factories import learned_outcome
 from tests.unit.engine.conftest import REFEREE_OPT_IN
 
 ARITHMETIC = "What is 3 + 4?"
@@ -129,3 +133,61 @@ def test_with_a_zero_prior_audits_give_a_family_its_measured_weight() -> None:
     assert (unmeasured.weight, unmeasured.basis) == (0.0, "prior")
     assert measured.basis == "family"
     assert measured.weight == pytest.approx(12 / 22)  # 12 pairs, informativeness 1, shrunk to 0
+
+
+def test_a_checked_decision_reads_the_referees_reliability_only_for_an_audit(
+    world, monkeypatch
+) -> None:
+    reads: list[str] = []
+    original = ArmBook.referee_reliability
+
+    def counted(self: ArmBook, *args: object, **kwargs: object) -> Reliability:
+        reads.append("read")
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ArmBook, "referee_reliability", counted)
+    never = world.engine(config=_config(0.0))
+    for _ in range(3):
+        never.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    assert reads == []  # no audit: nothing weighs a referee score
+    always = world.engine(config=_config(1.0))
+    decision = always.decide(ARITHMETIC, checker=world.checker_for(ARITHMETIC))
+    assert [o.source for o in decision.outcomes] == ["checker", "referee"]
+    assert reads == ["read"]  # the audit's score is weighed by it
+
+
+def test_the_pooled_audit_counts_stay_every_kinds_added_up_through_corrections_and_restores() -> (
+    None
+):
+    def fresh() -> Learner:
+        policies = {role: make_policy("ucb1", ["a", "b"]) for role in ("path", "tool")}
+        return Learner(policies, context_dim=1, history=lambda _decision_ids: [])
+
+    def scored(seq: int, decision: str, source: str, reward: float, kind: float) -> LearnedOutcome:
+        return learned_outcome(
+            seq, decision, path="a", tool="a", source=source, reward=reward, context=(kind,)
+        )
+
+    learner = fresh()
+    learner.apply(
+        [
+            scored(1, "d1", "referee", 1.0, kind=1.0),
+            scored(2, "d1", "checker", 1.0, kind=1.0),
+            scored(3, "d2", "checker", 0.0, kind=0.0),
+            scored(4, "d2", "referee", 1.0, kind=0.0),
+            scored(5, "d3", "checker", 1.0, kind=1.0),
+            scored(6, "d3", "referee", 0.0, kind=1.0),
+            scored(7, "d1", "referee#1", 0.0, kind=1.0),  # a correction moves d1's pair
+        ]
+    )
+    own, pooled = learner.audits((1.0,))
+    assert own == Counter({audit_key(0.0, 1.0): 2})
+    assert pooled == Counter({audit_key(0.0, 1.0): 2, audit_key(1.0, 0.0): 1})
+    assert pooled == learner.audits((1.0,))[0] + learner.audits((0.0,))[0]
+    restored = fresh()
+    restored.restore(
+        learner.state(), {role: make_policy("ucb1", ["a", "b"]) for role in ("path", "tool")}
+    )
+    assert restored.audits((0.0,)) == (Counter({audit_key(1.0, 0.0): 1}), pooled)
+    pooled[audit_key(1.0, 0.0)] += 5  # a reader's copy: the learner's counts stay as learned
+    assert learner.audits((0.0,))[1] == restored.audits((0.0,))[1] != pooled

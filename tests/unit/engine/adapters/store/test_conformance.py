@@ -284,6 +284,22 @@ def test_arms_are_listed_and_retired(store: Store, records: Any) -> None:
     assert [a.arm_id for a in store.list_arms("other")] == ["elsewhere"]
 
 
+def test_the_catalogue_read_again_holds_every_change_since(store: Store, records: Any) -> None:
+    store.save_arm(records.arm("work_backwards"))
+    first = store.list_arms("default")
+    first.clear()  # the caller's own list: the store's catalogue is untouched
+    store.save_arm(records.arm("elsewhere", namespace="other"))
+    assert [a.arm_id for a in store.list_arms("default")] == ["work_backwards"]
+    retired = records.arm(
+        "work_backwards",
+        retired_at=datetime(2026, 12, 1, tzinfo=UTC),
+        retired_reason="replaced",
+    )
+    store.save_arm(retired)
+    store.save_arm(records.arm("add_steps"))
+    assert store.list_arms("default") == [records.arm("add_steps"), retired]
+
+
 def test_a_malformed_arm_is_refused(store: Store, records: Any) -> None:
     with pytest.raises(StoreError, match="origin must be one of"):
         store.save_arm(records.arm("x", origin="magic"))
