@@ -28,8 +28,23 @@ class ContextualPolicy(Policy):
         """The length every context must have."""
         return int(self.params["context_dim"] or 0)
 
+    # The last frozen context checked (see `_check_context`).
+    _checked: FloatArray | None = None
+
     def _check_context(self, context: Any) -> FloatArray | None:
-        return context_vector(context, self.context_dim, self.name)
+        """`context_vector` of the context, once per frozen array.
+
+        Why: the engine hands every call of a decision the same frozen array (its kind's
+        anchor, 384 numbers), and checking it again took 3 us, some ten times a decision. Only
+        an array that owns its numbers and cannot be written is remembered, by identity.
+        """
+        checked = self._checked
+        if checked is not None and context is checked and not checked.flags.writeable:
+            return checked
+        vector = context_vector(context, self.context_dim, self.name)
+        if vector is context and vector.base is None and not vector.flags.writeable:
+            self._checked = vector
+        return vector
 
     @staticmethod
     def _vector(context: FloatArray | None) -> FloatArray:

@@ -114,9 +114,19 @@ class PooledThompsonSampling(ContextualPolicy):
         self._weights: dict[bytes, FloatArray] = {}
         self._forget_posteriors()
 
+    # The last frozen context's key (see `_key`).
+    _keyed: tuple[FloatArray, bytes] | None = None
+
     def _key(self, context: FloatArray | None) -> bytes:
-        # Adding 0.0 turns -0.0 into 0.0, so that equal vectors always give equal bytes.
-        return (self._vector(context) + 0.0).tobytes()
+        # Adding 0.0 turns -0.0 into 0.0, so that equal vectors always give equal bytes. The key
+        # of the frozen context `_check_context` remembers is remembered beside it.
+        keyed = self._keyed
+        if keyed is not None and context is keyed[0] and not keyed[0].flags.writeable:
+            return keyed[1]
+        key = (self._vector(context) + 0.0).tobytes()
+        if context is not None and context is self._checked:
+            self._keyed = (context, key)
+        return key
 
     def posterior(self, context: Any) -> FloatArray:
         """The (2, K) Beta parameters [alpha; beta] of every arm in `context` (see the class),

@@ -9,6 +9,7 @@ The lock is held only while reading or changing the policies, never during an LL
 model never stalls another decision's bookkeeping.
 """
 
+import operator
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -102,6 +103,7 @@ class ArmBook:
             every=checkpoint_every,
         )
         self._checkpoints.restore()  # then refresh() replays only the outcomes after it
+        self._adopted: list[ArmRecord] = []  # the catalogue's records as last adopted
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -427,8 +429,18 @@ class ArmBook:
         return live
 
     def _sync_catalog(self) -> None:
-        """Adopt templates added, detour arms created and retirements made by other processes."""
-        for record in _in_creation_order(self._store.list_arms(self._namespace)):
+        """Adopt templates added, detour arms created and retirements made by other processes.
+
+        Every change to the catalogue, this process's own included, saves a new record (they are
+        frozen), so the very records adopted last time hold nothing new: a store that hands
+        them out again (the in-memory one) is not read through at every decision, some 30 us;
+        one that reads them afresh (SQL) is adopted in full.
+        """
+        records = self._store.list_arms(self._namespace)
+        if len(records) == len(self._adopted) and all(map(operator.is_, records, self._adopted)):
+            return
+        live = set(self._learner.policies["path"].arms)
+        for record in _in_creation_order(records):
             if record.role != "path" or record.origin not in ("detour", "template"):
                 continue
             if record.arm_id not in self._paths:
@@ -437,8 +449,9 @@ class ArmBook:
             if record.retired_at is not None:
                 if ("path", record.arm_id) not in self._learner.retired:
                     self._learner.retire("path", record.arm_id, record.retired_reason or "retired")
-            else:
+            elif record.arm_id not in live:
                 self._learner.add_arm("path", record.arm_id)
+        self._adopted = records
 
     def _save_retirement(self, role: str, arm: str, reason: str, *, trace: bool = True) -> None:
         now = datetime.now(UTC)

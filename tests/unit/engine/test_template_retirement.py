@@ -6,6 +6,7 @@ import pytest
 
 from engine.domain.config import EngineConfig
 from engine.errors import TemplateError, UnknownArmError
+from engine.orchestration import arm_book
 from engine.orchestration.facade import Engine
 from tests.unit.engine.conftest import TEMPLATES, World, checker_for
 
@@ -80,3 +81,23 @@ def test_a_name_that_reads_like_another_is_refused(world: World) -> None:
         with pytest.raises(TemplateError, match="reads like that of the path 'count-up'"):
             engine.add_template(replace(TEMPLATES[0], id="other", name=alike))
     engine.add_template(replace(TEMPLATES[0], id="other", name="Count down"))
+
+
+def test_a_catalogue_unchanged_since_it_was_adopted_is_not_read_through_again(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    adopted: list[int] = []
+    in_order = arm_book._in_creation_order
+    monkeypatch.setattr(
+        arm_book, "_in_creation_order", lambda records: adopted.append(1) or in_order(records)
+    )
+    first, second = world.engine(), world.engine()
+    first.decide("What is 1 + 2?")
+    before = len(adopted)
+    first.decide("What is 2 + 2?")
+    assert len(adopted) == before  # the same records: nothing to adopt
+    second.retire_template("digits", "superseded")  # another process changes a record
+    retired = len(adopted)
+    first.decide("What is 3 + 2?")
+    assert len(adopted) == retired + 1  # read through, and adopted
+    assert "digits" not in live_paths(first)
