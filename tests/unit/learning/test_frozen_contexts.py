@@ -25,7 +25,8 @@ def counting_reads(monkeypatch: pytest.MonkeyPatch, module: object) -> list[obje
 
     def counting(context: object, dim: int, policy: str) -> np.ndarray:
         seen.append(context)
-        return convert(context, dim, policy)
+        vector: np.ndarray = convert(context, dim, policy)
+        return vector
 
     monkeypatch.setattr(module, "context_vector", counting)
     return seen
