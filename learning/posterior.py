@@ -213,9 +213,13 @@ def _charged_quadrature(alpha: FloatArray, beta: FloatArray, charges: FloatArray
     if live.sum() == 1:
         best[live] = 1.0
         return best
-    a, b, c, s, t = alpha[live], beta[live], charges[live], std[live], top[live]
+    a, b, c, s, t = alpha, beta, charges, std, top
+    if not live.all():
+        a, b, c, s, t = a[live], b[live], c[live], s[live], t[live]
     high = float(_maximum.reduce(upper[live]))
-    points = int(min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * s.min()))))
+    points = int(
+        min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * _minimum.reduce(s))))
+    )
     width = (high - low) / points
     x = low + (np.arange(points) + 0.5) * width + c[:, None]  # each arm's own values
     # Above its end an arm has no density (low >= -c_i, so no arm's values start inside).
@@ -223,20 +227,20 @@ def _charged_quadrature(alpha: FloatArray, beta: FloatArray, charges: FloatArray
     np.minimum(x, 0.5, out=x, where=~inside)
     log_beta = np.array([lgamma(x) + lgamma(y) - lgamma(x + y) for x, y in zip(a, b, strict=True)])
     mass = _log_density(x, a, b, log_beta)
-    mass[~inside] = -np.inf
     np.exp(mass, out=mass)
+    mass *= inside
     # The cell where an arm's values end: its density at the middle of its inside part, times
     # that part's width (the Beta function by `math.lgamma`: scipy's import alone took 0.28 s).
     cut = np.flatnonzero(t < high)
     if cut.size:
-        cell = np.minimum(((t[cut] - low) / width).astype(np.intp), points - 1)
+        cell = _minimum(((t[cut] - low) / width).astype(np.intp), points - 1)
         start = low + cell * width
         middle = 0.5 * (start + t[cut]) + c[cut]
         part = np.exp(_log_density(middle, a[cut], b[cut], log_beta[cut]))
         mass[cut, cell] = part * (t[cut] - start) / width
     mass *= width
     # What an arm has below the grid, where its lower values fall, is the rest of its unit mass.
-    below = np.clip(1.0 - _add.reduce(mass, axis=1), 0.0, 1.0)
+    below = _maximum(1.0 - _add.reduce(mass, axis=1), 0.0)
     log_cdf = _add.accumulate(mass, axis=1)
     log_cdf -= 0.5 * mass
     log_cdf += below[:, None]
