@@ -5,6 +5,7 @@ the seed's keyword rebuild, the in-memory test searcher) all use `content_words`
 means the same thing wherever it is counted.
 """
 
+import functools
 import re
 
 from retrieval.errors import QueryError
@@ -66,12 +67,32 @@ def content_words(text: str, *, limit: int | None = 12) -> list[str]:
     >>> content_words("Is x in the set {a, b}?")
     ['set']
     """
+    if type(text) is str and len(text) <= MAX_CACHED_CHARS:
+        return list(_cached_terms(text)[:limit])
+    return list(_terms(text)[:limit])
+
+
+# Texts up to this long have their terms cached; longer ones (a pasted document) are rarely read
+# twice, and 1,024 of them would hold megabytes.
+MAX_CACHED_CHARS = 4000
+
+
+# Why a cache: one decision reads the terms of the same texts again and again (its query for
+# each search and each check, every passage for the searcher, the relevance check and the brief
+# check), and an index serves the same passages to query after query. The terms are a pure
+# function of the text; the tuple is immutable, and each caller gets a list of its own.
+@functools.lru_cache(maxsize=1024)
+def _cached_terms(text: str) -> tuple[str, ...]:
+    return _terms(text)
+
+
+def _terms(text: str) -> tuple[str, ...]:
     seen: dict[str, None] = {}
     for word in words(text):
         if word in STOPWORDS or len(word) == 1:
             continue
         seen.setdefault(word, None)
-    return list(seen)[:limit]
+    return tuple(seen)
 
 
 def keyword_query(text: str) -> str:

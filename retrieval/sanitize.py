@@ -7,6 +7,7 @@ sanitiser keeps the words (the passage is still cited and read) but breaks every
 and reports what it changed so that the engine can note or drop a passage.
 """
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -32,6 +33,12 @@ _INSTRUCTION_LIKE = re.compile(
     r"|you are now\b|new instructions?\s*:",
     re.IGNORECASE,
 )
+_BLANKS = re.compile(r"[ \t]+")
+_SPACED_NEWLINE = re.compile(r" *\n *")
+_BLANK_LINES = re.compile(r"\n{3,}")
+# Texts up to this long are cached (`sanitize`): a passage, a title, a source, a tool's output.
+# A longer one (a whole web page) is rarely seen twice, and 1,024 of them would hold megabytes.
+MAX_CACHED_CHARS = 8000
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,10 @@ class Sanitized:
 def _strip_invisible(text: str) -> tuple[str, bool]:
     """Drop control (Cc) and format (Cf) characters except newline and tab."""
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # Every character of the four categories is one that `isprintable` refuses: a text it
+    # accepts (newlines and tabs aside) has none, and is not read character by character.
+    if text.replace("\n", " ").replace("\t", " ").isprintable():
+        return text, False
     kept = [
         char
         for char in text
@@ -70,6 +81,20 @@ flags=('control-characters', 'delimiter-lookalike', 'instruction-like'))
     """
     if max_chars < 1:
         raise ValueError(f"max_chars must be >= 1, got {max_chars}")
+    if type(text) is not str or len(text) > MAX_CACHED_CHARS:
+        return _sanitize(text, max_chars)
+    return _sanitize_cached(text, max_chars)
+
+
+# Why a cache: the same passages come back query after query from one index, and each decision
+# sanitised each passage's text, title and source (some 20 microseconds a text). The result is
+# a pure function of the two arguments, and immutable.
+@functools.lru_cache(maxsize=1024)
+def _sanitize_cached(text: str, max_chars: int) -> Sanitized:
+    return _sanitize(text, max_chars)
+
+
+def _sanitize(text: str, max_chars: int) -> Sanitized:
     flags: list[str] = []
     text, had_control = _strip_invisible(text)
     if had_control:
@@ -83,9 +108,9 @@ flags=('control-characters', 'delimiter-lookalike', 'instruction-like'))
     neutral = neutral.replace("<|", "< |").replace("</", "< /")
     if neutral != text:
         flags.append("delimiter-lookalike")
-    neutral = re.sub(r"[ \t]+", " ", neutral)
-    neutral = re.sub(r" *\n *", "\n", neutral)
-    neutral = re.sub(r"\n{3,}", "\n\n", neutral).strip()
+    neutral = _BLANKS.sub(" ", neutral)
+    neutral = _SPACED_NEWLINE.sub("\n", neutral)
+    neutral = _BLANK_LINES.sub("\n\n", neutral).strip()
     if _INSTRUCTION_LIKE.search(neutral):
         flags.append("instruction-like")
     if len(neutral) > max_chars:

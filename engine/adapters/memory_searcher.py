@@ -20,14 +20,17 @@ class InMemorySearcher:
 
     def __init__(self, passages: Sequence[Passage] = ()) -> None:
         self._passages = list(passages)
+        # Each passage's words, read once here rather than at every search (passages are frozen).
+        self._words = [
+            set(content_words(p.title + " " + p.text, limit=None)) for p in self._passages
+        ]
         self.queries: list[str] = []
 
     def search(self, query: str, limit: int = 5) -> list[Passage]:
         self.queries.append(query)
         terms = set(content_words(query, limit=None))
         scored = []
-        for order, passage in enumerate(self._passages):
-            words = set(content_words(passage.title + " " + passage.text, limit=None))
+        for order, (passage, words) in enumerate(zip(self._passages, self._words, strict=True)):
             overlap = len(terms & words)
             if overlap:
                 scored.append((-overlap, order, passage))

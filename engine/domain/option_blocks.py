@@ -62,6 +62,9 @@ _MARKERS = {
     # "A - red", only where it opens a line: inside a line "A - B" is a difference.
     "A -": re.compile(rf"(?m)^[ \t]*{_LABEL}[ \t]+[-–—](?=[ \t])"),
 }
+# The character each marker style cannot be written without: "(A)", "[A]", "A)", "A.", "A:",
+# "A -" (or an en or em dash).
+_MARKER_CHARACTERS = frozenset("([).:-–—")
 _FIRST_LABELS = {
     "upper": ("A", "B"),
     "lower": ("a", "b"),
@@ -93,6 +96,10 @@ class _Marker:
 
 
 def read_lettered(text: str) -> BlockReading:
+    # Every style's marker holds one of these characters, so a text without any holds no
+    # marker: most questions ("What is 3 + 5?") skip the six scans.
+    if not _MARKER_CHARACTERS.intersection(text):
+        return None
     # Each style's pattern runs once, not once per kind of label: every question passes here,
     # and 30 scans of one that has no options cost a tenth of a millisecond.
     scanned = ((style, list(pattern.finditer(text))) for style, pattern in _MARKERS.items())

@@ -66,6 +66,8 @@ _DOUBLED_LABEL = re.compile(
 )
 _FINAL_VALUE = re.compile(r"answer\s*(?:is)?\s*:?\s*\**\s*([-+]?[\d,]+)\s*\**\s*\.?\s*$", re.I)
 _MIN_DIGIT_RUN = 5  # "12345": shorter runs are ordinary numbers
+_MARKERS = re.compile(r"\*\*|__")  # bold and underline markers, which `_plain` drops
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ def keep_answer(
     """The reply without lines that repeat `prompt`'s own words or copy `to_check` (a result
     given to check, not to hand back), with its loop, cut-off and degeneracy named."""
     tests, openings = scaffold_patterns(prompt)
+    copies = _copy_test(to_check) if to_check else None
     kept: list[str] = []
     echoed = copied = 0
     for line in reply.strip().splitlines():
@@ -119,7 +122,7 @@ def keep_answer(
         if plain and any(test(plain) for test in tests):
             echoed += 1
             continue
-        if to_check and _copies(plain, to_check):
+        if copies is not None and copies(plain):
             copied += 1
             continue
         opening = next((o for o in openings if plain.startswith(o) and plain != o), None)
@@ -128,18 +131,24 @@ def keep_answer(
             kept.append(line.strip()[_opening_length(line.strip(), opening) :].strip())
         else:
             kept.append(line)
-    text = re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip()
+    text = _BLANK_LINES.sub("\n\n", "\n".join(kept)).strip()
     cut_off = finish_reason == "length" or (finish_reason is None and tokens >= max_tokens)
     text, degenerate = degeneracy(text)
     return KeptAnswer(text, echoed, find_loop(text), cut_off, finish_reason, copied, degenerate)
 
 
-def _copies(plain: str, data: str) -> bool:
+def _copy_test(data: str) -> LineTest:
     """Whether a line (as `_plain`) copies `data`: a passage heading's source, or a run of at
-    least `_MIN_COPIED_WORDS` words found whole in it."""
-    if any(source.casefold() in plain for source in _HEADING.findall(data)):
-        return True
-    return len(plain.split()) >= _MIN_COPIED_WORDS and plain in _plain(data.replace("\n", " "))
+    least `_MIN_COPIED_WORDS` words found whole in it. The data is read once, not per line."""
+    sources = [source.casefold() for source in _HEADING.findall(data)]
+    flat = _plain(data.replace("\n", " "))
+
+    def copies(plain: str) -> bool:
+        if any(source in plain for source in sources):
+            return True
+        return len(plain.split()) >= _MIN_COPIED_WORDS and plain in flat
+
+    return copies
 
 
 def degeneracy(text: str) -> tuple[str, str | None]:
@@ -186,17 +195,32 @@ def scaffold_patterns(prompt: str) -> tuple[list[LineTest], list[str]]:
     tests: list[LineTest] = []
     openings = []
     for line in outside.splitlines():
-        plain = _plain(line)
-        literal = _PLACEHOLDER.sub(" ", plain)
-        if len(literal.split()) < _MIN_SCAFFOLD_WORDS:
+        read = _line_scaffold(line)
+        if read is None:
             continue
-        has_placeholder = literal != plain
-        # A line without a placeholder matches only itself: a string comparison, where compiling
-        # it cost a fraction of a millisecond per decision (it holds the question, new each time).
-        tests.append(_placeholder_pattern(plain).fullmatch if has_placeholder else plain.__eq__)
-        if plain.endswith(":") and not has_placeholder:
-            openings.append(plain)
+        test, opening = read
+        tests.append(test)
+        if opening is not None:
+            openings.append(opening)
     return tests, openings
+
+
+# Why a cache: most of a prompt's lines are its template's and the system text, the same lines
+# decision after decision; reading each again cost tens of microseconds per answer. What a line
+# gives is a function of the line alone (the tests are immutable: a pattern, a string's `__eq__`).
+@functools.lru_cache(maxsize=4096)
+def _line_scaffold(line: str) -> tuple[LineTest, str | None] | None:
+    """One prompt line's whole-line test and, for a label line, its opening; None for a line
+    too short to match."""
+    plain = _plain(line)
+    literal = _PLACEHOLDER.sub(" ", plain)
+    if len(literal.split()) < _MIN_SCAFFOLD_WORDS:
+        return None
+    if literal != plain:  # placeholders: a pattern, compiled once per template line
+        return _placeholder_pattern(plain).fullmatch, None
+    # A line without a placeholder matches only itself: a string comparison, where compiling it
+    # cost a fraction of a millisecond per decision (it holds the question, new each time).
+    return plain.__eq__, plain if plain.endswith(":") else None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -228,7 +252,8 @@ def _times_for(phrase: str) -> int:
 
 def _plain(text: str) -> str:
     """A line as compared: no surrounding quotes, bold markers or final period; one space."""
-    text = re.sub(r"\*\*|__", "", text)
+    if "**" in text or "__" in text:  # the only markers removed: most lines have none
+        text = _MARKERS.sub("", text)
     return " ".join(text.split()).strip(" \"'`.").casefold()
 
 

@@ -7,7 +7,13 @@ from engine.domain.checkers import check_answer
 from engine.domain.models import ToolRun
 from engine.domain.records import PathDefinition
 from engine.stages.answer import answer_messages, write_answer
-from engine.stages.answer_text import Loop, _placeholder_pattern, find_loop, keep_answer
+from engine.stages.answer_text import (
+    Loop,
+    _line_scaffold,
+    _placeholder_pattern,
+    find_loop,
+    keep_answer,
+)
 from templates import load_templates
 
 REFINE = next(
@@ -159,6 +165,7 @@ def test_ordinary_numbers_are_not_degenerate(reply: str) -> None:
 
 def test_a_prompt_line_with_a_placeholder_is_compiled_once_and_a_plain_line_never() -> None:
     _placeholder_pattern.cache_clear()
+    _line_scaffold.cache_clear()
     prompt = "Question: What is 6 * 7?\nEnd with a line 'Answer: <answer>'."
     for _ in range(3):  # three decisions of one template, each with its own question
         kept = keep_answer(
@@ -170,3 +177,24 @@ def test_a_prompt_line_with_a_placeholder_is_compiled_once_and_a_plain_line_neve
         )
         assert (kept.text, kept.echoed) == ("6 * 7 = 42", 2)
     assert _placeholder_pattern.cache_info().misses == 1
+
+
+def test_each_prompt_line_is_read_once_across_decisions() -> None:
+    _line_scaffold.cache_clear()
+    template = "Work it out step by step.\nEnd with a line 'Answer: <answer>'."
+    for number in range(3):  # three decisions of one template, each with its own question
+        prompt = f"Question: What is {number} * 7?\n{template}"
+        reply = f"Work it out step by step.\n{number} * 7 = {7 * number}"
+        kept = keep_answer(reply, prompt, finish_reason="stop", tokens=9, max_tokens=300)
+        assert (kept.text, kept.echoed) == (f"{number} * 7 = {7 * number}", 1)
+    # the two template lines once, and each decision's question line
+    assert _line_scaffold.cache_info().misses == 2 + 3
+
+
+def test_every_line_copying_a_result_to_check_is_removed() -> None:
+    data = "[1] Units (notes/units.md)\nA kilometre is 1000 metres; a mile is 1.609 km."
+    reply = "From notes/units.md we know\nA kilometre is 1000 metres; a mile is 1.609 km\n7 km"
+    kept = keep_answer(
+        reply, "Question: q", finish_reason="stop", tokens=9, max_tokens=300, to_check=data
+    )
+    assert (kept.text, kept.copied) == ("7 km", 2)

@@ -1,7 +1,10 @@
 """The options reader: what it reads, in which form the answer goes, and what it refuses."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from engine.domain.option_blocks import _MARKER_CHARACTERS, _MARKERS
 from engine.domain.options import (
     MAX_OPTION_CHARS,
     NoOptions,
@@ -428,3 +431,16 @@ def test_reads_word_options_named_in_a_sentence(question: str) -> None:
 )
 def test_lists_in_sentences_that_are_no_choice_are_refused(question: str) -> None:
     assert read_options(question) is None, read_options(question)
+
+
+@given(st.text(alphabet=st.characters(exclude_characters="([).:-–—"), max_size=80))
+def test_a_text_without_a_marker_character_holds_no_marker_of_any_style(text: str) -> None:
+    # Why `read_lettered` skips its scans for such a text: no style's pattern can match in it.
+    assert [style for style, pattern in _MARKERS.items() if pattern.search(text)] == []
+
+
+@pytest.mark.parametrize("marker", ["(A)", "[A]", "A)", "A.", "A:", "A -", "A –", "A —"])
+def test_every_marker_style_holds_a_marker_character(marker: str) -> None:
+    text = f"Which?\n{marker} x\n{marker.replace('A', 'B')} y"
+    assert any(pattern.search(text) for pattern in _MARKERS.values())
+    assert _MARKER_CHARACTERS.intersection(marker)

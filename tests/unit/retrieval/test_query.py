@@ -2,7 +2,9 @@ import pytest
 
 from retrieval.errors import QueryError
 from retrieval.query import (
+    MAX_CACHED_CHARS,
     MAX_QUERY_CHARS,
+    _cached_terms,
     content_words,
     fts_match_expression,
     validate_limit,
@@ -47,3 +49,19 @@ def test_fts_expression_quotes_every_term(query: str) -> None:
 
 def test_fts_expression_is_none_without_words() -> None:
     assert fts_match_expression("?!  ...") is None
+
+
+def test_content_words_are_read_once_and_each_caller_gets_its_own_list() -> None:
+    _cached_terms.cache_clear()
+    first = content_words("How many days are in a leap year?")
+    first.append("changed")
+    assert content_words("How many days are in a leap year?") == ["days", "leap", "year"]
+    assert content_words("How many days are in a leap year?", limit=2) == ["days", "leap"]
+    assert _cached_terms.cache_info().hits == 2
+
+
+def test_a_long_text_has_its_content_words_read_without_the_cache() -> None:
+    _cached_terms.cache_clear()
+    text = "leap years " * (MAX_CACHED_CHARS // 11 + 1)
+    assert content_words(text, limit=None) == ["leap", "years"]
+    assert _cached_terms.cache_info().currsize == 0

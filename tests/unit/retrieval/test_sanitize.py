@@ -1,9 +1,17 @@
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from retrieval.port import Passage
-from retrieval.sanitize import sanitize, sanitize_passage
+from retrieval.sanitize import (
+    MAX_CACHED_CHARS,
+    _sanitize_cached,
+    _strip_invisible,
+    sanitize,
+    sanitize_passage,
+)
 
 
 def test_clean_text_passes_unchanged_without_flags() -> None:
@@ -105,3 +113,35 @@ def test_a_hostile_file_name_cannot_close_a_data_block() -> None:
 def test_ordinary_sources_are_kept_exactly() -> None:
     for source in ["https://en.example.org/wiki/Leap_year?x=1#History", "notes/a b.md#top"]:
         assert sanitize_passage(Passage(text="t", source=source)).source == source
+
+
+def test_no_printable_character_is_one_the_sanitiser_drops() -> None:
+    # Why a text that `str.isprintable` accepts skips the character-by-character reading.
+    dropped = {"Cc", "Cf", "Cs", "Co"}
+    printable_dropped = [
+        hex(code)
+        for code in range(0x110000)
+        if chr(code).isprintable() and unicodedata.category(chr(code)) in dropped
+    ]
+    assert printable_dropped == []
+
+
+@given(st.text(alphabet=st.characters(codec=None), max_size=60))
+def test_invisible_characters_are_dropped_as_read_one_by_one(text: str) -> None:
+    unified = text.replace("\r\n", "\n").replace("\r", "\n")
+    kept = "".join(
+        char
+        for char in unified
+        if char in "\n\t" or unicodedata.category(char) not in {"Cc", "Cf", "Cs", "Co"}
+    )
+    assert _strip_invisible(text) == (kept, kept != unified)
+
+
+def test_a_text_is_read_once_and_a_long_one_is_not_kept() -> None:
+    _sanitize_cached.cache_clear()
+    first = sanitize("A leap year has <b>366</b> days.")
+    assert sanitize("A leap year has <b>366</b> days.") is first
+    assert _sanitize_cached.cache_info().hits == 1
+    long_text = "word " * (MAX_CACHED_CHARS // 5 + 1)
+    assert sanitize(long_text, max_chars=len(long_text)).text == long_text.strip()
+    assert _sanitize_cached.cache_info().currsize == 1
