@@ -11,10 +11,11 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
-__all__ = ["HERE", "run_code_on", "run_on"]
+__all__ = ["HERE", "Worker", "run_code_on", "run_on", "start_on"]
 
 HERE = Path(__file__).resolve().parents[2]  # this checkout's root
 # Runs a file as __main__ without putting its folder first on the path (as `python FILE` does),
@@ -47,3 +48,62 @@ def run_code_on(checkout: Path, code: str, arguments: list[str], *, timeout_s: f
     if finished.returncode != 0:
         raise RuntimeError(f"the measurement failed on {checkout}:\n{finished.stderr[-3000:]}")
     return json.loads(finished.stdout.strip().splitlines()[-1])
+
+
+class Worker:
+    """A benchmark file running on another checkout's code, answering one line per line sent."""
+
+    def __init__(self, process: subprocess.Popen[str], errors: IO[str]) -> None:
+        self._process = process
+        self._errors = errors  # a file, not a pipe: a pipe nobody reads fills and stalls it
+
+    def ask(self, line: str) -> str:
+        """Send `line`; the worker's one-line answer."""
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert stdin is not None  # a pipe (`start_on`)
+        assert stdout is not None
+        stdin.write(line + "\n")
+        stdin.flush()
+        answer = stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the worker stopped: {self._error()}")
+        return answer.strip()
+
+    def expect(self, text: str) -> None:
+        """Wait for the worker's first line, which must be `text`."""
+        stdout = self._process.stdout
+        assert stdout is not None
+        line = stdout.readline().strip()
+        if line != text:
+            raise RuntimeError(f"the worker said {line!r}, not {text!r}: {self._error()}")
+
+    def close(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+        self._errors.close()
+
+    def _error(self) -> str:
+        self._process.kill()
+        self._process.wait()
+        self._errors.seek(0)
+        return self._errors.read()[-3000:]
+
+
+def start_on(checkout: Path, script: str, arguments: list[str]) -> Worker:
+    """`script` (a file of this checkout) started on `checkout`'s code, talking by lines."""
+    environment = {**os.environ, "PYTHONPATH": str(checkout)}
+    errors = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - the worker's, closed with it
+    process = subprocess.Popen(  # our own benchmark code, on a local store
+        [sys.executable, "-c", _RUN_FILE, str(Path(script).resolve()), *arguments],
+        cwd=checkout,
+        env=environment,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=errors,
+        text=True,
+    )
+    return Worker(process, errors)

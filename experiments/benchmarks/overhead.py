@@ -30,6 +30,7 @@ import argparse
 import inspect
 import json
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -104,28 +105,49 @@ def fixed_draws() -> Iterator[None]:
         posterior.STANDARD_ERROR, posterior.EXACT = saved
 
 
+def build_engines(folder: Path) -> tuple[dict[str, Engine], SqlStore]:
+    """The three engines side by side (see the module), and the SQLite store to close."""
+    sqlite = SqlStore(f"sqlite:///{folder / 'store.sqlite3'}")
+    engines = {
+        "memory": build(InMemoryStore()),
+        "sqlite": build(sqlite),
+        "reference": build(InMemoryStore()),
+    }
+    return engines, sqlite
+
+
+def decide_once(
+    engines: dict[str, Engine], query: str, checker: Callable[[str], float]
+) -> dict[str, tuple[float, float]]:
+    """Each engine's wall and CPU seconds for one decision of `query`, in turn."""
+    timed = {}
+    for name, engine in engines.items():
+        started, cpu_started = time.perf_counter(), time.process_time()
+        if name == "reference":
+            with fixed_draws():
+                engine.decide(query, checker=checker)
+        else:
+            engine.decide(query, checker=checker)
+        timed[name] = (time.perf_counter() - started, time.process_time() - cpu_started)
+    return timed
+
+
 def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as folder:
-        sqlite = SqlStore(f"sqlite:///{Path(folder) / 'store.sqlite3'}")
-        engines = {
-            "memory": build(InMemoryStore()),
-            "sqlite": build(sqlite),
-            "reference": build(InMemoryStore()),
-        }
+        engines, sqlite = build_engines(Path(folder))
         seconds: dict[str, list[float]] = {name: [] for name in engines}
         cpu: dict[str, list[float]] = {name: [] for name in engines}
         for index, (query, checker) in enumerate(stream(warmup + decisions)):
-            for name, engine in engines.items():
-                started, cpu_started = time.perf_counter(), time.process_time()
-                if name == "reference":
-                    with fixed_draws():
-                        engine.decide(query, checker=checker)
-                else:
-                    engine.decide(query, checker=checker)
-                if index >= warmup:
-                    seconds[name].append(time.perf_counter() - started)
-                    cpu[name].append(time.process_time() - cpu_started)
+            timed = decide_once(engines, query, checker)
+            if index >= warmup:
+                for name, (wall, used) in timed.items():
+                    seconds[name].append(wall)
+                    cpu[name].append(used)
         sqlite.close()
+    return summary(seconds, cpu)
+
+
+def summary(seconds: dict[str, list[float]], cpu: dict[str, list[float]]) -> dict[str, Any]:
     reference = statistics.median(seconds["reference"])
     return {
         name: {
@@ -138,6 +160,55 @@ def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
         }
         for name, values in seconds.items()
     }
+
+
+def serve(count: int) -> None:
+    """For `lockstep`: decide query i of the stream on each engine for every line "i" read,
+    and answer each with the engines' [wall, cpu] seconds as one JSON line."""
+    tasks = stream(count)
+    with tempfile.TemporaryDirectory() as folder:
+        engines, sqlite = build_engines(Path(folder))
+        print("ready", flush=True)
+        for line in sys.stdin:
+            query, checker = tasks[int(line)]
+            print(json.dumps(decide_once(engines, query, checker)), flush=True)
+        sqlite.close()
+
+
+def lockstep(before: Path, decisions: int, warmup: int) -> dict[str, Any]:
+    """Both checkouts decide the same stream in two processes, one query each in turn (the
+    first to go alternating), so that the machine's drift, minutes long on a shared host,
+    falls on both alike; medians of each side, and their ratio."""
+    from experiments.benchmarks.checkouts import HERE, start_on  # noqa: PLC0415 - only here
+
+    count = warmup + decisions
+    sides = {"before": before.resolve(), "after": HERE}
+    workers = {
+        name: start_on(path, __file__, ["--serve", str(count)]) for name, path in sides.items()
+    }
+    seconds: dict[str, dict[str, list[float]]] = {name: {} for name in sides}
+    cpu: dict[str, dict[str, list[float]]] = {name: {} for name in sides}
+    try:
+        for worker in workers.values():
+            worker.expect("ready")
+        for index in range(count):
+            order = list(sides) if index % 2 == 0 else list(sides)[::-1]
+            for name in order:
+                timed = json.loads(workers[name].ask(str(index)))
+                if index < warmup:
+                    continue
+                for engine, (wall, used) in timed.items():
+                    seconds[name].setdefault(engine, []).append(wall)
+                    cpu[name].setdefault(engine, []).append(used)
+    finally:
+        for worker in workers.values():
+            worker.close()
+    results: dict[str, Any] = {name: summary(seconds[name], cpu[name]) for name in sides}
+    results["after_over_before"] = {
+        engine: round(results["after"][engine]["median_ms"] / figures["median_ms"], 3)
+        for engine, figures in results["before"].items()
+    }
+    return results
 
 
 def side_by_side(before: Path, decisions: int, warmup: int, rounds: int) -> dict[str, Any]:
@@ -173,11 +244,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=int, default=100, help="untimed decisions first")
     parser.add_argument("--before", type=Path, help="another checkout to measure alongside")
     parser.add_argument("--rounds", type=int, default=3, help="with --before: rounds, alternated")
+    parser.add_argument(
+        "--lockstep",
+        action="store_true",
+        help="with --before: one query each in turn in two processes, instead of rounds",
+    )
     parser.add_argument("--one-line", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # a lockstep worker
     args = parser.parse_args(argv)
+    if args.serve is not None:
+        serve(args.serve)
+        return 0
     if args.decisions < 20 or args.warmup < 0 or args.rounds < 1:
         parser.error("--decisions must be at least 20, --warmup at least 0, --rounds at least 1")
-    if args.before is not None:
+    if args.lockstep and args.before is None:
+        parser.error("--lockstep needs --before")
+    if args.lockstep:
+        results = lockstep(args.before, args.decisions, args.warmup)
+    elif args.before is not None:
         results = side_by_side(args.before, args.decisions, args.warmup, args.rounds)
     else:
         results = run(args.decisions, args.warmup)
