@@ -7,6 +7,7 @@ that both meet the same machine load. The measuring code must use only what both
 have, and print its result as JSON on its last line of output.
 """
 
+import contextlib
 import json
 import os
 import subprocess
@@ -78,19 +79,28 @@ class Worker:
             raise RuntimeError(f"the worker said {line!r}, not {text!r}: {self._error()}")
 
     def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
+        """End the worker (its input closed, then a minute to finish) and its files."""
+        process = self._process
+        if process.stdin is not None and not process.stdin.closed:
+            with contextlib.suppress(BrokenPipeError):  # a worker that stopped already
+                process.stdin.close()
         try:
-            self._process.wait(timeout=60)
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            self._process.kill()
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
         self._errors.close()
 
     def _error(self) -> str:
+        """What the worker wrote to its error output, once it is ended."""
         self._process.kill()
         self._process.wait()
         self._errors.seek(0)
-        return self._errors.read()[-3000:]
+        errors = self._errors.read()[-3000:]
+        self.close()
+        return errors
 
 
 def start_on(checkout: Path, script: str, arguments: list[str]) -> Worker:
