@@ -147,6 +147,7 @@ def test_a_step_that_made_no_call_leaves_the_run_state_and_its_cost_as_they_are(
     run = RunState(QUERY, (1.0,), ScriptedLLM(lambda _request: "4"), Budget(), Cost(calls=2))
     free = report("kind", "done", start())
     assert run.after(free.cost) is run
-    assert (Cost(calls=2) + free.cost).calls == 2 and run.spent + free.cost is run.spent
+    assert (Cost(calls=2) + free.cost).calls == 2
+    assert run.spent + free.cost is run.spent
     paid = run.after(Cost(calls=1, seconds=0.5))
     assert (paid.spent.calls, paid.spent.seconds, paid.query) == (3, 0.5, QUERY)

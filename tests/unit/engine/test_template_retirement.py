@@ -5,6 +5,7 @@ from dataclasses import replace
 import pytest
 
 from engine.domain.config import EngineConfig
+from engine.domain.records import ArmRecord
 from engine.errors import TemplateError, UnknownArmError
 from engine.orchestration import arm_book
 from engine.orchestration.facade import Engine
@@ -88,9 +89,12 @@ def test_a_catalogue_unchanged_since_it_was_adopted_is_not_read_through_again(
 ) -> None:
     adopted: list[int] = []
     in_order = arm_book._in_creation_order
-    monkeypatch.setattr(
-        arm_book, "_in_creation_order", lambda records: adopted.append(1) or in_order(records)
-    )
+
+    def counted(records: list[ArmRecord]) -> list[ArmRecord]:
+        adopted.append(len(records))
+        return in_order(records)
+
+    monkeypatch.setattr(arm_book, "_in_creation_order", counted)
     first, second = world.engine(), world.engine()
     first.decide("What is 1 + 2?")
     before = len(adopted)

@@ -52,8 +52,9 @@ def dense_grid(alpha: np.ndarray, beta: np.ndarray, charges: np.ndarray) -> np.n
     mass = density / density.sum(axis=1, keepdims=True)
     cdf = np.cumsum(mass, axis=1) - 0.5 * mass
     others = np.prod(cdf, axis=0, keepdims=True) / np.maximum(cdf, 1e-300) * mass
-    best = others.sum(axis=1)
-    return best / best.sum()
+    best: np.ndarray = others.sum(axis=1)
+    normalised: np.ndarray = best / best.sum()
+    return normalised
 
 
 def test_an_arm_that_never_failed_is_integrated_up_to_where_its_charge_ends_it() -> None:
