@@ -22,15 +22,15 @@ from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
 from engine.domain.ports import Store
 from engine.domain.pricing import CostPrice, DrawPrice
-from engine.domain.records import NO_TOOL, ArmRecord, ArmTally, LearnedOutcome, PathDefinition
+from engine.domain.records import NO_TOOL, ArmRecord, LearnedOutcome, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
-from engine.orchestration.charged_draw import charged_path_draw
+from engine.orchestration.arm_stats import arm_stats, describe_learning
 from engine.orchestration.checkpoints import Checkpoints, fingerprint
 from engine.orchestration.earned import EarnedArms
-from engine.orchestration.learner import NO_SEED, POLICY_ROLES, SEED, Learner, PolicyFactory
+from engine.orchestration.learner import NO_SEED, SEED, Learner, PolicyFactory
 from engine.orchestration.pricing import CostCharger
-from engine.orchestration.views import PolicyView, SeedChoice, frozen, probability_mass
-from engine.stages import referee, selection
+from engine.orchestration.views import PolicyView, SeedChoice, read_view
+from engine.stages import referee
 from engine.stages.candidates import admit_template
 from engine.stages.detour import retirement_reason
 from learning.streams import stream_seed
@@ -108,50 +108,10 @@ class ArmBook:
     # -- reading ---------------------------------------------------------------------------------
 
     def view(self, context: Sequence[float]) -> PolicyView:
-        """Read the policies for this context once: candidates, cold arms, P(best), draws.
-
-        P(best) and the propensities come from one posterior computation per policy
-        (`Policy.explain`), so a decision pays for it once. With a draw price, the path draw
-        and its propensities are those of the charged draw (`charged_path_draw`); P(best)
-        stays the paths' accuracy.
-        """
+        """Read the policies for this context once: candidates, cold arms, P(best), draws
+        (`views.read_view`)."""
         with self._lock:
-            learner = self._learner
-            path_policy, tool_policy = learner.policies["path"], learner.policies["tool"]
-            path_context = learner.policy_context("path", context)
-            tool_context = learner.policy_context("tool", context)
-            path_explained = path_policy.explain(path_context)
-            tool_explained = tool_policy.explain(tool_context)
-            cold_paths = selection.cold_arms(path_policy, path_context)
-            cold_tools = selection.cold_arms(tool_policy, tool_context)
-            live = tuple(self._paths[arm] for arm in path_policy.arms if arm in self._paths)
-            propensities = path_explained.probabilities
-            priced = self._draw_price.active
-            seconds = learner.path_seconds(context, path_policy.arms) if priced else {}
-            charged = charged_path_draw(
-                path_policy, path_context, self._draw_price.charges(seconds), self._draw_rng
-            )
-            charges: dict[str, float] = {}
-            if charged is None:
-                path_draw = selection.choose_by_posterior(path_policy, path_context, propensities)
-            else:
-                path_draw, propensities, charges = charged
-            return PolicyView(
-                live=live,
-                cold_paths=tuple(cold_paths),
-                cold_tools=tuple(cold_tools),
-                prob_best=frozen({k: round(v, 4) for k, v in path_explained.prob_best.items()}),
-                propensities=frozen({k: round(v, 4) for k, v in propensities.items()}),
-                exact_propensities=frozen(propensities),
-                recent=tuple(learner.recent_rewards(context)),
-                path_draw=path_draw,
-                tool_draw=selection.choose_by_posterior(
-                    tool_policy, tool_context, tool_explained.probabilities
-                ),
-                cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
-                tool_probabilities=frozen(tool_explained.probabilities),
-                path_charges=frozen(charges),
-            )
+            return read_view(self._learner, self._paths, context, self._draw_price, self._draw_rng)
 
     def seed_choice(self, context: Sequence[float], *, first_of_kind: bool = False) -> SeedChoice:
         """The seed role's draw for this query: build a seed or not (learnt per kind of query
@@ -196,69 +156,15 @@ class ArmBook:
     def stats(self, context: Sequence[float] | None = None) -> list[ArmStats]:
         """Every arm's statistics; with a context, also whether it is cold and P(best) for it."""
         with self._lock:
-            rows = []
-            for role in POLICY_ROLES:
-                policy = self._learner.policies[role]
-                live = policy.arms
-                known = live + [a for (r, a) in self._learner.retired if r == role]
-                policy_context = self._learner.policy_context(role, context)
-                prob_best = policy.prob_best(policy_context) if context is not None else {}
-                for arm in known:
-                    tally = self._learner.tallies.get((role, arm), ArmTally())
-                    rows.append(
-                        ArmStats(
-                            role=role,
-                            arm_id=arm,
-                            origin=self._origin(role, arm),
-                            pulls=round(tally.pulls, 6),
-                            mean_reward=tally.mean,
-                            outcomes=tally.outcomes,
-                            retired=arm not in live,
-                            retired_reason=self._learner.retired.get((role, arm)),
-                            cold=policy.is_cold(arm, policy_context)
-                            if context is not None and arm in live
-                            else None,
-                            prob_best=prob_best.get(arm),
-                        )
-                    )
-            return rows
+            return arm_stats(self._learner, self._origin, context)
 
     def describe(self, label: Callable[[Sequence[float]], str]) -> dict[str, Any]:
         """The learning state as one JSON-safe document (see `Engine.snapshot`); `label` names
         each context the policies have learned from (a query family, say)."""
         with self._lock:
-            contexts = {label(key): list(key) for key in self._learner.contexts_seen}
-            by_kind = {
-                kind: {(row.role, row.arm_id): row for row in self.stats(context)}
-                for kind, context in contexts.items()
-            }
-            overall = self.stats()
-            roles: dict[str, Any] = {}
-            for role, policy in self._learner.policies.items():
-                arms = []
-                for row in (row for row in overall if row.role == role):
-                    entry = row.model_dump(mode="json", exclude={"role", "cold", "prob_best"})
-                    entry["name"] = self._paths[row.arm_id].name if role == "path" else row.arm_id
-                    entry["by_kind"] = {
-                        kind: {"state": _state(match), "prob_best": match.prob_best}
-                        for kind, rows in by_kind.items()
-                        if (match := rows.get((role, row.arm_id))) is not None and not match.retired
-                    }
-                    arms.append(entry)
-                roles[role] = {"policy": policy.name, "arms": arms}
-            roles["referee"] = {
-                "by_kind": {
-                    label(key): referee.reliability(
-                        *self._learner.audits(key), prior=0.0, prior_pairs=0.0
-                    ).as_trace()
-                    for key in self._learner.audited_contexts()
-                }
-            }
-            return {
-                "namespace": self._namespace,
-                "last_seq": self._learner.last_seq,
-                "roles": roles,
-            }
+            names = {arm: path.name for arm, path in self._paths.items()}
+            document = describe_learning(self._learner, self._origin, names, label)
+            return {"namespace": self._namespace, **document}
 
     def take_pending_steps(self) -> list[TraceStep]:
         """Retirements since the last decision, for its trace (each is reported once)."""
@@ -499,7 +405,3 @@ def stored_path(record: ArmRecord) -> PathDefinition:
         origin=record.origin,
         procedure=str(definition.get("procedure", "single")),  # procedures: what the path does
     )
-
-
-def _state(row: ArmStats) -> str:
-    return "cold" if row.cold else "confident"

@@ -5,14 +5,19 @@ call and nothing it holds changes under it.
 """
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+import numpy as np
+
+from engine.domain.pricing import DrawPrice
 from engine.domain.records import PathDefinition
+from engine.orchestration.charged_draw import charged_path_draw
+from engine.orchestration.learner import Learner
 from engine.stages import selection
 
-__all__ = ["PolicyView", "SeedChoice", "frozen", "probability_mass"]
+__all__ = ["PolicyView", "SeedChoice", "frozen", "probability_mass", "read_view"]
 
 
 @dataclass(frozen=True)
@@ -75,3 +80,51 @@ def probability_mass(probabilities: Mapping[str, float], arms: Iterable[str]) ->
     (1.0000000000000002, 1.0)
     """
     return min(1.0, math.fsum(probabilities.get(arm, 0.0) for arm in arms))
+
+
+def read_view(
+    learner: Learner,
+    paths: Mapping[str, PathDefinition],
+    context: Sequence[float],
+    draw_price: DrawPrice,
+    draw_rng: np.random.Generator,
+) -> PolicyView:
+    """The path and tool policies read for this context once (`ArmBook.view`, its lock held).
+
+    P(best) and the propensities come from one posterior computation per policy
+    (`Policy.explain`), so a decision pays for it once. With a draw price, the path draw and its
+    propensities are those of the charged draw (`charged_path_draw`); P(best) stays the paths'
+    accuracy.
+    """
+    path_policy, tool_policy = learner.policies["path"], learner.policies["tool"]
+    path_context = learner.policy_context("path", context)
+    tool_context = learner.policy_context("tool", context)
+    path_explained = path_policy.explain(path_context)
+    tool_explained = tool_policy.explain(tool_context)
+    cold_paths = selection.cold_arms(path_policy, path_context)
+    cold_tools = selection.cold_arms(tool_policy, tool_context)
+    live = tuple(paths[arm] for arm in path_policy.arms if arm in paths)
+    propensities = path_explained.probabilities
+    seconds = learner.path_seconds(context, path_policy.arms) if draw_price.active else {}
+    charged = charged_path_draw(path_policy, path_context, draw_price.charges(seconds), draw_rng)
+    charges: dict[str, float] = {}
+    if charged is None:
+        path_draw = selection.choose_by_posterior(path_policy, path_context, propensities)
+    else:
+        path_draw, propensities, charges = charged
+    return PolicyView(
+        live=live,
+        cold_paths=tuple(cold_paths),
+        cold_tools=tuple(cold_tools),
+        prob_best=frozen({k: round(v, 4) for k, v in path_explained.prob_best.items()}),
+        propensities=frozen({k: round(v, 4) for k, v in propensities.items()}),
+        exact_propensities=frozen(propensities),
+        recent=tuple(learner.recent_rewards(context)),
+        path_draw=path_draw,
+        tool_draw=selection.choose_by_posterior(
+            tool_policy, tool_context, tool_explained.probabilities
+        ),
+        cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
+        tool_probabilities=frozen(tool_explained.probabilities),
+        path_charges=frozen(charges),
+    )
