@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
 import numpy as np
 
 from learning.base import COLD_PARAMS, FloatArray, Policy
 from learning.errors import ContextError
 from learning.params import Param
+
+T = TypeVar("T")
 
 CONTEXT_PARAMS: Mapping[str, Param] = {
     **COLD_PARAMS,
@@ -28,23 +30,17 @@ class ContextualPolicy(Policy):
         """The length every context must have."""
         return int(self.params["context_dim"] or 0)
 
-    # The last frozen context checked (see `_check_context`).
-    _checked: FloatArray | None = None
+    def __init__(self, arms: Sequence[str], seed: int | None = None, **params: Any) -> None:
+        self._checked: LastFrozen[FloatArray] = LastFrozen()
+        super().__init__(arms, seed, **params)
 
     def _check_context(self, context: Any) -> FloatArray | None:
-        """`context_vector` of the context, once per frozen array.
-
-        Why: the engine hands every call of a decision the same frozen array (its kind's
-        anchor, 384 numbers), and checking it again took 3 us, some ten times a decision. Only
-        an array that owns its numbers and cannot be written is remembered, by identity.
-        """
-        checked = self._checked
-        if checked is not None and context is checked and not checked.flags.writeable:
-            return checked
-        vector = context_vector(context, self.context_dim, self.name)
-        if vector is context and vector.base is None and not vector.flags.writeable:
-            self._checked = vector
-        return vector
+        """`context_vector` of the context, once per frozen array (`LastFrozen`)."""
+        checked = self._checked.get(context)
+        if checked is None:
+            checked = context_vector(context, self.context_dim, self.name)
+            self._checked.remember(context, checked)
+        return checked
 
     @staticmethod
     def _vector(context: FloatArray | None) -> FloatArray:
@@ -71,3 +67,36 @@ def context_vector(context: Any, dim: int, policy: str) -> FloatArray:
     if not np.isfinite(vector).all():
         raise ContextError("context holds NaN or infinite values")
     return vector
+
+
+class LastFrozen(Generic[T]):
+    """What was derived from the last context array asked about, while it is that array.
+
+    Why: the engine hands every call of a decision the same frozen array (its kind's anchor, 384
+    numbers), and checking it or making its key again took 3-11 us a time, some fifteen times a
+    decision. Only an array that owns its numbers and cannot be written is remembered, by
+    identity (the entry holds it, so its id cannot be reused): any other may change under it.
+
+    >>> memo = LastFrozen()
+    >>> anchor = np.zeros(3)
+    >>> anchor.flags.writeable = False
+    >>> memo.remember(anchor, "key")
+    >>> memo.get(anchor), memo.get(np.zeros(3))
+    ('key', None)
+    """
+
+    def __init__(self) -> None:
+        self._array: np.ndarray | None = None
+        self._value: T | None = None
+
+    def get(self, context: object) -> T | None:
+        """The value remembered for `context`, or None."""
+        array = self._array
+        if array is not None and context is array and not array.flags.writeable:
+            return self._value
+        return None
+
+    def remember(self, context: object, value: T) -> None:
+        """Remember `value` for `context`, if it is a frozen array that owns its numbers."""
+        if isinstance(context, np.ndarray) and context.base is None and not context.flags.writeable:
+            self._array, self._value = context, value

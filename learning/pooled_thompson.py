@@ -15,7 +15,7 @@ import numpy as np
 
 from learning.base import FloatArray, array_from_state
 from learning.bayes_ucb import round_number, upper_quantiles
-from learning.contextual import CONTEXT_PARAMS, ContextualPolicy
+from learning.contextual import CONTEXT_PARAMS, ContextualPolicy, LastFrozen
 from learning.counting import one_hot
 from learning.errors import InvalidParameterError, StateError
 from learning.params import Param
@@ -112,20 +112,15 @@ class PooledThompsonSampling(ContextualPolicy):
         # only when a context is added.
         self._units: FloatArray = np.zeros((0, self.context_dim))
         self._weights: dict[bytes, FloatArray] = {}
+        self._keyed: LastFrozen[bytes] = LastFrozen()  # the last frozen context's key
         self._forget_posteriors()
 
-    # The last frozen context's key (see `_key`).
-    _keyed: tuple[FloatArray, bytes] | None = None
-
     def _key(self, context: FloatArray | None) -> bytes:
-        # Adding 0.0 turns -0.0 into 0.0, so that equal vectors always give equal bytes. The key
-        # of the frozen context `_check_context` remembers is remembered beside it.
-        keyed = self._keyed
-        if keyed is not None and context is keyed[0] and not keyed[0].flags.writeable:
-            return keyed[1]
-        key = (self._vector(context) + 0.0).tobytes()
-        if context is not None and context is self._checked:
-            self._keyed = (context, key)
+        # Adding 0.0 turns -0.0 into 0.0, so that equal vectors always give equal bytes.
+        key = self._keyed.get(context)
+        if key is None:
+            key = (self._vector(context) + 0.0).tobytes()
+            self._keyed.remember(context, key)
         return key
 
     def posterior(self, context: Any) -> FloatArray:
