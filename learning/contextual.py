@@ -31,11 +31,11 @@ class ContextualPolicy(Policy):
         return int(self.params["context_dim"] or 0)
 
     def __init__(self, arms: Sequence[str], seed: int | None = None, **params: Any) -> None:
-        self._checked: LastFrozen[FloatArray] = LastFrozen()
+        self._checked: FrozenMemo[FloatArray] = FrozenMemo()
         super().__init__(arms, seed, **params)
 
     def _check_context(self, context: Any) -> FloatArray | None:
-        """`context_vector` of the context, once per frozen array (`LastFrozen`)."""
+        """`context_vector` of the context, once per frozen array (`FrozenMemo`)."""
         checked = self._checked.get(context)
         if checked is None:
             checked = context_vector(context, self.context_dim, self.name)
@@ -69,34 +69,38 @@ def context_vector(context: Any, dim: int, policy: str) -> FloatArray:
     return vector
 
 
-class LastFrozen(Generic[T]):
-    """What was derived from the last context array asked about, while it is that array.
+class FrozenMemo(Generic[T]):
+    """What was derived from each frozen context array asked about, while it is that array.
 
     Why: the engine hands every call of a decision the same frozen array (its kind's anchor, 384
     numbers), and checking it or making its key again took 3-11 us a time, some fifteen times a
-    decision. Only an array that owns its numbers and cannot be written is remembered, by
-    identity (the entry holds it, so its id cannot be reused): any other may change under it.
+    decision; decisions of different kinds take turns, so only the last array is not enough.
+    Only an array that owns its numbers and cannot be written is remembered, by identity (the
+    entry holds it, so its id cannot be reused): any other may change under it. At most `size`
+    arrays are kept, then the memo starts over.
 
-    >>> memo = LastFrozen()
-    >>> anchor = np.zeros(3)
-    >>> anchor.flags.writeable = False
-    >>> memo.remember(anchor, "key")
-    >>> memo.get(anchor), memo.get(np.zeros(3))
-    ('key', None)
+    >>> memo = FrozenMemo()
+    >>> anchor, other = np.zeros(3), np.ones(3)
+    >>> anchor.flags.writeable = other.flags.writeable = False
+    >>> memo.remember(anchor, "key"); memo.remember(other, "other")
+    >>> memo.get(anchor), memo.get(other), memo.get(np.zeros(3))
+    ('key', 'other', None)
     """
 
-    def __init__(self) -> None:
-        self._array: np.ndarray | None = None
-        self._value: T | None = None
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._entries: dict[int, tuple[np.ndarray, T]] = {}
 
     def get(self, context: object) -> T | None:
         """The value remembered for `context`, or None."""
-        array = self._array
-        if array is not None and context is array and not array.flags.writeable:
-            return self._value
+        entry = self._entries.get(id(context))
+        if entry is not None and entry[0] is context and not entry[0].flags.writeable:
+            return entry[1]
         return None
 
     def remember(self, context: object, value: T) -> None:
         """Remember `value` for `context`, if it is a frozen array that owns its numbers."""
         if isinstance(context, np.ndarray) and context.base is None and not context.flags.writeable:
-            self._array, self._value = context, value
+            if len(self._entries) >= self._size:
+                self._entries.clear()
+            self._entries[id(context)] = (context, value)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from learning.base import Explanation, Policy, check_reward, make_bits
-from learning.contextual import LastFrozen, context_vector
+from learning.contextual import FrozenMemo, context_vector
 from learning.errors import ContextError, PolicyError, StateError, UnknownArmError
 from learning.params import Param, ParamValue
 
@@ -63,7 +63,7 @@ class KeyedPolicy:
         # Every sub-seed derives from `root`: a given seed, or entropy drawn once and saved.
         self._root = root if root is not None else _root_of(seed)
         self._by_context: dict[Key, Policy] = {}
-        self._last: LastFrozen[Key] = LastFrozen()  # the last frozen context's key
+        self._frozen_keys: FrozenMemo[Key] = FrozenMemo()  # frozen contexts' keys
 
     @property
     def name(self) -> str:
@@ -101,11 +101,11 @@ class KeyedPolicy:
 
     def _key(self, context: Any) -> Key:
         """The context's numbers as a tuple (tolist is the cheap way to one), once per frozen
-        array (`LastFrozen`: three times a decision, 11 us each)."""
-        key = self._last.get(context)
+        array (`FrozenMemo`: three times a decision, 11 us each)."""
+        key = self._frozen_keys.get(context)
         if key is None:
             key = tuple(context_vector(context, self._context_dim, self.name).tolist())
-            self._last.remember(context, key)
+            self._frozen_keys.remember(context, key)
         return key
 
     def initial_rng(self, context: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from learning.base import FloatArray, array_from_state
 from learning.bayes_ucb import round_number, upper_quantiles
-from learning.contextual import CONTEXT_PARAMS, ContextualPolicy, LastFrozen
+from learning.contextual import CONTEXT_PARAMS, ContextualPolicy, FrozenMemo
 from learning.counting import one_hot
 from learning.errors import InvalidParameterError, StateError
 from learning.params import Param
@@ -104,15 +104,17 @@ class PooledThompsonSampling(ContextualPolicy):
         self._flat = np.array([self.params["prior_alpha"], self.params["prior_beta"]], dtype=float)
         self._strength = float(self.params["prior_strength"] or 0.0)
         self._temperature = float(self.params["similarity_temperature"] or 1.0)
-        # context bytes -> (2, K) [successes; failures] of that context alone (no prior)
+        # context bytes -> (2, K) [successes; failures] of that context alone (no prior): views
+        # of the rows of `_stacked` (J, 2, K), in the same order, which the pool reads at once
         self._counts: dict[bytes, FloatArray] = {}
+        self._stacked: FloatArray = np.zeros((0, 2, arm_count))
         self._totals: FloatArray = np.zeros((2, arm_count))  # the sum of every context's counts
         # The contexts' unit vectors, one row per key of `_counts` in its order, and each
         # context's pooling weights over those rows: anchors never move, so the weights change
         # only when a context is added.
         self._units: FloatArray = np.zeros((0, self.context_dim))
         self._weights: dict[bytes, FloatArray] = {}
-        self._keyed: LastFrozen[bytes] = LastFrozen()  # the last frozen context's key
+        self._keyed: FrozenMemo[bytes] = FrozenMemo()  # frozen contexts' keys
         self._forget_posteriors()
 
     def _key(self, context: FloatArray | None) -> bytes:
@@ -157,8 +159,7 @@ class PooledThompsonSampling(ContextualPolicy):
         weights = self._pool_weights(key, vector)
         shape = self._totals.shape
         if len(weights):
-            stacked = np.stack(list(self._counts.values())).reshape(len(weights), -1)
-            others = np.dot(weights, stacked).reshape(shape)
+            others = np.dot(weights, self._stacked.reshape(len(weights), -1)).reshape(shape)
         else:
             others = np.zeros(shape)
         others_pulls = others[0] + others[1]
@@ -221,8 +222,15 @@ class PooledThompsonSampling(ContextualPolicy):
         unit = vector / norm if norm > 0 else vector
         self._units = np.vstack((self._units, unit[None, :]))
         self._weights.clear()  # every context's weights gain a row
-        self._counts[key] = counts
-        return counts
+        self._restack(np.concatenate((self._stacked, counts[None])), [*self._counts, key])
+        return self._counts[key]
+
+    def _restack(self, stacked: FloatArray, keys: list[bytes]) -> None:
+        """Hold `stacked` (one (2, K) row per key, in order) and each context's counts as a view
+        of its row, so that an update in place is what the pool reads. Why: stacking the
+        contexts' counts anew for every posterior was a fifth of computing it."""
+        self._stacked = stacked
+        self._counts = {key: stacked[row] for row, key in enumerate(keys)}
 
     def _probabilities(self, context: FloatArray | None, /) -> FloatArray:
         table = self._memoised_posterior(context)
@@ -247,14 +255,13 @@ class PooledThompsonSampling(ContextualPolicy):
 
     def _append_arm(self) -> None:
         self._forget_posteriors()
-        for key, counts in self._counts.items():
-            self._counts[key] = np.concatenate((counts, np.zeros((2, 1))), axis=1)
+        added = np.zeros((len(self._counts), 2, 1))
+        self._restack(np.concatenate((self._stacked, added), axis=2), list(self._counts))
         self._totals = np.concatenate((self._totals, np.zeros((2, 1))), axis=1)
 
     def _delete_arm(self, index: int, /) -> None:
         self._forget_posteriors()
-        for key, counts in self._counts.items():
-            self._counts[key] = np.delete(counts, index, axis=1)
+        self._restack(np.delete(self._stacked, index, axis=2), list(self._counts))
         self._totals = np.delete(self._totals, index, axis=1)
 
     def _stats_to_dict(self) -> dict[str, Any]:
@@ -274,7 +281,8 @@ class PooledThompsonSampling(ContextualPolicy):
             raise StateError("state stats 'contexts' must be a list of context vectors")
         count, arms = len(contexts), len(self._arms)
         self._forget_posteriors()
-        self._counts, self._totals = {}, np.zeros((2, arms))
+        self._restack(np.zeros((0, 2, arms)), [])
+        self._totals = np.zeros((2, arms))
         self._units, self._weights = np.zeros((0, self.context_dim)), {}
         if count == 0:
             return  # (a context's first update creates its counts; the totals start at 0)
@@ -284,9 +292,15 @@ class PooledThompsonSampling(ContextualPolicy):
         # A count that was added to and retracted from can end a rounding error below zero.
         if (successes < -_ROUNDING).any() or (failures < -_ROUNDING).any():
             raise StateError("state stats 'successes' and 'failures' must be non-negative")
-        for i in range(count):
-            vector = vectors[i] + 0.0
-            self._add_context(vector.tobytes(), vector, np.stack((successes[i], failures[i])))
+        keys, units = [], []
+        for vector in vectors + 0.0:
+            norm = float(np.linalg.norm(vector))  # as `_add_context`, row by row: the same floats
+            keys.append(vector.tobytes())
+            units.append(vector / norm if norm > 0 else vector)
+        if len(set(keys)) != count:
+            raise StateError("state stats 'contexts' holds the same context twice")
+        self._units = np.stack(units)
+        self._restack(np.stack((successes, failures), axis=1), keys)
         totals = array_from_state(stats, "totals", (2, arms))
         if not np.allclose(totals, np.stack((successes.sum(axis=0), failures.sum(axis=0)))):
             raise StateError("state stats 'totals' are not the sums of the contexts' counts")

@@ -111,5 +111,9 @@ def within(
     weights = weights / total if total > 0 else np.full(len(arms), 1.0 / len(arms))
     if pick.arm in arms:
         return Pick(pick.arm, float(weights[arms.index(pick.arm)]), pick.reason)
-    index = int(rng.choice(len(arms), p=weights))
+    # What `rng.choice(len(arms), p=weights)` draws, on the same uniform number (numpy's inverse
+    # CDF), without its checks of `weights`, which were half this function's time.
+    cdf = weights.cumsum()
+    cdf /= cdf[-1]
+    index = int(cdf.searchsorted(rng.random(), side="right"))
     return Pick(arms[index], float(weights[index]), "cold_start")

@@ -1,8 +1,8 @@
 """A frozen context array is checked and keyed once per policy; any other array every time.
 
 The engine hands every call of a decision the same frozen array (its kind's anchor), so the
-policies remember the last one by identity; an array that can change must never be served
-from that memory.
+policies remember each one by identity (`FrozenMemo`), kinds taking turns; an array that can
+change must never be served from that memory.
 """
 
 import numpy as np
@@ -45,6 +45,23 @@ def test_a_frozen_array_is_checked_once(
     policy.select(context=anchor)
     policy.cold_arms(context=anchor)
     assert len(reads) == 1
+
+
+@pytest.mark.parametrize(("name", "module"), POLICIES)
+def test_frozen_arrays_taking_turns_are_each_checked_once(
+    name: str, module: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads = counting_reads(monkeypatch, module)
+    policy = make_policy(name, ["a", "b"], seed=0, context_dim=3, **NO_POOL[name])
+    anchors = [np.eye(3)[row].copy() for row in range(3)]
+    for anchor in anchors:
+        anchor.flags.writeable = False
+    for _ in range(4):  # three kinds of query, one decision each in turn
+        for anchor in anchors:
+            policy.probabilities(context=anchor)
+            policy.update("a", 1.0, context=anchor)
+    assert len(reads) == 3
+    assert policy.prob_best(context=anchors[0])["a"] > 0.7
 
 
 @pytest.mark.parametrize(("name", "module"), POLICIES)
