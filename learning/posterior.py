@@ -4,6 +4,7 @@ posteriors, and Monte Carlo argmax frequencies for the rest."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from math import lgamma
 
 import numpy as np
@@ -135,7 +136,7 @@ def beta_prob_best_quadrature(alpha: FloatArray, beta: FloatArray) -> FloatArray
     narrowest = float(_minimum.reduce(std))
     points = int(min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * narrowest))))
     # Cell midpoints: the density is finite there even where the grid touches 0 or 1.
-    x = low + (np.arange(points) + 0.5) * ((high - low) / points)
+    x = low + _midpoints(points) * ((high - low) / points)
     mass = np.multiply.outer(alpha - 1.0, np.log(x))  # the log density, until normalised
     mass += np.multiply.outer(beta - 1.0, np.log1p(-x))
     mass -= _maximum.reduce(mass, axis=1, keepdims=True)
@@ -150,6 +151,15 @@ def beta_prob_best_quadrature(alpha: FloatArray, beta: FloatArray) -> FloatArray
     others *= mass
     best: FloatArray = _add.reduce(others, axis=1)
     return best / float(_add.reduce(best))
+
+
+@lru_cache(maxsize=128)
+def _midpoints(points: int) -> FloatArray:
+    """0.5, 1.5, ..., points - 0.5: the cells' midpoints in cell widths (read-only, made once
+    per grid size: the same few sizes come back call after call)."""
+    midpoints = np.arange(points) + 0.5
+    midpoints.flags.writeable = False
+    return midpoints
 
 
 def charged_beta_prob_best(
@@ -174,9 +184,9 @@ def charged_beta_prob_best(
     >>> charged_beta_prob_best(*equal, np.array([0.2, 0.2]), np.random.default_rng(0)).tolist()
     [0.5, 0.5]
     """
-    if (charges == charges[0]).all():
+    if _minimum.reduce(charges) == _maximum.reduce(charges):  # all alike
         return beta_prob_best(alpha, beta, rng, draws)
-    if not (EXACT and float(min(alpha.min(), beta.min())) >= 1.0):
+    if not (EXACT and min(_minimum.reduce(alpha), _minimum.reduce(beta)) >= 1.0):
         generator = rng if isinstance(rng, np.random.Generator) else rng()
         shape = np.concatenate((alpha, beta))
 
@@ -209,35 +219,36 @@ def _charged_quadrature(alpha: FloatArray, beta: FloatArray, charges: FloatArray
     # an arm whose upper bound is below it is (all but) never best: left out of the grid.
     low = float(_maximum.reduce(lower))
     live = upper > low
+    live_count = np.count_nonzero(live)
     best: FloatArray = np.zeros(alpha.size)
-    if live.sum() == 1:
+    if live_count == 1:
         best[live] = 1.0
         return best
     a, b, c, s, t = alpha, beta, charges, std, top
-    if not live.all():
+    if live_count < alpha.size:
         a, b, c, s, t = a[live], b[live], c[live], s[live], t[live]
     high = float(_maximum.reduce(upper[live]))
     points = int(
         min(QUADRATURE_POINTS, max(64, (high - low) / (_SPACING_IN_SD * _minimum.reduce(s))))
     )
     width = (high - low) / points
-    x = low + (np.arange(points) + 0.5) * width + c[:, None]  # each arm's own values
-    # Above its end an arm has no density (low >= -c_i, so no arm's values start inside).
-    inside = x < 1.0
-    np.minimum(x, 0.5, out=x, where=~inside)
+    # Each cell's part inside each arm's support, in cell widths: 1 below the arm's end, 0 above
+    # it, between in the cell where its values end (low >= -c_i: no arm's values start inside).
+    # The density is read at the middle of that part, in the arm's own values (net + c_i); one
+    # rule for every cell, where a separate pass over the cut cells cost a sixth more.
+    starts = low + (_midpoints(points) - 0.5) * width
+    inside = np.subtract.outer(t, starts)
+    inside /= width
+    np.clip(inside, 0.0, 1.0, out=inside)
+    x = inside * (0.5 * width)
+    x += starts
+    x += c[:, None]
+    np.minimum(x, 0.5, out=x, where=inside == 0.0)  # no density there: any value in (0, 1)
+    # the Beta function by `math.lgamma`: scipy's import alone took 0.28 s
     log_beta = np.array([lgamma(x) + lgamma(y) - lgamma(x + y) for x, y in zip(a, b, strict=True)])
     mass = _log_density(x, a, b, log_beta)
     np.exp(mass, out=mass)
     mass *= inside
-    # The cell where an arm's values end: its density at the middle of its inside part, times
-    # that part's width (the Beta function by `math.lgamma`: scipy's import alone took 0.28 s).
-    cut = np.flatnonzero(t < high)
-    if cut.size:
-        cell = _minimum(((t[cut] - low) / width).astype(np.intp), points - 1)
-        start = low + cell * width
-        middle = 0.5 * (start + t[cut]) + c[cut]
-        part = np.exp(_log_density(middle, a[cut], b[cut], log_beta[cut]))
-        mass[cut, cell] = part * (t[cut] - start) / width
     mass *= width
     # What an arm has below the grid, where its lower values fall, is the rest of its unit mass.
     below = _maximum(1.0 - _add.reduce(mass, axis=1), 0.0)
@@ -253,11 +264,10 @@ def _charged_quadrature(alpha: FloatArray, beta: FloatArray, charges: FloatArray
 
 
 def _log_density(x: FloatArray, a: FloatArray, b: FloatArray, log_beta: FloatArray) -> FloatArray:
-    """log Beta(a_i, b_i) density at x (rows of x per arm, or one value per arm)."""
-    shape = (-1, 1) if x.ndim == 2 else (-1,)
-    density = (a.reshape(shape) - 1.0) * np.log(x)
-    density += (b.reshape(shape) - 1.0) * np.log1p(-x)
-    density -= log_beta.reshape(shape)
+    """log Beta(a_i, b_i) density at x (a row of x per arm)."""
+    density = (a[:, None] - 1.0) * np.log(x)
+    density += (b[:, None] - 1.0) * np.log1p(-x)
+    density -= log_beta[:, None]
     return density
 
 
