@@ -172,7 +172,7 @@ class Chooser:
             if weights.sum() > 0
             else np.full(len(remaining), 1 / len(remaining))
         )
-        index = int(self._rng.choice(len(remaining), p=weights))
+        index = selection.draw_index(weights, self._rng)
         return remaining[index], float(weights[index])
 
     def _detour_trigger(

@@ -111,9 +111,18 @@ def within(
     weights = weights / total if total > 0 else np.full(len(arms), 1.0 / len(arms))
     if pick.arm in arms:
         return Pick(pick.arm, float(weights[arms.index(pick.arm)]), pick.reason)
-    # What `rng.choice(len(arms), p=weights)` draws, on the same uniform number (numpy's inverse
-    # CDF), without its checks of `weights`, which were half this function's time.
+    index = draw_index(weights, rng)
+    return Pick(arms[index], float(weights[index]), "cold_start")
+
+
+def draw_index(weights: np.ndarray, rng: np.random.Generator) -> int:
+    """An index drawn with probabilities `weights` (non-negative, summing to 1): what
+    `rng.choice(len(weights), p=weights)` draws, on the same uniform number (numpy's inverse
+    CDF), without its checks of `weights`, which were half the time of a redraw.
+
+    >>> draw_index(np.array([0.0, 1.0, 0.0]), np.random.default_rng(0))
+    1
+    """
     cdf = weights.cumsum()
     cdf /= cdf[-1]
-    index = int(cdf.searchsorted(rng.random(), side="right"))
-    return Pick(arms[index], float(weights[index]), "cold_start")
+    return int(cdf.searchsorted(rng.random(), side="right"))

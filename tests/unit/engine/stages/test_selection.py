@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.stages.selection import Pick, within
+from engine.stages.selection import Pick, draw_index, within
 
 
 @settings(max_examples=200, deadline=None)
@@ -28,3 +28,16 @@ def test_a_redraw_takes_what_numpy_choice_would_from_the_same_stream(
     assert (redrawn.arm, redrawn.reason) == (expected, "cold_start")
     assert redrawn.propensity == shares[kept.index(expected)]
     assert ours.random() == numpy_rng.random()  # the same numbers drawn, no more
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    weights=st.lists(st.floats(0.0, 1.0), min_size=1, max_size=20).filter(lambda w: sum(w) > 0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_draw_index_is_numpy_choice_on_the_same_stream(weights: list[float], seed: int) -> None:
+    shares = np.array(weights) / sum(weights)
+    ours, numpy_rng = np.random.default_rng(seed), np.random.default_rng(seed)
+    drawn = [draw_index(shares, ours) for _ in range(5)]
+    assert drawn == [int(numpy_rng.choice(len(shares), p=shares)) for _ in range(5)]
+    assert all(shares[index] > 0 for index in drawn)
