@@ -146,7 +146,7 @@ def test_p_best_falls_back_to_draws_below_a_bounded_density() -> None:
 
 
 def _plain_quadrature(alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
-    """`beta_prob_best_quadrature` as it was written before its in-place rewrite."""
+    """`beta_prob_best_quadrature` written plainly, without its in-place rewrite."""
     mean = alpha / (alpha + beta)
     std = np.sqrt(alpha * beta / ((alpha + beta) ** 2 * (alpha + beta + 1.0)))
     low = max(0.0, float((mean - 8.0 * std).min()))
@@ -157,8 +157,11 @@ def _plain_quadrature(alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     density = np.exp(log_density - log_density.max(axis=1, keepdims=True))
     mass = density / density.sum(axis=1, keepdims=True)
     cdf = np.cumsum(mass, axis=1) - 0.5 * mass
-    log_cdf = np.log(np.maximum(cdf, 1e-300))
-    others = np.exp(log_cdf.sum(axis=0, keepdims=True) - log_cdf)
+    if len(alpha) == 2:  # each arm's only rival is the other
+        others = cdf[::-1]
+    else:  # the product of the other arms' CDFs
+        floored = np.maximum(cdf, 1e-300)
+        others = floored.prod(axis=0, keepdims=True) / floored
     best: np.ndarray = (mass * others).sum(axis=1)
     return best / float(best.sum())
 
