@@ -39,7 +39,7 @@ __all__ = ["KeptAnswer", "Loop", "degeneracy", "find_loop", "keep_answer", "scaf
 # A line of the prompt shorter than this (in words) is not matched: "Answer:" or "Steps:" may
 # well start the model's own answer.
 _MIN_SCAFFOLD_WORDS = 3
-LineTest = Callable[[str], object]  # truthy when a (`_plain`) line repeats a prompt line
+LineTest = Callable[[str], object]  # truthy when a (`_plain`) line matches (repeats, copies)
 # Placeholders a template writes for the model to fill: "<answer>", "<your answer>".
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,30}>")
 # Fenced data in a prompt (`engine.stages.prompting.fence`, a tag on a line of its own): not
@@ -113,13 +113,13 @@ def keep_answer(
 ) -> KeptAnswer:
     """The reply without lines that repeat `prompt`'s own words or copy `to_check` (a result
     given to check, not to hand back), with its loop, cut-off and degeneracy named."""
-    tests, openings = scaffold_patterns(prompt)
+    echoes, openings = scaffold_patterns(prompt)
     copies = _copy_test(to_check) if to_check else None
     kept: list[str] = []
     echoed = copied = 0
     for line in reply.strip().splitlines():
         plain = _plain(line)
-        if plain and any(test(plain) for test in tests):
+        if plain and echoes(plain):
             echoed += 1
             continue
         if copies is not None and copies(plain):
@@ -183,44 +183,57 @@ def _is_digit_run(digits: str) -> bool:
     return steps in ({1}, {9}) or (len(set(digits)) == 1 and len(digits) > _MIN_DIGIT_RUN)
 
 
-def scaffold_patterns(prompt: str) -> tuple[list[LineTest], list[str]]:
-    """Whole-line tests for the prompt's own lines (a placeholder matches anything), and the
-    label lines ("... exactly:") a model may run on into its answer, both as `_plain` text.
+def scaffold_patterns(prompt: str) -> tuple[LineTest, list[str]]:
+    """Whether a line (as `_plain`) repeats one of the prompt's own lines whole (a placeholder
+    matches anything), and the label lines ("... exactly:") a model may run on into its answer,
+    both as `_plain` text.
 
-    >>> tests, openings = scaffold_patterns("Question: what is 2 + 2?\\nAnswer with <answer> here")
-    >>> [bool(test("answer with 4 here")) for test in tests], openings
-    ([False, True], [])
+    >>> echoes, openings = scaffold_patterns("Question: what is 2 + 2?\\nAnswer with <answer> here")
+    >>> [echoes(line) for line in ("answer with 4 here", "question: what is 2 + 2?", "4")]
+    [True, True, False]
+    >>> openings
+    []
     """
     outside = _FENCE.sub("\n", prompt)
-    tests: list[LineTest] = []
+    literals: set[str] = set()
+    patterns: list[re.Pattern[str]] = []
     openings = []
     for line in outside.splitlines():
         read = _line_scaffold(line)
         if read is None:
             continue
-        test, opening = read
-        tests.append(test)
+        whole, opening = read
+        if isinstance(whole, str):
+            literals.add(whole)
+        else:
+            patterns.append(whole)
         if opening is not None:
             openings.append(opening)
-    return tests, openings
+
+    # One set lookup for the lines without a placeholder (most of them), where a test per prompt
+    # line for every line of the reply was a third of the answer stage's time.
+    def echoes(plain: str) -> bool:
+        return plain in literals or any(pattern.fullmatch(plain) for pattern in patterns)
+
+    return echoes, openings
 
 
 # Why a cache: most of a prompt's lines are its template's and the system text, the same lines
 # decision after decision; reading each again cost tens of microseconds per answer. What a line
-# gives is a function of the line alone (the tests are immutable: a pattern, a string's `__eq__`).
+# gives is a function of the line alone (a pattern, or the line itself: both immutable).
 @functools.lru_cache(maxsize=4096)
-def _line_scaffold(line: str) -> tuple[LineTest, str | None] | None:
-    """One prompt line's whole-line test and, for a label line, its opening; None for a line
-    too short to match."""
+def _line_scaffold(line: str) -> tuple[str | re.Pattern[str], str | None] | None:
+    """What one prompt line matches whole (itself as `_plain` text, or a pattern where it holds
+    placeholders) and, for a label line, its opening; None for a line too short to match."""
     plain = _plain(line)
     literal = _PLACEHOLDER.sub(" ", plain)
     if len(literal.split()) < _MIN_SCAFFOLD_WORDS:
         return None
     if literal != plain:  # placeholders: a pattern, compiled once per template line
-        return _placeholder_pattern(plain).fullmatch, None
+        return _placeholder_pattern(plain), None
     # A line without a placeholder matches only itself: a string comparison, where compiling it
     # cost a fraction of a millisecond per decision (it holds the question, new each time).
-    return plain.__eq__, plain if plain.endswith(":") else None
+    return plain, plain if plain.endswith(":") else None
 
 
 @functools.lru_cache(maxsize=1024)
