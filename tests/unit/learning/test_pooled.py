@@ -108,6 +108,16 @@ def test_state_round_trips_and_bad_state_is_refused() -> None:
     broken["stats"]["failures"][0][0] = -1.0
     with pytest.raises(StateError, match="non-negative"):
         load_policy(broken)
+    broken = json.loads(json.dumps(state))  # one context's counts saved twice
+    stats = broken["stats"]
+    for field in ("contexts", "successes", "failures"):
+        stats[field].append(stats[field][0])
+    stats["totals"] = [
+        [sum(row[arm] for row in stats[field]) for arm in range(len(ARMS))]
+        for field in ("successes", "failures")
+    ]
+    with pytest.raises(StateError, match="the same context twice"):
+        load_policy(broken)
 
 
 def test_contexts_are_bounded_and_arms_can_change() -> None:
