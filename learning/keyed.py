@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from learning.base import Explanation, Policy, check_reward, make_bits
-from learning.contextual import FrozenMemo, context_vector
+from learning.contextual import FrozenMemo, HashedTuple, context_vector
 from learning.errors import ContextError, PolicyError, StateError, UnknownArmError
 from learning.params import Param, ParamValue
 
@@ -100,11 +100,11 @@ class KeyedPolicy:
         return self._class(self.arms, seed=self._sub_seed(key), **self._base_params)
 
     def _key(self, context: Any) -> Key:
-        """The context's numbers as a tuple (tolist is the cheap way to one), once per frozen
-        array (`FrozenMemo`: three times a decision, 11 us each)."""
+        """The context's numbers as a tuple hashed once (`HashedTuple`; tolist is the cheap way
+        to one), made once per frozen array (`FrozenMemo`: three times a decision, 11 us each)."""
         key = self._frozen_keys.get(context)
         if key is None:
-            key = tuple(context_vector(context, self._context_dim, self.name).tolist())
+            key = HashedTuple(context_vector(context, self._context_dim, self.name).tolist())
             self._frozen_keys.remember(context, key)
         return key
 
