@@ -135,8 +135,7 @@ class PooledThompsonSampling(ContextualPolicy):
         weights = self._weights.get(key)
         if weights is not None and len(weights) == len(self._counts):
             return weights
-        norm = float(np.linalg.norm(vector))
-        logits = self._units @ (vector / norm if norm > 0 else vector) / self._temperature
+        logits = self._units @ _unit(vector) / self._temperature
         own = np.array([stored == key for stored in self._counts], dtype=bool)
         others = len(self._counts) - int(own.sum())
         logits[own] = -np.inf
@@ -218,9 +217,7 @@ class PooledThompsonSampling(ContextualPolicy):
         self._totals[1, index] += weight - gain
 
     def _add_context(self, key: bytes, vector: FloatArray, counts: FloatArray) -> FloatArray:
-        norm = float(np.linalg.norm(vector))
-        unit = vector / norm if norm > 0 else vector
-        self._units = np.vstack((self._units, unit[None, :]))
+        self._units = np.vstack((self._units, _unit(vector)[None, :]))
         self._weights.clear()  # every context's weights gain a row
         self._restack(np.concatenate((self._stacked, counts[None])), [*self._counts, key])
         return self._counts[key]
@@ -292,19 +289,22 @@ class PooledThompsonSampling(ContextualPolicy):
         # A count that was added to and retracted from can end a rounding error below zero.
         if (successes < -_ROUNDING).any() or (failures < -_ROUNDING).any():
             raise StateError("state stats 'successes' and 'failures' must be non-negative")
-        keys, units = [], []
-        for vector in vectors + 0.0:
-            norm = float(np.linalg.norm(vector))  # as `_add_context`, row by row: the same floats
-            keys.append(vector.tobytes())
-            units.append(vector / norm if norm > 0 else vector)
+        vectors = vectors + 0.0
+        keys = [vector.tobytes() for vector in vectors]
         if len(set(keys)) != count:
             raise StateError("state stats 'contexts' holds the same context twice")
-        self._units = np.stack(units)
+        self._units = np.stack([_unit(vector) for vector in vectors])  # row by row, as when added
         self._restack(np.stack((successes, failures), axis=1), keys)
         totals = array_from_state(stats, "totals", (2, arms))
         if not np.allclose(totals, np.stack((successes.sum(axis=0), failures.sum(axis=0)))):
             raise StateError("state stats 'totals' are not the sums of the contexts' counts")
         self._totals = totals
+
+
+def _unit(vector: FloatArray) -> FloatArray:
+    """The context's direction: its vector over its norm (a zero vector as it is)."""
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else vector
 
 
 class PooledBayesUCB(PooledThompsonSampling):
