@@ -166,12 +166,7 @@ class Chooser:
         remaining = [arm for arm in probabilities if arm not in tried]
         if not remaining:
             return NO_TOOL, 1.0
-        weights = np.array([max(probabilities[arm], 0.0) for arm in remaining], dtype=float)
-        weights = (
-            weights / weights.sum()
-            if weights.sum() > 0
-            else np.full(len(remaining), 1 / len(remaining))
-        )
+        weights = selection.shares(probabilities, remaining)
         index = selection.draw_index(weights, self._rng)
         return remaining[index], float(weights[index])
 

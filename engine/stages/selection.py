@@ -106,13 +106,23 @@ def within(
     arms = sorted(arm for arm in allowed if arm in probabilities)
     if not arms or len(arms) == len(probabilities):
         return pick
-    weights = np.array([max(probabilities[arm], 0.0) for arm in arms], dtype=float)
-    total = weights.sum()
-    weights = weights / total if total > 0 else np.full(len(arms), 1.0 / len(arms))
+    weights = shares(probabilities, arms)
     if pick.arm in arms:
         return Pick(pick.arm, float(weights[arms.index(pick.arm)]), pick.reason)
     index = draw_index(weights, rng)
     return Pick(arms[index], float(weights[index]), "cold_start")
+
+
+def shares(probabilities: Mapping[str, float], arms: Sequence[str]) -> np.ndarray:
+    """The probabilities of `arms` renormalised over them, in their order (uniform where they
+    hold no mass): what a redraw among them takes.
+
+    >>> shares({"a": 0.375, "b": 0.125, "c": 0.5}, ["a", "b"]).tolist(), shares({"a": 0.0}, ["a"])
+    ([0.75, 0.25], array([1.]))
+    """
+    weights = np.array([max(probabilities[arm], 0.0) for arm in arms], dtype=float)
+    total = weights.sum()
+    return weights / total if total > 0 else np.full(len(arms), 1.0 / len(arms))
 
 
 def draw_index(weights: np.ndarray, rng: np.random.Generator) -> int:
