@@ -88,6 +88,16 @@ class CostPrice:
         return round(min(1.0, max(0.0, learned)), 12)  # rounded: replays agree to the last bit
 
 
+# A path's mean seconds are charged to the nearest 10 ms. Why: a model's time is not known closer
+# than that (one call's seconds vary by more between runs), so paths whose means differ by less
+# are alike to the draw, and paths charged alike are drawn as without a price: no charged
+# quadrature of their own (`engine.orchestration.charged_draw`). A stand-in model that answers
+# in microseconds is charged nothing, as a decision whose model took no time should be; a real
+# model's paths (0.4-10 s apart, see below) are charged as before, within 0.0001 at 0.02.
+SECONDS_RESOLUTION = 0.01
+SECONDS_DIGITS = 2  # SECONDS_RESOLUTION as `round`'s digits
+
+
 @dataclass(frozen=True)
 class DrawPrice:
     """What a second of waiting costs at the path draw, in reward units (0 = free).
@@ -105,6 +115,8 @@ class DrawPrice:
 
     >>> DrawPrice().charges({"direct": 0.5, "steps": 9.0})
     {'direct': 0.01, 'steps': 0.18}
+    >>> DrawPrice().charges({"direct": 0.0004, "steps": 0.0031})  # alike at 10 ms
+    {'direct': 0.0, 'steps': 0.0}
     """
 
     per_second: float = 0.02
@@ -121,5 +133,9 @@ class DrawPrice:
         return self.per_second > 0
 
     def charges(self, seconds: Mapping[str, float]) -> dict[str, float]:
-        """Each timed path's charge (an untimed one is charged nothing)."""
-        return {path: round(self.per_second * max(s, 0.0), 12) for path, s in seconds.items()}
+        """Each timed path's charge (an untimed one is charged nothing), on its mean seconds
+        to the nearest `SECONDS_RESOLUTION`."""
+        return {
+            path: round(self.per_second * round(max(s, 0.0), SECONDS_DIGITS), 12)
+            for path, s in seconds.items()
+        }

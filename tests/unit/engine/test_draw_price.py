@@ -9,6 +9,7 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.store.memory import InMemoryStore
 from engine.domain.config import DetourRules, EngineConfig
+from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.pricing import DrawPrice
 from engine.domain.records import LLMRequest
 from engine.errors import ConfigError
@@ -83,6 +84,26 @@ def test_the_draw_leaves_the_posterior_to_accuracy_and_says_what_it_charged(worl
     assert decision.path.propensity == pytest.approx(
         candidates[decision.path.arm_id].propensity, abs=1e-4
     )  # the logged propensity is the charged draw's
+
+
+def test_paths_alike_to_the_nearest_10_ms_are_charged_alike_and_drawn_without_a_price(
+    world: World,
+) -> None:
+    assert DrawPrice(1.0).charges({"a": 0.0004, "b": 0.0049, "c": 0.012}) == {
+        "a": 0.0,
+        "b": 0.0,
+        "c": 0.01,
+    }
+    engine = build(world, 1.0)
+    engine._pipeline._llm = GuardedLLM(ScriptedLLM(world.script))  # no path waits: all alike
+    play(engine, world, 0)
+    learner = engine._book._learner
+    decision = engine.decide(QUERY, checker=world.checker_for(QUERY))
+    anchor = engine.get_decision(decision.id).context or next(iter(learner.contexts_seen))
+    seconds = learner.path_seconds(anchor, ["digits_fast", "digits_slow"])
+    assert len(seconds) == 2  # both timed, each under 5 ms
+    assert all(0.0 < mean < 0.005 for mean in seconds.values())
+    assert decision.step("selection").inputs["charges"] == {}  # the uncharged draw
 
 
 def test_a_decision_counts_its_seconds_once_however_many_outcomes_it_has(world: World) -> None:
