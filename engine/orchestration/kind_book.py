@@ -100,7 +100,7 @@ class KindBook:
         if task is not None:
             return self._named(_checked_name(task), query)
         vector = self._embed(query)
-        if not np.any(vector):  # no embedding model, or a query with no words to embed
+        if not vector.any():  # no embedding model, or a query with no words to embed
             return self._unsorted(query)
         for _ in range(_MAX_APPEND_TRIES):
             with self._lock:
