@@ -94,8 +94,7 @@ class CostPrice:
 # quadrature of their own (`engine.orchestration.charged_draw`). A stand-in model that answers
 # in microseconds is charged nothing, as a decision whose model took no time should be; a real
 # model's paths (0.4-10 s apart, see below) are charged as before, within 0.0001 at 0.02.
-SECONDS_RESOLUTION = 0.01
-SECONDS_DIGITS = 2  # SECONDS_RESOLUTION as `round`'s digits
+SECONDS_DIGITS = 2  # `round`'s digits: 10 ms
 
 
 @dataclass(frozen=True)
@@ -134,7 +133,7 @@ class DrawPrice:
 
     def charges(self, seconds: Mapping[str, float]) -> dict[str, float]:
         """Each timed path's charge (an untimed one is charged nothing), on its mean seconds
-        to the nearest `SECONDS_RESOLUTION`."""
+        to the nearest 10 ms (`SECONDS_DIGITS`)."""
         return {
             path: round(self.per_second * round(max(s, 0.0), SECONDS_DIGITS), 12)
             for path, s in seconds.items()
