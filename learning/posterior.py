@@ -134,7 +134,7 @@ def _grid(alphas: list[float], betas: list[float]) -> FloatArray:
     Worked out on Python floats, arm by arm, with the operations of the numpy version in the
     same order, so the same floats (IEEE arithmetic and a correctly rounded square root either
     way): only three numbers come out, and for the 2-20 arms of a decision the sixteen numpy
-    calls that made them were a third of the quadrature's time."""
+    calls that made them were an eighth of the quadrature's time (121 to 107 us a call)."""
     low, high, narrowest = math.inf, -math.inf, math.inf
     for alpha, beta in zip(alphas, betas, strict=True):
         total = alpha + beta
