@@ -11,6 +11,8 @@ from math import lgamma
 import numpy as np
 from numpy.typing import NDArray
 
+from learning.errors import PolicyError
+
 FloatArray = NDArray[np.float64]
 _add, _maximum, _minimum = np.add, np.maximum, np.minimum
 
@@ -95,6 +97,8 @@ def beta_prob_best(
     # As Python floats: a decision's 2-20 arms are read faster by `min` on a list than by
     # numpy's reductions (2-4 us a call inside a decision, six of them here).
     alphas, betas = alpha.tolist(), beta.tolist()
+    if not math.isfinite(sum(alphas) + sum(betas)):  # `min` and `max` would skip a NaN
+        raise PolicyError(f"Beta parameters must be finite, got {alphas} and {betas}")
     lowest_alpha, lowest_beta = min(alphas), min(betas)
     if lowest_alpha == max(alphas) and lowest_beta == max(betas):
         return np.full(arms, 1.0 / arms)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as scipy_stats
 
 from learning import make_policy
+from learning.errors import PolicyError
 from learning.kl import kl_bernoulli, kl_ucb_index
 from learning.posterior import beta_prob_best, beta_prob_best_quadrature, beta_std
 
@@ -180,3 +182,14 @@ def test_quadrature_gives_the_same_floats_as_written_plainly(
     alpha = np.array([a for a, _ in parameters])
     beta = np.array([b for _, b in parameters])
     assert np.array_equal(beta_prob_best_quadrature(alpha, beta), _plain_quadrature(alpha, beta))
+
+
+@pytest.mark.parametrize(
+    ("alpha", "beta"),
+    [([2.0, math.nan], [3.0, 3.0]), ([2.0, 2.0], [3.0, math.nan]), ([2.0, math.inf], [3.0, 3.0])],
+)
+def test_p_best_refuses_parameters_that_are_not_finite(
+    alpha: list[float], beta: list[float]
+) -> None:
+    with pytest.raises(PolicyError, match="must be finite"):
+        beta_prob_best(np.array(alpha), np.array(beta), np.random.default_rng(0))
