@@ -5,6 +5,7 @@ experiment or a test can replace one piece (say, the store) and keep the rest:
 
     engine = build_engine(load_settings())
     engine = build_engine(settings, llm=ScriptedLLM(script), store=InMemoryStore())
+    engine = build_engine(settings, models=build_models(settings))  # the catalogue, explicitly
 """
 
 import logging
@@ -23,12 +24,13 @@ from engine.adapters.store.memory import InMemoryStore
 from engine.adapters.tools import ToolRegistry
 from engine.adapters.tools.catalog import standard_tools
 from engine.adapters.tools.program import ProgramTool
+from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.kinds import FALLBACK_DIMENSION
 from engine.domain.ports import LLM, Embedder, OptionScorer, Searcher, Store, ToolBox, Tracker
 from engine.domain.records import LLMRequest, TemplateLike
 from engine.errors import ConfigError
 from engine.orchestration.facade import Engine
-from engine.orchestration.learner import POLICY_ROLES, PolicyFactory
+from engine.orchestration.learner import PolicyFactory
 from engine.settings import Settings, load_settings
 from engine.stages.option_procedures import CONTENT_FREE_PROMPT
 from learning import PolicyLike, make_policy
@@ -47,6 +49,7 @@ __all__ = [
     "build_embedder",
     "build_engine",
     "build_llm",
+    "build_models",
     "build_policy_factory",
     "build_scripted_llm",
     "build_searcher",
@@ -56,17 +59,37 @@ __all__ = [
     "build_tracker",
     "build_tracking_store",
     "load_model",
+    "load_models",
 ]
 
 MAX_SCRIPTED_DELAY_S = 10.0
+# Each policy role's random stream of the policy seed (`learning.streams`). 3 and 5 are the arm
+# book's path and model draws (`engine.orchestration.arm_book`): no two streams are shared.
+ROLE_STREAMS = {"path": 0, "tool": 1, "seed": 2, "model": 4}
 
 
 def build_llm(settings: Settings, *, stop_early: bool = True) -> LLM:
     """The model named by `THINKPATH_MODEL` through litellm; `local/...` runs in-process.
 
     `stop_early` (local models) stops free text after its answer line or once it loops; the
-    online evaluation turns it off to measure what it saves.
+    online evaluation turns it off to measure what it saves. The engine's own catalogue is
+    `build_models`; this is one model, asked bare.
     """
+    return _connect(settings.model, settings, stop_early=stop_early)
+
+
+def build_models(settings: Settings, *, stop_early: bool = True) -> ModelCatalogue:
+    """The catalogue of `THINKPATH_MODELS` (or `THINKPATH_MODEL` alone): each model's chat
+    client, and its option scorer where it runs in-process. Nothing loads here (`load_models`).
+    """
+    entries = []
+    for model in settings.catalogue:
+        llm = _connect(model, settings, stop_early=stop_early)
+        entries.append(ModelEntry(model, llm, build_option_scorer(llm)))
+    return ModelCatalogue(entries)
+
+
+def _connect(model: str, settings: Settings, *, stop_early: bool) -> LLM:
     api_key = settings.api_key.get_secret_value() if settings.api_key else None
     local = LocalModelSettings(
         threads=settings.llm_threads,
@@ -74,7 +97,7 @@ def build_llm(settings: Settings, *, stop_early: bool = True) -> LLM:
         stop_early=stop_early,
         prefix_cache_bytes=settings.llm_prefix_cache_mb * 2**20,
     )
-    return connect_chat(settings.model, api_base=settings.api_base, api_key=api_key, local=local)
+    return connect_chat(model, api_base=settings.api_base, api_key=api_key, local=local)
 
 
 def load_model(llm: LLM) -> None:
@@ -85,6 +108,13 @@ def load_model(llm: LLM) -> None:
     """
     if isinstance(llm, LocalChat):
         llm.load()
+
+
+def load_models(models: ModelCatalogue) -> None:
+    """Load every in-process model of the catalogue now, one after the other (a service
+    starting up: the first decision on either model then waits for no file)."""
+    for entry in models.values():
+        load_model(entry.llm)
 
 
 def build_scripted_llm(delay_s: float = 0.0) -> LLM:
@@ -214,9 +244,15 @@ def build_policy_factory(settings: Settings) -> PolicyFactory:
 
     def build(role: str, arms: list[str], context_dim: int) -> PolicyLike:
         # The seed role chooses between two arms per kind of query: Thompson sampling, always.
-        name = {"path": settings.path_policy, "tool": settings.tool_policy}.get(role, "thompson")
+        # The model role takes the path policy: a new kind starts from the kinds like it, and
+        # the draw price charges its posterior (`pooled_thompson` has one).
+        name = {
+            "path": settings.path_policy,
+            "tool": settings.tool_policy,
+            "model": settings.path_policy,
+        }.get(role, "thompson")
         # Each role draws from its own stream of the seed, so that no two move in lockstep.
-        seed = stream_seed(settings.policy_seed, POLICY_ROLES.index(role))
+        seed = stream_seed(settings.policy_seed, ROLE_STREAMS[role])
         return make_policy(name, arms, seed=seed, context_dim=context_dim, **params)
 
     return build
@@ -233,18 +269,26 @@ def build_engine(
     embedder: Embedder | None = None,
     templates: Sequence[TemplateLike] | None = None,
     option_scorer: OptionScorer | None = None,
+    models: ModelCatalogue | None = None,
 ) -> Engine:
     """Build the engine from settings (read from the environment when None).
 
     Any collaborator passed in is used as is; the rest are built from the settings. `templates`
-    replaces the loaded ones (an evaluation that studies a chosen set of paths).
-    `option_scorer` defaults to the in-process model's own (`build_option_scorer`).
+    replaces the loaded ones (an evaluation that studies a chosen set of paths). The engine
+    chooses among `models` (default: `build_models`, the catalogue of `THINKPATH_MODELS`); an
+    `llm` given instead is a catalogue of one, with `option_scorer` (default: the in-process
+    model's own, `build_option_scorer`).
     """
     settings = settings or load_settings()
     searcher = searcher if searcher is not None else build_searcher(settings)
-    llm = llm if llm is not None else build_llm(settings)
+    if models is None and llm is None:
+        models = build_models(settings)
+    if llm is not None and option_scorer is None:
+        option_scorer = build_option_scorer(llm)
     return Engine(
+        models=models,
         llm=llm,
+        option_scorer=option_scorer,
         searcher=searcher,
         store=store if store is not None else build_store(settings),
         templates=list(templates)
@@ -258,7 +302,6 @@ def build_engine(
         program_toolbox=ToolRegistry([ProgramTool()]),
         config=settings.engine_config(),
         tracker=tracker,
-        option_scorer=option_scorer or build_option_scorer(llm),
     )
 
 

@@ -16,6 +16,7 @@ are re-exported here so that callers import every error from one place.
     ├── ConfigError                     a setting that is missing, malformed or inconsistent
     ├── InvalidQueryError (ValueError)  a query that is empty, not text or too long
     ├── InvalidKindError (ValueError)   a task or kind name that is not a slug, or is taken
+    ├── UnknownModelError (ValueError)  a model the engine's catalogue does not hold
     ├── TemplateError                   a reasoning-path template file that does not validate
     ├── StoreError                      the persistent store cannot do what was asked
     │   ├── StoreUnavailableError       missing, locked, read-only, corrupt or foreign database
@@ -81,6 +82,7 @@ __all__ = [
     "UnknownArmError",
     "UnknownDecisionError",
     "UnknownKindError",
+    "UnknownModelError",
     "UnknownPolicyError",
 ]
 
@@ -95,6 +97,10 @@ class InvalidQueryError(ThinkPathError, ValueError):
 
 class InvalidKindError(ThinkPathError, ValueError):
     """A task or kind name that is not a slug, or a name another kind holds."""
+
+
+class UnknownModelError(ThinkPathError, ValueError):
+    """A model the engine's catalogue does not hold (a pinned `model=`); nothing was decided."""
 
 
 class StoreError(ThinkPathError):

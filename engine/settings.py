@@ -34,7 +34,7 @@ from engine.errors import ConfigError
 from learning import available_policies
 from learning.base import COLD_PULLS, COLD_WIDTH
 
-__all__ = ["DEFAULT_HOME", "DEFAULT_POLICY", "Settings", "load_settings"]
+__all__ = ["DEFAULT_HOME", "DEFAULT_MODELS", "DEFAULT_POLICY", "Settings", "load_settings"]
 
 DEFAULT_HOME = Path("~/.thinkpath")  # the data directory when THINKPATH_HOME is not set
 
@@ -52,6 +52,11 @@ DEFAULT_POLICY = "pooled_thompson"
 PathList = Annotated[list[Path], NoDecode]
 NameList = Annotated[list[str], NoDecode]
 
+# The default catalogue of models (`THINKPATH_MODELS`): the small model that answers in under a
+# second, and the coder model that answers what it cannot, at about four times its seconds; the
+# engine learns per kind of query which one pays (docs/engine.md, "Models as arms").
+DEFAULT_MODELS = ("local/smollm2", "local/qwen2.5-coder-1.5b")
+
 # The engine's tunables have their defaults in one place, `EngineConfig` (and the `Budget` and
 # `DetourRules` it holds); a setting that overrides one reads its default from there.
 _ENGINE = EngineConfig()
@@ -67,8 +72,11 @@ class Settings(BaseSettings):
     namespace: str = Field(
         default=_ENGINE.namespace, min_length=1, max_length=64, pattern=r"^[\w.-]+$"
     )
-    # language model
-    model: str = Field(default="local/smollm2", description="a litellm model string")
+    # language models: `models` is the catalogue the engine chooses from per kind of query
+    # (litellm strings, `local/...` in-process); `model`, set alone, is a catalogue of one, and
+    # is the model an experiment asks bare (`engine.compose.build_llm`).
+    models: NameList = Field(default_factory=lambda: list(DEFAULT_MODELS))
+    model: str = Field(default=DEFAULT_MODELS[0], description="a litellm model string")
     api_base: str | None = None
     api_key: SecretStr | None = None
     llm_threads: int = Field(default=1, ge=1, le=64, description="local model CPU threads")
@@ -156,14 +164,34 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown policy {value!r}; known policies: {', '.join(known)}")
         return value
 
+    @field_validator("models", mode="before")
+    @classmethod
+    def _split_models(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
     @field_validator("model")
     @classmethod
     def _provider_model(cls, value: str) -> str:
-        if "/" not in value:
-            raise ValueError(
-                f"model {value!r} names no provider: use provider/model, e.g. local/smollm2"
-            )
-        return value
+        return _check_model(value)
+
+    @field_validator("models")
+    @classmethod
+    def _provider_models(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("name at least one model, e.g. local/smollm2")
+        if len(set(value)) != len(value):
+            raise ValueError(f"a model is named twice in {value}")
+        return [_check_model(model) for model in value]
+
+    @property
+    def catalogue(self) -> list[str]:
+        """The models the engine chooses from: `THINKPATH_MODELS`, or `THINKPATH_MODEL` alone
+        where only that one is set (a configuration from before models were arms)."""
+        if "model" in self.model_fields_set and "models" not in self.model_fields_set:
+            return [self.model]
+        return list(self.models)
 
     @property
     def data_dir(self) -> Path:
@@ -207,6 +235,14 @@ class Settings(BaseSettings):
             ),
             draw_price=DrawPrice(self.draw_price_per_second),
         )
+
+
+def _check_model(value: str) -> str:
+    if "/" not in value:
+        raise ValueError(
+            f"model {value!r} names no provider: use provider/model, e.g. local/smollm2"
+        )
+    return value
 
 
 def load_settings(**overrides: Any) -> Settings:

@@ -97,7 +97,7 @@ class Candidate(_Frozen):
 class Choice(_Frozen):
     """The arm chosen for one policy role, with the probability that it was chosen."""
 
-    role: Literal["path", "tool"]
+    role: Literal["path", "tool", "model"]
     arm_id: str
     propensity: float
     reason: Reason
@@ -157,6 +157,9 @@ class Decision(_Frozen):
     candidates: list[Candidate]
     path: Choice
     tool: Choice  # "none" when the decision used no tool
+    # The model every call of the decision ran on (`engine.domain.catalogue`); None only for
+    # decisions made before models were arms.
+    model: Choice | None = None
     tool_run: ToolRun | None = None
     answer: str | None = None
     outcomes: list[OutcomeResult] = Field(default_factory=list)  # recorded while deciding

@@ -29,20 +29,23 @@ from engine.orchestration.checkpoints import Checkpoints, fingerprint
 from engine.orchestration.earned import EarnedArms
 from engine.orchestration.learner import NO_SEED, SEED, Learner, PolicyFactory
 from engine.orchestration.pricing import CostCharger
-from engine.orchestration.views import PolicyView, SeedChoice, read_view
+from engine.orchestration.views import ModelChoice, PolicyView, SeedChoice, read_model, read_view
 from engine.stages import referee
 from engine.stages.candidates import admit_template
 from engine.stages.detour import retirement_reason
 from learning.streams import stream_seed
 from templates.text import hidden_character
 
-__all__ = ["ArmBook", "PolicyView", "SeedChoice"]
+__all__ = ["ArmBook", "ModelChoice", "PolicyView", "SeedChoice"]
 
 MAX_REASON_CHARS = 200
 REPLAY_BATCH = 10_000  # outcomes read from the log at a time
 # The charged path draw's stream of the engine's seed: the policies take streams 0-2 (one per
 # role), the chooser 0 and scoring's audit 1 of theirs; this one is apart from all of them.
 DRAW_STREAM = 3
+# The charged model draw's stream: apart from the path draw's and from the policies' own
+# (`engine.compose.ROLE_STREAMS`: 0-2 and 4), so the model and path draws never move in lockstep.
+MODEL_DRAW_STREAM = 5
 
 
 class ArmBook:
@@ -63,8 +66,13 @@ class ArmBook:
         draw_price: DrawPrice | None = None,
         seed: int | None = None,
         context_of: Callable[[str], Sequence[float] | None] | None = None,
+        models: Sequence[str] = (),
     ) -> None:
         self._store = store
+        # The model role's arms: the catalogue's model ids (`engine.domain.catalogue`); an engine
+        # given no catalogue learns no model choice (its decisions choose none).
+        self._models = list(models)
+        self._model_rng = np.random.default_rng(stream_seed(seed, MODEL_DRAW_STREAM))
         # cost at the path draw (`DrawPrice`); off unless given
         self._draw_price = draw_price or DrawPrice(0.0)
         self._draw_rng = np.random.default_rng(stream_seed(seed, DRAW_STREAM))
@@ -86,6 +94,8 @@ class ArmBook:
             "tool": policy_factory("tool", list(self._tools), context_dim),
             "seed": policy_factory("seed", [SEED, NO_SEED], context_dim),
         }
+        if self._models:
+            policies["model"] = policy_factory("model", list(self._models), context_dim)
         self._learner = Learner(
             policies,
             context_dim,
@@ -95,6 +105,8 @@ class ArmBook:
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
         )
         configured = {"path": path_arms, "tool": self._tools, "seed": [SEED, NO_SEED]}
+        if self._models:
+            configured["model"] = list(self._models)
         self._checkpoints = Checkpoints(
             store,
             namespace,
@@ -125,6 +137,15 @@ class ArmBook:
             probability = float(policy.probabilities(policy_context).get(SEED, 0.5))
             use = policy.select(policy_context) == SEED
             return SeedChoice(use, round(probability, 4))
+
+    def model_choice(self, context: Sequence[float], *, pinned: str | None = None) -> ModelChoice:
+        """The model role's draw for this query (`views.read_model`): the model the kind's
+        posterior, less each model's measured seconds at the draw price, says; or the model a
+        client pinned, with propensity 1."""
+        with self._lock:
+            return read_model(
+                self._learner, context, self._draw_price, self._model_rng, pinned=pinned
+            )
 
     def referee_reliability(
         self, context: Sequence[float] | None, *, prior: float, prior_pairs: float
@@ -382,7 +403,7 @@ class ArmBook:
         return path is not None and path.origin == "detour"
 
     def _origin(self, role: str, arm: str) -> str:
-        if role in ("tool", "seed"):
+        if role in ("tool", "seed", "model"):
             return role
         return "detour" if self._is_detour(arm) else "template"
 

@@ -21,7 +21,7 @@ def arm_stats(
     """Every arm's statistics, retired ones included; with a context, also whether each live
     arm is cold and its P(best) there. `origin(role, arm)` says where an arm came from."""
     rows = []
-    for role in POLICY_ROLES:
+    for role in (role for role in POLICY_ROLES if role in learner.policies):
         policy = learner.policies[role]
         live = policy.arms
         known = live + [a for (r, a) in learner.retired if r == role]

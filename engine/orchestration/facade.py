@@ -15,6 +15,7 @@ from typing import Any
 
 from engine.domain import evidence
 from engine.domain.budget import Budget
+from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.config import EngineConfig
 from engine.domain.kinds import FALLBACK_DIMENSION
 from engine.domain.models import ArmStats, Decision, OutcomeResult
@@ -36,6 +37,7 @@ from engine.domain.records import (
     PathDefinition,
     TemplateLike,
 )
+from engine.errors import ConfigError
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.decide_input import (
     check_decision_id,
@@ -58,7 +60,7 @@ class Engine:
     def __init__(
         self,
         *,
-        llm: LLM,
+        llm: LLM | None = None,
         searcher: Searcher,
         store: Store,
         templates: Sequence[TemplateLike],
@@ -69,8 +71,13 @@ class Engine:
         config: EngineConfig | None = None,
         tracker: Tracker | None = None,
         option_scorer: OptionScorer | None = None,
+        models: ModelCatalogue | None = None,
     ) -> None:
+        """`models` is the catalogue the engine chooses from per kind of query; without it,
+        `llm` (and its `option_scorer`) is the one model, named by its `model` attribute.
+        Given both, `models` wins."""
         self.config = config or EngineConfig()
+        self.models = models if models is not None else _single_model(llm, option_scorer)
         self._store = store
         self._tracker = tracker
         self._posts = OutcomePosts(store, self.config, tracker)
@@ -95,9 +102,10 @@ class Engine:
             draw_price=self.config.draw_price,  # and each path's seconds at the draw
             seed=self.config.seed,
             context_of=self._kinds.context_of,
+            models=self.models.ids,
         )
         self._pipeline = Pipeline(
-            llm=llm,
+            models=self.models,
             searcher=searcher,
             toolbox=toolbox,
             # procedures: runs the program arm's programs, whatever the tool allow-list says
@@ -105,7 +113,6 @@ class Engine:
             kinds=self._kinds,
             book=self._book,
             config=self.config,
-            option_scorer=option_scorer,  # None: option likelihood is not a candidate
         )
         self.refresh()
 
@@ -124,8 +131,10 @@ class Engine:
         task: str | None = None,
         checked_by: str | None = None,
         options: Sequence[str] | None = None,
+        model: str | None = None,
     ) -> Decision:
-        """Choose a path and a tool for `query`, answer it, score it, and learn from the score.
+        """Choose a model, a path and a tool for `query`, answer it, score it, and learn from
+        the score.
 
         `task` names the kind of query (a slug such as "ticket-triage"; `InvalidKindError`
         otherwise): a named task is a kind of its own, and the engine learns for it apart.
@@ -178,6 +187,7 @@ class Engine:
             task=task,
             checked_by=checked_by,
             options=offered,
+            model=model,
         )
         return self._commit(draft)
 
@@ -224,7 +234,7 @@ class Engine:
     def snapshot(self) -> dict[str, Any]:
         """What the engine has learned, as one JSON-serialisable document.
 
-        For each policy role ("path", "tool", "seed"): the policy's name, and for every arm its
+        For each policy role ("path", "tool", "seed", "model"): the policy's name, and for every arm its
         pulls, mean reward and outcomes (decisions in force), whether it is retired and why, and,
         for each kind of query it has learned from, whether it is still cold or confident and
         its P(best). Under "referee": the referee's measured reliability per kind of query.
@@ -331,11 +341,13 @@ class Engine:
                 "path": decision.path.arm_id,
                 "tool": decision.tool.arm_id,
                 "seed": draft.seed_arm,
+                **({"model": decision.model.arm_id} if decision.model else {}),
             },
             propensities={
                 "path": decision.path.propensity,
                 "tool": decision.tool.propensity,
                 "seed": draft.seed_propensity,
+                **({"model": decision.model.propensity} if decision.model else {}),
             },
             payload=decision.model_dump(mode="json"),
         )
@@ -350,6 +362,16 @@ class Engine:
         # The catalogue was read when this decision began, and its own new arms are in already.
         self._book.refresh(catalog=False)
         return decision.model_copy(update={"outcomes": results})
+
+
+def _single_model(llm: LLM | None, option_scorer: OptionScorer | None) -> ModelCatalogue:
+    """The catalogue of an engine given one model: named by its `model` attribute (a litellm
+    string), else "default"."""
+    if llm is None:
+        raise ConfigError("an engine needs a model: give `llm` or a `models` catalogue")
+    name = getattr(llm, "model", None)
+    model_id = name if isinstance(name, str) and name else "default"
+    return ModelCatalogue([ModelEntry(model_id, llm, option_scorer)])
 
 
 def _plain_label(context: Sequence[float]) -> str:

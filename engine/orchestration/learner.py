@@ -7,12 +7,13 @@ same order holds the same statistics, which is how replicas sharing a store lear
 
 The roles it learns:
 
-- `path`, `tool`, `seed`: bandit policies (the seed role chooses "seed" or "no_seed" per kind
-  of query), each taught by the one outcome in force for each decision
+- `path`, `tool`, `seed`, `model`: bandit policies (the seed role chooses "seed" or "no_seed"
+  per kind of query, the model role which model of the catalogue answers), each taught by the
+  one outcome in force for each decision
   (`engine.domain.evidence`): a later, more trusted outcome or a correction takes the earlier
   one's share out (`PolicyLike.retract`) and puts its own in;
-- the seconds each path costs per kind (`PathSeconds`), which a draw charges where a price is
-  set (`engine.domain.pricing.DrawPrice`): what the path costs, not what it is worth;
+- the seconds each path and each model costs per kind (`PathSeconds`), which a draw charges
+  where a price is set (`engine.domain.pricing.DrawPrice`): what it costs, not what it is worth;
 - `referee`: the referee's audit counts per kind of query (the referee's and the checker's
   scores of one answer, both in the log), from which `engine.stages.referee.reliability` gives
   the weight of its rewards.
@@ -39,7 +40,10 @@ from learning.contextual import HashedTuple
 
 __all__ = ["POLICY_ROLES", "ROLES", "Learner", "PerAnchor", "PolicyFactory", "roles_taught_by"]
 
-POLICY_ROLES = ("path", "tool", "seed")  # the bandit roles, in the order statistics list them
+# The bandit roles, in the order statistics list them. Decisions made before models were arms
+# choose no "model": their outcomes teach the other roles only (`_known_roles`).
+POLICY_ROLES = ("path", "tool", "seed", "model")
+TIMED_ROLES = ("path", "model")  # the roles whose arms' seconds a draw charges
 ROLES = (*POLICY_ROLES, "referee")  # every learned role
 # The seed role's arms: the answer saw a brief, or it did not.
 SEED, NO_SEED = "seed", "no_seed"
@@ -117,7 +121,7 @@ class Learner:
         # cost a decision without a checker some 25 microseconds a read, growing with the kinds.
         self._pooled_audits: Counter[tuple[float, bool]] = Counter()
         self._per_anchor = PerAnchor()
-        self._seconds = PathSeconds()
+        self._seconds = {role: PathSeconds() for role in TIMED_ROLES}
 
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
         """The context as the role's policy takes it: an array for contextual ones, else None."""
@@ -146,7 +150,13 @@ class Learner:
         self, context: Sequence[float] | None, paths: Sequence[str]
     ) -> dict[str, float]:
         """The mean seconds of each timed path for this kind of query (`PathSeconds.means`)."""
-        return self._seconds.means(self._key_of(context), paths)
+        return self._seconds["path"].means(self._key_of(context), paths)
+
+    def model_seconds(
+        self, context: Sequence[float] | None, models: Sequence[str]
+    ) -> dict[str, float]:
+        """The mean seconds of a decision on each timed model, for this kind of query."""
+        return self._seconds["model"].means(self._key_of(context), models)
 
     def audits(self, context: Sequence[float] | None) -> tuple[Counter[tuple[float, bool]], ...]:
         """The referee's audit counts for this kind of query, and pooled over every kind."""
@@ -251,7 +261,9 @@ class Learner:
             tally = tally.plus(new.reward, new.weight)
         self._tallies[(role, arm)] = tally
         if role == "path":
-            self._move_path(arm, outcome.seconds, change, at[1])
+            self._move_path(change, at[1])
+        if role in TIMED_ROLES:
+            self._count_seconds(role, arm, outcome.seconds, change, at[1])
 
     def _move_policy(
         self,
@@ -271,24 +283,29 @@ class Learner:
             if new is not None:
                 policy.update(arm, new.reward, context=context, weight=new.weight)
 
-    def _move_path(
-        self,
-        arm: str,
-        seconds: float | None,
-        change: tuple[Evidence | None, Evidence | None],
-        key: ContextKey,
-    ) -> None:
-        """The path role's own records: the kind's recent rewards, and the path's seconds."""
-        old, new = change
+    def _move_path(self, change: tuple[Evidence | None, Evidence | None], key: ContextKey) -> None:
+        """The path role's own record: the kind's recent rewards."""
+        new = change[1]
         if new is not None:
             window = self._recent.get(key)
             if window is None:
                 window = self._recent[key] = deque(maxlen=self._recent_window)
             window.append(new.reward)
+
+    def _count_seconds(
+        self,
+        role: str,
+        arm: str,
+        seconds: float | None,
+        change: tuple[Evidence | None, Evidence | None],
+        key: ContextKey,
+    ) -> None:
+        """A timed role's record of what its arm's decisions cost in seconds."""
+        old, new = change
         if (old is None) != (new is None) and seconds is not None:
             # the decision's first evidence counts its seconds once; its last, taken out, uncounts
             sign = 1 if old is None else -1
-            self._seconds.add(key, arm, seconds, sign)
+            self._seconds[role].add(key, arm, seconds, sign)
 
     def _count_audit(
         self, context: Sequence[float] | None, old: AuditPair | None, new: AuditPair | None
@@ -337,7 +354,8 @@ class Learner:
                 [list(key), [[reward, passed, n] for (reward, passed), n in counts.items()]]
                 for key, counts in self._audits.items()
             ],
-            "path_seconds": self._seconds.state(list),
+            "path_seconds": self._seconds["path"].state(list),
+            "model_seconds": self._seconds["model"].state(list),
         }
 
     def restore(self, state: Mapping[str, Any], policies: Mapping[str, PolicyLike]) -> None:
@@ -363,7 +381,10 @@ class Learner:
             )
             for key, counts in state["audits"]
         }
-        seconds = PathSeconds.restored(state["path_seconds"], _context_key)
+        seconds = {
+            role: PathSeconds.restored(state[f"{role}_seconds"], _context_key)
+            for role in TIMED_ROLES
+        }
         # In place, so that the read-only views stay views of the live state.
         self._policies.clear()
         self._policies.update(policies)

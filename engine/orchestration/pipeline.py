@@ -1,6 +1,8 @@
 """Runs one decision's stages in order and assembles the `Decision`.
 
 query -> kind (a named task, the nearest known kind, or a new one)
+      -> model (the model role's draw for the kind, or the client's pin): every later call runs
+         on it
       -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
       -> path and tool selection -> tool run (the program tool: 1 call) -> answer (the path's
@@ -29,11 +31,12 @@ from typing import TypeVar
 
 from engine.domain.announced_llm import announced
 from engine.domain.budget import Budget
+from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, QueryKind, Seed, ToolRun
 from engine.domain.options import NoOptions, Options
-from engine.domain.ports import LLM, DecisionListener, OptionScorer, Searcher, ToolBox
+from engine.domain.ports import DecisionListener, OptionScorer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook
@@ -44,7 +47,7 @@ from engine.orchestration.query_steps import kind_step, options_step
 from engine.orchestration.run_state import UNLIMITED, Assembly, RunState, run_stage
 from engine.orchestration.scoring import Checker, Score, Scorer
 from engine.orchestration.seeding import Seeder
-from engine.orchestration.views import SeedChoice
+from engine.orchestration.views import ModelChoice, SeedChoice
 from engine.stages import procedures, program, tools
 from engine.stages.option_procedures import OptionSettings
 
@@ -73,17 +76,22 @@ class Pipeline:
     def __init__(
         self,
         *,
-        llm: LLM,
+        models: ModelCatalogue,
         searcher: Searcher,
         toolbox: ToolBox | None,
         program_toolbox: ToolBox | None = None,
         kinds: KindBook,
         book: ArmBook,
         config: EngineConfig,
-        option_scorer: OptionScorer | None = None,
     ) -> None:
-        self._llm = GuardedLLM(llm)
-        self._option_scorer = option_scorer  # option likelihood: the in-process model only
+        # Each model behind its guard once; its option scorer (option likelihood) is None for a
+        # hosted model, where that arm is no candidate.
+        self._models = ModelCatalogue(
+            [
+                ModelEntry(entry.id, GuardedLLM(entry.llm), entry.option_scorer)
+                for entry in models.values()
+            ]
+        )
         self._toolbox = toolbox
         self._program_toolbox = program_toolbox  # procedures: the program arm's sandbox
         self._kinds = kinds
@@ -106,6 +114,7 @@ class Pipeline:
         task: str | None = None,
         checked_by: str | None = None,
         options: Options | NoOptions | None = None,
+        model: str | None = None,
     ) -> Draft:
         """Make one decision for `query`; the facade persists it and its outcomes.
 
@@ -113,18 +122,22 @@ class Pipeline:
         context to the answer prompt; `force_path` is a live path arm the caller names; `task`
         names the kind of query (else the kind is found from the query's embedding);
         `checked_by`, the client source whose expected answer the checker holds; `options`, the
-        answers the client offers or the question was read to offer (None: read them here).
+        answers the client offers or the question was read to offer (None: read them here);
+        `model`, a catalogue model the client pins (checked by the facade).
         """
         started = start()
         match = self._kinds.find(query, task=task)  # a bad task name raises before any work
+        model_choice = self._book.model_choice(match.kind.anchor, pinned=model)
+        entry = self._models[model_choice.pick.arm]
         first = RunState(
             query,
             match.kind.anchor,
-            announced(self._llm, listener),  # a progress display names each call as it starts
+            announced(entry.llm, listener),  # a progress display names each call as it starts
             budget or self._config.budget,
         )
         assembly = Assembly(first, listener)
         kind = assembly.take(lambda _run: kind_step(match, started))
+        assembly.take(lambda _run: _model_step(model_choice, started))
         offered = assembly.take(lambda _run: options_step(query, options))
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, kind))
         referee_calls = self._scorer.referee_calls(first.context, checker)
@@ -136,7 +149,7 @@ class Pipeline:
                 kind=kind.id,
                 first_of_kind=kind.new,
                 offers_options=offered is not None,
-                can_score_options=self._option_scorer is not None,
+                can_score_options=entry.option_scorer is not None,
             )
         )
         tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
@@ -156,6 +169,7 @@ class Pipeline:
                     chat=chat,
                     reserve=referee_calls,  # procedures: leave the referee its call
                     options=offered,
+                    option_scorer=entry.option_scorer,
                 )
             )
         outcomes: list[Score] = []
@@ -189,6 +203,12 @@ class Pipeline:
                 arm_id=choices.tool.arm,
                 propensity=choices.tool.propensity,
                 reason=choices.tool.reason,
+            ),
+            model=Choice(
+                role="model",
+                arm_id=model_choice.pick.arm,
+                propensity=model_choice.pick.propensity,
+                reason=model_choice.pick.reason,
             ),
             tool_run=tool_run,
             answer=answer_text,
@@ -377,6 +397,7 @@ class Pipeline:
         chat: ChatOptions | None,
         reserve: int,
         options: Options | None = None,
+        option_scorer: OptionScorer | None = None,
     ) -> Steps[str | None]:
         arm = path.arm_id
         started = start()
@@ -396,7 +417,7 @@ class Pipeline:
             calls_left=None if run.calls_left >= UNLIMITED else run.calls_left - reserve,
             toolbox=self._program_toolbox,
             tool_timeout_s=self._config.tool_timeout_s,
-            options=None if options is None else OptionSettings(options, self._option_scorer),
+            options=None if options is None else OptionSettings(options, option_scorer),
         )
         attempt = yield from run_stage(
             run,
@@ -420,6 +441,35 @@ class Pipeline:
         }
         yield report("answer", "done", started, cost=spent, inputs=inputs, outputs=outputs)
         return result.text
+
+
+def _model_step(choice: ModelChoice, started: float) -> Steps[None]:
+    """The model the decision runs on, and what its draw read, for the trace and the card."""
+    pick = choice.pick
+    if pick.reason == "forced":
+        why = "pinned by the client"
+    elif len(choice.prob_best) <= 1:
+        why = "the only model in the catalogue"
+    elif pick.arm in choice.cold:
+        why = "still new for this kind: explored (a new kind starts from the kinds like it)"
+    elif choice.charges:
+        why = "drawn from the kind's posterior, each model less its seconds at the draw price"
+    else:
+        why = "drawn from the kind's posterior"
+    yield report(
+        "model",
+        pick.reason,
+        started,
+        outputs={
+            "model": pick.arm,
+            "propensity": pick.propensity,
+            "why": why,
+            "prob_best": dict(choice.prob_best),
+            "propensities": dict(choice.propensities),
+            "mean_seconds": dict(choice.seconds),
+            "charges": dict(choice.charges),
+        },
+    )
 
 
 def _draw_probability(choice: SeedChoice | None) -> float:

@@ -17,7 +17,15 @@ from engine.orchestration.charged_draw import charged_path_draw
 from engine.orchestration.learner import Learner
 from engine.stages import selection
 
-__all__ = ["PolicyView", "SeedChoice", "frozen", "probability_mass", "read_view"]
+__all__ = [
+    "ModelChoice",
+    "PolicyView",
+    "SeedChoice",
+    "frozen",
+    "probability_mass",
+    "read_model",
+    "read_view",
+]
 
 
 @dataclass(frozen=True)
@@ -64,6 +72,73 @@ class SeedChoice:
 
     use: bool
     probability: float
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model role's draw for one query: the model, its propensity and why, and what the
+    draw read (each model's P(best) for the kind, its mean seconds on the kind and the charge
+    the draw price laid on them), for the trace and the card."""
+
+    pick: selection.Pick
+    prob_best: Mapping[str, float] = field(default_factory=dict)
+    propensities: Mapping[str, float] = field(default_factory=dict)
+    seconds: Mapping[str, float] = field(default_factory=dict)
+    charges: Mapping[str, float] = field(default_factory=dict)
+    cold: tuple[str, ...] = ()
+
+
+def read_model(
+    learner: Learner,
+    context: Sequence[float],
+    draw_price: DrawPrice,
+    draw_rng: np.random.Generator,
+    *,
+    pinned: str | None = None,
+) -> ModelChoice:
+    """The model role read for this context once (`ArmBook.model_choice`, its lock held).
+
+    As for paths, the posterior stays each model's accuracy on the kind and its measured mean
+    seconds are charged at the draw (`DrawPrice`): the large model is drawn where it may be
+    better by more than its extra seconds cost, and a kind the small model answers as well ends
+    up on the small one. A pinned model is the client's: propensity 1, reason "forced"; its
+    outcomes teach the model role like any (off-policy evaluation weighs them by that 1).
+    """
+    policy = learner.policies["model"]
+    arms = policy.arms
+    if len(arms) == 1:  # one model: nothing to draw, nor to read (a decision's time is precious)
+        return ModelChoice(
+            pick=selection.Pick(arms[0], 1.0, "forced" if pinned else "chose_by_posterior"),
+            prob_best=frozen({arms[0]: 1.0}),
+            propensities=frozen({arms[0]: 1.0}),
+        )
+    policy_context = learner.policy_context("model", context)
+    explained = policy.explain(policy_context)
+    seconds = learner.model_seconds(context, arms)
+    charges: dict[str, float] = {}
+    if pinned is not None:
+        pick = selection.Pick(pinned, 1.0, "forced")
+        propensities: Mapping[str, float] = {pinned: 1.0}
+    else:
+        charged = charged_path_draw(
+            policy,
+            policy_context,
+            draw_price.charges(seconds) if draw_price.active else {},
+            draw_rng,
+        )
+        if charged is None:
+            propensities = explained.probabilities
+            pick = selection.choose_by_posterior(policy, policy_context, propensities)
+        else:
+            pick, propensities, charges = charged
+    return ModelChoice(
+        pick=pick,
+        prob_best=frozen({k: round(v, 4) for k, v in explained.prob_best.items()}),
+        propensities=frozen({k: round(v, 4) for k, v in propensities.items()}),
+        seconds=frozen({k: round(v, 3) for k, v in seconds.items()}),
+        charges=frozen(charges),
+        cold=tuple(selection.cold_arms(policy, policy_context)),
+    )
 
 
 def frozen(values: Mapping[str, float]) -> Mapping[str, float]:

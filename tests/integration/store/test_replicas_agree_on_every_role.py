@@ -24,7 +24,7 @@ def check_replicas_agree(world: World, url: str) -> None:
         state = learned_state(first)
         assert state["last_seq"] > 16
         assert state["audits"]
-        assert {role for role, _arm, *_ in state["tallies"]} == {"path", "tool", "seed"}
+        assert {role for role, _arm, *_ in state["tallies"]} == {"path", "tool", "seed", "model"}
         assert learned_state(second) == state
         assert second.snapshot() == first.snapshot()
         for query in QUERIES:

@@ -19,7 +19,7 @@ from tests.unit.engine.test_checkpoints import ReplaySpy
 
 ARITHMETIC = "What is the sum 3 + 4?"
 SPELLING = "What is the first letter of apple?"
-ROLES = ("path", "tool", "seed")
+ROLES = ("path", "tool", "seed", "model")
 
 
 def config(**changes: Any) -> EngineConfig:

@@ -104,7 +104,7 @@ def test_each_source_is_recorded_and_a_users_score_replaces_the_referees(world) 
         "user",
         0.25,
         0.8,
-        ["path", "tool", "seed"],
+        ["path", "tool", "seed", "model"],
     )
     learned = world.store.outcomes_since("default", 0)
     assert [(o.source, o.reward, o.weight) for o in learned] == [

@@ -128,7 +128,7 @@ def test_after_a_restart_every_roles_state_is_identical(
     engine = world.engine(config=config(checkpoint_every=checkpoint_every), store=store)
     busy_history(world, engine)
     before = learned_state(engine)
-    assert set(before["policies"]) == {"path", "tool", "seed"}
+    assert set(before["policies"]) == {"path", "tool", "seed", "model"}
     assert before["audits"], "the referee role has audit pairs to replay"
     restarted = world.engine(config=config(checkpoint_every=checkpoint_every), store=store)
     assert learned_state(restarted) == before

@@ -57,7 +57,7 @@ def test_each_step_heard_before_the_next_stage_calls_the_model(world) -> None:
     # Each step is told when it ends, before a later stage calls the model: the search and its
     # check before the seed's call (when the seed is built), the choices before the answer's.
     if "seed" in seen_at_call:
-        assert seen_at_call["seed"] == ["kind", "options", "search", "seed_check"]
+        assert seen_at_call["seed"] == ["kind", "model", "options", "search", "seed_check"]
     assert {"kind", "seed", "detour", "selection", "tool_selection"} <= set(seen_at_call["answer"])
 
 

@@ -76,7 +76,7 @@ def test_a_tool_failure_is_an_outcome_for_that_tool_only(world) -> None:
     assert decision.tool.arm_id == "broken_search"  # the policy's pick, which the 0 teaches
     assert [(o.source, o.reward, o.roles) for o in decision.outcomes] == [
         ("tool", 0.0, ["tool"]),
-        ("checker", 1.0, ["path", "tool", "seed", "referee"]),
+        ("checker", 1.0, ["path", "tool", "seed", "model", "referee"]),
     ]
     stats = {(r.role, r.arm_id): (r.pulls, r.mean_reward) for r in engine.arms()}
     # One decision, one piece of evidence per role: the tool's own failure outranks the
@@ -158,7 +158,12 @@ def test_a_stored_decision_round_trips(world) -> None:
     assert stored.model_dump(exclude={"outcomes"}) == decision.model_dump(exclude={"outcomes"})
     record = world.store.get_decision(decision.id)
     seed_arm = "seed" if decision.seed.brief is not None else "no_seed"
-    assert record.choices == {"path": decision.path.arm_id, "tool": "none", "seed": seed_arm}
+    assert record.choices == {
+        "path": decision.path.arm_id,
+        "tool": "none",
+        "seed": seed_arm,
+        "model": "scripted",
+    }
     assert record.propensities["path"] == decision.path.propensity
     assert record.context is None  # the kind's anchor is the context, stored once with the kind
     assert decision.kind is not None
