@@ -5,6 +5,7 @@
     thinkpath ask "Capital of Australia?" --expected Canberra --kind exact --json
     thinkpath ask "Refund for order 1234, charged twice" --task ticket-triage  # a named task
     thinkpath ask "Refund for order 1234, charged twice" --option billing --option technical
+    thinkpath ask "Write a haiku about rain" --model local/qwen2.5-coder-1.5b  # pin a model
     thinkpath outcome <decision-id> 1.0 --source user     # feedback, now or hours later
 
 Progress goes to stderr as each stage finishes, so `--json` output on stdout stays parseable.
@@ -65,6 +66,11 @@ def register(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") ->
         help="an answer the question allows, repeated for each (2 to 26): the answer is then "
         "one of them (default: options are read from the question where it offers some)",
     )
+    ask.add_argument(
+        "--model",
+        help="answer with this model of the catalogue (THINKPATH_MODELS, e.g. local/smollm2); "
+        "default: the engine chooses per kind of query",
+    )
     ask.add_argument("--json", action="store_true", help="print the whole decision as JSON")
     ask.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     ask.set_defaults(run=run_ask)
@@ -120,6 +126,7 @@ def run_ask(args: argparse.Namespace) -> int:
         checked_by=checked_by,
         task=args.task,
         options=args.options,
+        model=args.model,
     )
     if args.json:
         print(json.dumps(decision.model_dump(mode="json"), indent=2))
@@ -149,6 +156,7 @@ def summary(decision: "Decision") -> str:
         f"answer:   {decision.answer if decision.answer is not None else '(no answer)'}",
         *(f"note:     {note}" for note in notes),
         *([f"kind:     {decision.kind.label} ({decision.kind.why})"] if decision.kind else []),
+        *_model_line(decision),
         f"path:     {path.arm_id} ({path.reason}, p={path.propensity:.3g})",
         f"tool:     {tool.arm_id} ({tool.reason}, p={tool.propensity:.3g})",
         *_tool_lines(decision),
@@ -160,6 +168,13 @@ def summary(decision: "Decision") -> str:
         lines.append("degraded: " + "; ".join(decision.degraded_reasons))
     lines.append(f"decision: {decision.id}")
     return "\n".join(lines)
+
+
+def _model_line(decision: "Decision") -> list[str]:
+    model = decision.model
+    if model is None:
+        return []
+    return [f"model:    {model.arm_id} ({model.reason}, p={model.propensity:.3g})"]
 
 
 def _tool_lines(decision: "Decision") -> list[str]:

@@ -164,6 +164,8 @@ class Engine:
         one of the options, in the form the question asks for (its letter, or its text).
         """
         query = check_query(query)
+        if model is not None:
+            self.models.resolve(model)  # an unknown model raises before any work
         offered = offered_options(query, options)
         checked_by = checked_source(checked_by, has_checker=checker is not None)
         check_decision_id(decision_id)
@@ -234,12 +236,12 @@ class Engine:
     def snapshot(self) -> dict[str, Any]:
         """What the engine has learned, as one JSON-serialisable document.
 
-        For each policy role ("path", "tool", "seed", "model"): the policy's name, and for every arm its
-        pulls, mean reward and outcomes (decisions in force), whether it is retired and why, and,
-        for each kind of query it has learned from, whether it is still cold or confident and
-        its P(best). Under "referee": the referee's measured reliability per kind of query.
-        Under "kinds": every kind of query, with its origin, name, size (decisions) and the
-        query that created it.
+        For each policy role ("path", "tool", "seed", "model"): the policy's name, and for every
+        arm its pulls, mean reward and outcomes (decisions in force), whether it is retired and
+        why, and, for each kind of query it has learned from, whether it is still cold or
+        confident and its P(best). Under "referee": the referee's measured reliability per kind
+        of query. Under "kinds": every kind of query, with its origin, name, size (decisions)
+        and the query that created it.
         """
         self.refresh()
         described = self._book.describe(self._label_anchor())

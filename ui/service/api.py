@@ -27,6 +27,7 @@ from engine.errors import (
     UnknownArmError,
     UnknownDecisionError,
     UnknownKindError,
+    UnknownModelError,
 )
 from templates import Template
 from ui.service.auth import Access
@@ -59,6 +60,7 @@ _STATUS_OF_ERROR: Sequence[tuple[type[ThinkPathError], int]] = (
     (UnknownArmError, status.HTTP_404_NOT_FOUND),
     (UnknownKindError, status.HTTP_404_NOT_FOUND),
     (InvalidKindError, status.HTTP_422_UNPROCESSABLE_CONTENT),  # a task name that is no slug
+    (UnknownModelError, status.HTTP_422_UNPROCESSABLE_CONTENT),  # a model the catalogue lacks
     (OutcomeConflictError, status.HTTP_409_CONFLICT),
     # the decision's history is full: a conflict with its state, nothing recorded
     (OutcomeLimitError, status.HTTP_409_CONFLICT),
@@ -91,6 +93,7 @@ def build_router(engine: Engine, checks: HealthChecks | None = None) -> APIRoute
             checked_by=checked_by,
             task=request.task,
             options=request.options,
+            model=request.model,
         )
 
     @router.get("/decisions/{decision_id}", tags=["decisions"])

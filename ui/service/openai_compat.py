@@ -51,10 +51,10 @@ from ui.service.schemas import (
     completion_body,
     error_body,
     extension,
-    forced_path,
     model_card,
     model_list,
     model_names,
+    route,
     unanswered,
     usage,
 )
@@ -88,23 +88,29 @@ def create_openai_app(engine: Engine) -> FastAPI:
 
     @app.get("/models")
     def list_models() -> dict[str, Any]:
-        return model_list(_template_ids(engine))
+        return model_list(_template_ids(engine), engine.models.ids)
 
     @app.get("/models/{model_id:path}")
     def read_model(model_id: str) -> dict[str, Any]:
-        if model_id not in model_names(_template_ids(engine)):
-            forced_path(model_id, ())  # raises the 404 with its explanation
+        if model_id not in model_names(_template_ids(engine), engine.models.ids):
+            route(model_id, ())  # raises the 404 with its explanation
         return model_card(model_id)
 
     @app.post("/chat/completions", response_model=None)
     async def chat_completions(body: ChatCompletionRequest) -> JSONResponse | StreamingResponse:
         body.refuse_unsupported()
-        force = forced_path(body.model, _template_ids(engine))
+        force, pinned = route(body.model, _template_ids(engine), engine.models.ids)
         query, chat = body.engine_input()
         if body.stream:
             include_usage = body.stream_options is not None and body.stream_options.include_usage
             stream = DecisionStream(
-                engine, running, query=query, chat=chat, force=force, task=body.task()
+                engine,
+                running,
+                query=query,
+                chat=chat,
+                force=force,
+                task=body.task(),
+                model=pinned,
             )
             await stream.accepted()  # the engine's refusal is raised here, before any byte
             return StreamingResponse(
@@ -117,7 +123,12 @@ def create_openai_app(engine: Engine) -> FastAPI:
         started = time.perf_counter()
         decision = await run_in_threadpool(
             lambda: engine.decide(
-                query, chat=chat, force_path=force, task=body.task(), options=options
+                query,
+                chat=chat,
+                force_path=force,
+                task=body.task(),
+                options=options,
+                model=pinned,
             )
         )
         decide_ms = (time.perf_counter() - started) * 1000
@@ -197,6 +208,7 @@ class DecisionStream:
         chat: ChatOptions,
         force: str | None,
         task: str | None = None,
+        model: str | None = None,
     ) -> None:
         self.decision_id = uuid.uuid4().hex
         self._task_name = task
@@ -222,6 +234,7 @@ class DecisionStream:
                     decision_id=self.decision_id,
                     listener=relay,
                     task=task,
+                    model=model,
                 )
             finally:
                 send(None)

@@ -61,6 +61,9 @@ class DecideRequest(_Body):
     # The kind of query, named by the client (a slug, e.g. "ticket-triage"; the engine checks
     # it); without one the engine finds the kind from the query.
     task: str | None = Field(default=None, min_length=1, max_length=64)
+    # A model of the engine's catalogue to answer with (`GET /api/v1/models`); without one the
+    # engine chooses per kind of query.
+    model: str | None = Field(default=None, min_length=1, max_length=200)
     # The answers the question allows (2 to 26 distinct strings): the answer is then one of
     # them (`Engine.decide(options=...)`, which checks them and names what is wrong).
     options: (
@@ -351,30 +354,41 @@ def _recent(history: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:
     return tuple(reversed(kept))
 
 
-def forced_path(model: str, template_ids: Sequence[str]) -> str | None:
-    """None for `thinkpath`, the template id for `thinkpath:<id>`; 404 for any other name."""
+def route(
+    model: str, template_ids: Sequence[str], model_ids: Sequence[str] = ()
+) -> tuple[str | None, str | None]:
+    """What a request's `model` asks for, as (forced path, pinned model): `thinkpath` lets the
+    engine choose both, `thinkpath:<id>` forces a path, a catalogue model's id pins that model;
+    404 for any other name."""
     if model == BASE_MODEL:
-        return None
+        return None, None
     if model.startswith(FORCED_PREFIX) and model[len(FORCED_PREFIX) :] in template_ids:
-        return model[len(FORCED_PREFIX) :]
+        return model[len(FORCED_PREFIX) :], None
+    if model in model_ids:
+        return None, model
     raise OpenAIError(
         404,
-        f"the model {model!r} does not exist: use {BASE_MODEL!r} or {FORCED_PREFIX}<template id> "
-        "(GET /v1/models lists them)",
+        f"the model {model!r} does not exist: use {BASE_MODEL!r}, {FORCED_PREFIX}<template id> "
+        "or a model of the catalogue (GET /v1/models lists them)",
         code="model_not_found",
         param="model",
     )
 
 
-def model_list(template_ids: Sequence[str]) -> dict[str, Any]:
+def model_list(template_ids: Sequence[str], model_ids: Sequence[str] = ()) -> dict[str, Any]:
     return {
         "object": "list",
-        "data": [model_card(name) for name in model_names(template_ids)],
+        "data": [model_card(name) for name in model_names(template_ids, model_ids)],
     }
 
 
-def model_names(template_ids: Sequence[str]) -> list[str]:
-    return [BASE_MODEL, *(FORCED_PREFIX + template_id for template_id in template_ids)]
+def model_names(template_ids: Sequence[str], model_ids: Sequence[str] = ()) -> list[str]:
+    """The engine's own name, a name per live path, and the catalogue's models."""
+    return [
+        BASE_MODEL,
+        *(FORCED_PREFIX + template_id for template_id in template_ids),
+        *model_ids,
+    ]
 
 
 def model_card(name: str) -> dict[str, Any]:
@@ -394,8 +408,17 @@ def extension(decision: Decision) -> dict[str, Any]:
         "decision_id": decision.id,
         "path": decision.path.arm_id,
         "tool": decision.tool.arm_id,
-        "propensities": {"path": decision.path.propensity, "tool": decision.tool.propensity},
-        "reasons": {"path": decision.path.reason, "tool": decision.tool.reason},
+        "model": decision.model.arm_id if decision.model else None,
+        "propensities": {
+            "path": decision.path.propensity,
+            "tool": decision.tool.propensity,
+            **({"model": decision.model.propensity} if decision.model else {}),
+        },
+        "reasons": {
+            "path": decision.path.reason,
+            "tool": decision.tool.reason,
+            **({"model": decision.model.reason} if decision.model else {}),
+        },
         # What the tool whose result reached the answer did ("parsed the whole question and
         # computed 30 - 12 = 18"), and whether it read the whole question (only then exact).
         "tool_provenance": _tool_provenance(decision),
@@ -420,11 +443,13 @@ def usage(decision: Decision) -> dict[str, int]:
 
 
 def completion_body(decision: Decision, model: str, answer: str) -> dict[str, Any]:
+    """The completion; its `model` is the catalogue model that answered (as OpenAI's names the
+    snapshot that served the request), `model` as asked where the decision has none."""
     return {
         "id": decision.id,
         "object": "chat.completion",
         "created": int(decision.created_at.timestamp()),
-        "model": model,
+        "model": decision.model.arm_id if decision.model else model,
         "choices": [
             {
                 "index": 0,
