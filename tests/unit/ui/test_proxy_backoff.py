@@ -5,6 +5,7 @@ names (TestClient's own peer is "testclient", no address); both back-offs run on
 clock, and a pause recorder stands in for `asyncio.sleep`.
 """
 
+import argparse
 from collections import Counter
 from collections.abc import Callable
 
@@ -228,3 +229,32 @@ def test_a_request_is_marked_with_the_trusted_entry_it_came_through(
     client = TestClient(from_peer(TrustedProxyHeaders(app, [trusted]), lambda: peer))
     client.get("/", headers={"X-Forwarded-For": "203.0.113.9"})
     assert seen == [entry]
+
+
+def test_thinkpath_serve_composes_the_same_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    # As `thinkpath serve` builds it: `server_config` puts the forwarded headers outside the
+    # guards, from THINKPATH_TRUSTED_PROXIES; uvicorn's own loading runs in between.
+    import uvicorn
+
+    from ui.serve import load_service_settings, server_config
+
+    monkeypatch.setenv("THINKPATH_TRUSTED_PROXIES", "127.0.0.1")
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda _self: None)
+    args = argparse.Namespace(host=None, port=None, token=None, token_file=None)
+    clock = Clock()  # the shipped budgets, on a clock that stands still
+    access = Access(
+        TOKEN,
+        throttle=FailureThrottle(clock=clock),
+        proxies=proxy_throttle(clock=clock),
+        pause=Pauses(),
+    )
+    config = server_config(Guards(access).wrap(reached), load_service_settings(args))
+    config.load()
+    client = TestClient(
+        from_peer(config.loaded_app, lambda: "127.0.0.1"), base_url="http://localhost"
+    )
+    statuses: Counter[int] = Counter()
+    for n in range(150):
+        headers = {"Authorization": f"Bearer guess-{n}", "X-Forwarded-For": forged(n)}
+        statuses[client.get("/", headers=headers).status_code] += 1
+    assert statuses == {401: PROXY_FREE, 429: 150 - PROXY_FREE}
