@@ -9,14 +9,14 @@ while navigating, so the login page trades the token for a session cookie (`Http
 Every wrong bearer token and every wrong login counts against the client's address in a
 `FailureThrottle`, and, for a request that came through a trusted proxy, also against that
 proxy's budget (`proxy_throttle`): behind a proxy the address is whatever the sender named in
-`X-Forwarded-For` (`ui.service.forwarded`), so without a budget it cannot name its way out of,
-a new address per guess bought 1,000 guesses with no 429. Once either is in back-off, each wrong
-credential is answered only after a pause (`Access.pause`, up to `MAX_PAUSE_S`) and with 429 and
-`Retry-After`; the right token is still admitted at once. An earlier design refused every
-credential during back-off, the right one too: 25 wrong requests an hour from a shared (or
+`X-Forwarded-For` (`ui.service.forwarded`), so the address's count alone was the sender's to
+escape: a new address per guess bought 1,000 guesses with no 429. Once either is in back-off,
+each wrong credential is answered only after a pause (`Access.pause`, up to `MAX_PAUSE_S`) and
+with 429 and `Retry-After`; the right token is still admitted at once. An earlier design refused
+every credential during back-off, the right one too: 25 wrong requests an hour from a shared (or
 spoofed) address kept the owner out. The token itself is what makes guessing hopeless (16+
-characters, not repetitive: `ui.service.security.check_token`); the back-off slows a guesser
-and says so.
+characters, not repetitive: `ui.service.security.check_token`); the back-off slows a guesser and
+says so.
 """
 
 import asyncio
