@@ -7,12 +7,16 @@ while navigating, so the login page trades the token for a session cookie (`Http
 `SameSite=Strict`: a foreign page's requests do not carry it).
 
 Every wrong bearer token and every wrong login counts against the client's address in a
-`FailureThrottle`. Once the address is in back-off, each wrong credential from it is answered
-only after a pause (`Access.pause`, up to `MAX_PAUSE_S`) and with 429 and `Retry-After`; the
-right token is still admitted at once. An earlier design refused every credential during
-back-off, the right one too: 25 wrong requests an hour from a shared (or spoofed) address kept
-the owner out. The token itself is what makes guessing hopeless (16+ characters, not
-repetitive: `ui.service.security.check_token`); the back-off slows a guesser and says so.
+`FailureThrottle`, and, for a request that came through a trusted proxy, also against that
+proxy's budget (`proxy_throttle`): behind a proxy the address is whatever the sender named in
+`X-Forwarded-For` (`ui.service.forwarded`), so the address's count alone was the sender's to
+escape: a new address per guess bought 1,000 guesses with no 429. Once either is in back-off,
+each wrong credential is answered only after a pause (`Access.pause`, up to `MAX_PAUSE_S`) and
+with 429 and `Retry-After`; the right token is still admitted at once. An earlier design refused
+every credential during back-off, the right one too: 25 wrong requests an hour from a shared (or
+spoofed) address kept the owner out. The token itself is what makes guessing hopeless (16+
+characters, not repetitive: `ui.service.security.check_token`); the back-off slows a guesser and
+says so.
 """
 
 import asyncio
@@ -25,15 +29,17 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import parse_qs
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ui.service.forwarded import TRUSTED_PROXY
 from ui.service.replies import send_json, send_response
 from ui.service.security import check_token
-from ui.service.throttle import FailureThrottle
+from ui.service.throttle import FailureThrottle, proxy_throttle
 
 __all__ = ["SESSION_COOKIE", "Access", "AuthGate", "SessionBook", "client_key"]
 
@@ -90,7 +96,8 @@ class SessionBook:
 
 
 class Access:
-    """Who may in: the token (as a digest), the sessions opened with it, the failure back-off.
+    """Who may in: the token (as a digest), the sessions opened with it, the failure back-off
+    per client address (`throttle`) and per trusted proxy (`proxies`, see `proxy_throttle`).
 
     `pause(seconds)` is how a wrong credential in back-off is slowed (tests pass a recorder).
     """
@@ -100,6 +107,7 @@ class Access:
         token: str | None,
         *,
         throttle: FailureThrottle | None = None,
+        proxies: FailureThrottle | None = None,
         sessions: SessionBook | None = None,
         pause: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
@@ -108,6 +116,7 @@ class Access:
         # Digests of equal length: the comparison time reveals neither content nor length.
         self._digest = _digest(token) if token else None
         self.throttle = throttle if throttle is not None else FailureThrottle()
+        self.proxies = proxies if proxies is not None else proxy_throttle()
         self.sessions = sessions if sessions is not None else SessionBook()
         self.pause = pause
 
@@ -143,29 +152,36 @@ class AuthGate:
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        address = client_key(scope["client"][0] if scope.get("client") else "unknown")
+        caller = _Caller(
+            address=client_key(scope["client"][0] if scope.get("client") else "unknown"),
+            proxy=scope.get(TRUSTED_PROXY),
+        )
         if scope["type"] == "websocket":  # no page to show and no JSON to send: admit or close
             if self.access.user_of(headers) is None:
+                if "authorization" in headers:  # a wrong token is a guess here too: count it
+                    await self._failed(caller)
                 await send({"type": "websocket.close", "code": 1008})
             else:
                 await self.app(scope, receive, send)
         elif scope["path"] in (LOGIN_PATH, LOGOUT_PATH):
-            await self._own_page(scope, receive, send, headers, address)
-        elif await self._admitted(scope, send, headers, address):
+            await self._own_page(scope, receive, send, headers, caller)
+        elif await self._admitted(scope, send, headers, caller):
             await self.app(scope, receive, send)
 
     async def _own_page(
-        self, scope: Scope, receive: Receive, send: Send, headers: Headers, address: str
+        self, scope: Scope, receive: Receive, send: Send, headers: Headers, caller: "_Caller"
     ) -> None:
         if scope["path"] == LOGOUT_PATH:
             self.sessions.close(_session_of(headers))
             await _redirect(send, LOGIN_PATH, clear_session=True)
         elif scope.get("method") == "POST":
-            await self._login(receive, send, address, secure=scope.get("scheme") == "https")
+            await self._login(receive, send, caller, secure=scope.get("scheme") == "https")
         else:
             await _send_page(send, 200, _login_page(""))
 
-    async def _admitted(self, scope: Scope, send: Send, headers: Headers, address: str) -> bool:
+    async def _admitted(
+        self, scope: Scope, send: Send, headers: Headers, caller: "_Caller"
+    ) -> bool:
         """Whether the request may pass; if not, the refusal has been sent."""
         authorization = headers.get("authorization")
         if authorization is None:
@@ -176,13 +192,13 @@ class AuthGate:
         scheme, _, given = authorization.partition(" ")
         if scheme.lower() == "bearer" and self.access.matches(given):
             return True  # in back-off or not: the right token is never refused
-        retry = await self._failed(address)
-        if retry is not None:
+        backoff = await self._failed(caller)
+        if backoff is not None:
             await send_json(
                 send,
                 429,
-                f"too many wrong tokens from this address: wait {retry} s",
-                [(b"retry-after", retry.encode())],
+                f"too many wrong tokens {backoff.whose}: wait {backoff.retry} s",
+                [(b"retry-after", backoff.retry.encode())],
             )
         else:
             await send_json(
@@ -193,16 +209,24 @@ class AuthGate:
             )
         return False
 
-    async def _failed(self, address: str) -> str | None:
-        """Count a wrong credential; in back-off, pause and return the Retry-After seconds."""
-        self.throttle.fail(address)
-        wait = self.throttle.retry_after(address)
+    async def _failed(self, caller: "_Caller") -> "_Backoff | None":
+        """Count a wrong credential against the address and the proxy it came through; in
+        back-off (either one's), pause and say for how long, and whose back-off it is."""
+        self.throttle.fail(caller.address)
+        wait, whose = self.throttle.retry_after(caller.address), "from this address"
+        if caller.proxy is not None:
+            proxies = self.access.proxies
+            proxies.fail(caller.proxy)
+            if proxies.retry_after(caller.proxy) > wait:
+                wait, whose = proxies.retry_after(caller.proxy), "through this proxy"
         if wait <= 0:
             return None
         await self.access.pause(min(wait, MAX_PAUSE_S))
-        return str(int(wait) + 1)
+        return _Backoff(retry=str(int(wait) + 1), whose=whose)
 
-    async def _login(self, receive: Receive, send: Send, address: str, *, secure: bool) -> None:
+    async def _login(
+        self, receive: Receive, send: Send, caller: "_Caller", *, secure: bool
+    ) -> None:
         """Trade the token for a session: the page's form field `token`, or Gradio's `password`.
 
         `gradio_client.Client(url, auth=("thinkpath", token))` posts `username` and `password`
@@ -213,13 +237,13 @@ class AuthGate:
         programmatic = "password" in fields
         given = (fields.get("token") or fields.get("password") or [""])[0]
         if not self.access.matches(given):
-            retry = await self._failed(address)
-            if retry is None:
+            backoff = await self._failed(caller)
+            if backoff is None:
                 await _send_page(send, 401, _login_page("Wrong token."))
             else:
-                message = f"Wrong token, and too many from this address: wait {retry} s."
+                message = f"Wrong token, and too many {backoff.whose}: wait {backoff.retry} s."
                 await _send_page(
-                    send, 429, _login_page(message), [(b"retry-after", retry.encode())]
+                    send, 429, _login_page(message), [(b"retry-after", backoff.retry.encode())]
                 )
             return
         session = self.sessions.open()
@@ -239,6 +263,21 @@ class AuthGate:
                 "missing API token: send 'Authorization: Bearer <token>' (or log in at /login)",
                 [(b"www-authenticate", b"Bearer")],
             )
+
+
+@dataclass(frozen=True)
+class _Caller:
+    """Whom a failure is counted against: the client's address (`client_key`) and the trusted
+    proxy entry the request came through (`ui.service.forwarded.TRUSTED_PROXY`), if any."""
+
+    address: str
+    proxy: str | None
+
+
+@dataclass(frozen=True)
+class _Backoff:
+    retry: str  # the Retry-After seconds
+    whose: str  # "from this address" or "through this proxy", for the answer's text
 
 
 def client_key(address: str) -> str:

@@ -4,8 +4,17 @@ uvicorn's own proxy middleware takes the rightmost X-Forwarded-For entry that is
 proxy, whatever it holds: behind `THINKPATH_TRUSTED_PROXIES=127.0.0.1`, any local process sent
 `X-Forwarded-For: garbage-N` and was counted by the back-off (`ui.service.throttle`) as a fresh
 client `garbage-N`, once per name. Here the same rightmost untrusted entry is taken only when it
-parses as an IP address; otherwise the request keeps its peer's own address, so a forged header
-can choose no identity that the peer did not have already.
+parses as an IP address; otherwise the request keeps its peer's own address.
+
+What holds, and what does not: whoever reaches the service from a trusted proxy's address (the
+proxy itself, or any local process when 127.0.0.1 is trusted, or a client whose header the proxy
+passes on unchanged) can name any IP address as the client, a new one on every request. So the
+forwarded address is not an identity a guesser cannot choose, and a back-off per forwarded
+address alone bought 1,000 wrong tokens without a 429. Each request from a trusted peer is
+therefore also marked with the trusted entry it came through (`scope[TRUSTED_PROXY]`, e.g.
+`"127.0.0.1/32"`), and the gate (`ui.service.auth`) counts its failures against that entry's
+budget too, which no header can change. The entry, not the peer's own address: with
+`127.0.0.0/8` trusted, a local process can connect from any of 16 million loopback addresses.
 
 Why the rightmost: each proxy appends the address it was connected from, so the entries left of
 the last untrusted one were written by the client itself, and any of them could be forged.
@@ -20,7 +29,10 @@ from collections.abc import Sequence
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-__all__ = ["TrustedProxyHeaders", "forwarded_client"]
+__all__ = ["TRUSTED_PROXY", "TrustedProxyHeaders", "forwarded_client"]
+
+# The scope key naming the trusted proxy entry a request came through (absent when it did not).
+TRUSTED_PROXY = "thinkpath.trusted_proxy"
 
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 _SCHEMES = {"http": "http", "https": "https", "ws": "http", "wss": "https"}
@@ -60,8 +72,10 @@ class TrustedProxyHeaders:
         self.trusted = [ipaddress.ip_network(proxy, strict=False) for proxy in trusted]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket") and self._from_proxy(scope):
+        proxy = self._proxy_of(scope) if scope["type"] in ("http", "websocket") else None
+        if proxy is not None:
             scope = dict(scope)
+            scope[TRUSTED_PROXY] = str(proxy)
             # A repeated header is one list, in order (RFC 9110): a proxy that adds its own line
             # instead of appending to the client's still has the last word.
             values: dict[bytes, list[str]] = {}
@@ -78,7 +92,10 @@ class TrustedProxyHeaders:
                 scope["client"] = (client, 0)
         await self.app(scope, receive, send)
 
-    def _from_proxy(self, scope: Scope) -> bool:
+    def _proxy_of(self, scope: Scope) -> IPNetwork | None:
+        """The first trusted entry holding the request's peer; None when none does."""
         peer = scope.get("client")
         address = _address(str(peer[0])) if peer else None
-        return address is not None and any(address in network for network in self.trusted)
+        if address is None:
+            return None
+        return next((network for network in self.trusted if address in network), None)

@@ -74,3 +74,45 @@ def test_nonsense_settings_are_refused() -> None:
         FailureThrottle(first_lockout_s=0)
     with pytest.raises(ValueError, match="max_addresses"):
         FailureThrottle(max_addresses=0)
+
+
+def test_without_forgiveness_the_count_waits_for_quiet_to_be_forgotten() -> None:
+    clock = Clock()
+    guard = throttle(clock, forget_after_s=3600.0)
+    for _ in range(3):
+        guard.fail("a")
+        clock.now += 1800  # half an hour apart: never quiet long enough to be forgotten
+    assert guard.retry_after("a") == 0.0  # its lockout has passed ...
+    guard.fail("a")
+    assert guard.retry_after("a") == 2.0  # ... but the count stands: the fourth is not free
+
+
+def test_forgiven_failures_spread_thinly_never_reach_back_off() -> None:
+    clock = Clock()
+    guard = throttle(clock, forgive_every_s=10.0)
+    for _ in range(1000):
+        guard.fail("proxy")
+        assert guard.retry_after("proxy") == 0.0
+        clock.now += 10.0
+
+
+def test_a_burst_is_not_forgiven_and_its_count_stops_at_the_cap() -> None:
+    def after_a_burst(quiet_s: float) -> float:
+        clock = Clock()
+        guard = throttle(clock, forgive_every_s=10.0)  # 2 free, lockout 1 s doubling to 8 s
+        for _ in range(1000):
+            guard.fail("proxy")
+        assert guard.retry_after("proxy") == 8.0
+        clock.now += quiet_s
+        guard.fail("proxy")
+        return guard.retry_after("proxy")
+
+    # The count stops at 2 free + 4 (the fourth past the free ones already locks for 8 s), not
+    # at 1,000, which would take 9,990 s to forgive: five forgiven leave room for a free one.
+    assert after_a_burst(49.0) > 0.0
+    assert after_a_burst(50.0) == 0.0
+
+
+def test_forgiveness_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="forgive_every_s"):
+        FailureThrottle(forgive_every_s=0)
