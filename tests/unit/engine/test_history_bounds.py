@@ -146,7 +146,11 @@ def test_a_correction_reads_no_history_before_its_write(
     decision = engine.decide("What is 2 + 2?")
     reads = spied_reads(world, monkeypatch)
     first = engine.record_outcome(decision.id, "user:ann", 1.0, replace=True)  # nothing to correct
-    assert (first.applied, first.revision, first.roles) == (True, 0, ["path", "tool", "seed", "model"])
+    assert (first.applied, first.revision, first.roles) == (
+        True,
+        0,
+        ["path", "tool", "seed", "model"],
+    )
     corrected = engine.record_outcome(decision.id, "user:ann", 0.0, replace=True)
     assert (corrected.applied, corrected.revision, corrected.seq) == (True, 1, first.seq + 1)
     same = engine.record_outcome(decision.id, "user:ann", 0.0, replace=True)
