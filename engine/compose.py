@@ -60,6 +60,7 @@ __all__ = [
     "build_tracking_store",
     "load_model",
     "load_models",
+    "single_model",
 ]
 
 MAX_SCRIPTED_DELAY_S = 10.0
@@ -87,6 +88,11 @@ def build_models(settings: Settings, *, stop_early: bool = True) -> ModelCatalog
         llm = _connect(model, settings, stop_early=stop_early)
         entries.append(ModelEntry(model, llm, build_option_scorer(llm)))
     return ModelCatalogue(entries)
+
+
+def single_model(llm: LLM) -> ModelCatalogue:
+    """A catalogue of one given model (the scripted stand-in, say), with its option scorer."""
+    return ModelCatalogue.of_one(llm, build_option_scorer(llm))
 
 
 def _connect(model: str, settings: Settings, *, stop_early: bool) -> LLM:

@@ -221,20 +221,20 @@ def build_engine_for(
     check_bind(service.host, service_token(service), service.allowed_hosts)
     settings = load_settings()
     if args.scripted_model:
-        llm = compose.build_scripted_llm(args.scripted_delay)
+        models = compose.single_model(compose.build_scripted_llm(args.scripted_delay))
     else:
-        llm = compose.build_llm(settings)
+        models = compose.build_models(settings)
     # Leaving the block waits for both threads, even when something here failed first.
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="thinkpath-load") as pool:
-        model_loaded = pool.submit(compose.load_model, llm)
+        model_loaded = pool.submit(compose.load_models, models)
         searcher_built = pool.submit(compose.build_searcher, settings)
         meanwhile()
         report("the search index")
         searcher = searcher_built.result()
         report("the store and the learning state")
         tracker = compose.build_tracker(settings) if args.track else None
-        engine = compose.build_engine(settings, llm=llm, searcher=searcher, tracker=tracker)
-        report("the language model")
+        engine = compose.build_engine(settings, models=models, searcher=searcher, tracker=tracker)
+        report("the language models")
         model_loaded.result()
     return engine, service
 

@@ -60,6 +60,14 @@ class ModelCatalogue(Mapping[str, ModelEntry]):
             raise ConfigError(f"the model catalogue names {repeated} more than once")
         self._entries = {entry.id: entry for entry in entries}
 
+    @classmethod
+    def of_one(cls, llm: LLM, option_scorer: OptionScorer | None = None) -> "ModelCatalogue":
+        """A catalogue of one given model (a test's scripted one, a stand-in), named by its
+        `model` attribute (a litellm string), else "default"."""
+        name = getattr(llm, "model", None)
+        model_id = name if isinstance(name, str) and name else "default"
+        return cls([ModelEntry(model_id, llm, option_scorer)])
+
     @property
     def ids(self) -> tuple[str, ...]:
         return tuple(self._entries)

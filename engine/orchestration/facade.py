@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.domain import evidence
 from engine.domain.budget import Budget
-from engine.domain.catalogue import ModelCatalogue, ModelEntry
+from engine.domain.catalogue import ModelCatalogue
 from engine.domain.config import EngineConfig
 from engine.domain.kinds import FALLBACK_DIMENSION
 from engine.domain.models import ArmStats, Decision, OutcomeResult
@@ -77,7 +77,11 @@ class Engine:
         `llm` (and its `option_scorer`) is the one model, named by its `model` attribute.
         Given both, `models` wins."""
         self.config = config or EngineConfig()
-        self.models = models if models is not None else _single_model(llm, option_scorer)
+        if models is None:
+            if llm is None:
+                raise ConfigError("an engine needs a model: give `llm` or a `models` catalogue")
+            models = ModelCatalogue.of_one(llm, option_scorer)
+        self.models = models
         self._store = store
         self._tracker = tracker
         self._posts = OutcomePosts(store, self.config, tracker)
@@ -364,16 +368,6 @@ class Engine:
         # The catalogue was read when this decision began, and its own new arms are in already.
         self._book.refresh(catalog=False)
         return decision.model_copy(update={"outcomes": results})
-
-
-def _single_model(llm: LLM | None, option_scorer: OptionScorer | None) -> ModelCatalogue:
-    """The catalogue of an engine given one model: named by its `model` attribute (a litellm
-    string), else "default"."""
-    if llm is None:
-        raise ConfigError("an engine needs a model: give `llm` or a `models` catalogue")
-    name = getattr(llm, "model", None)
-    model_id = name if isinstance(name, str) and name else "default"
-    return ModelCatalogue([ModelEntry(model_id, llm, option_scorer)])
 
 
 def _plain_label(context: Sequence[float]) -> str:

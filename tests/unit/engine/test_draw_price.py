@@ -10,6 +10,7 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.store.memory import InMemoryStore
 from engine.domain.budget import MeteredLLM
+from engine.domain.catalogue import ModelCatalogue
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.pricing import DrawPrice
@@ -109,7 +110,7 @@ def test_paths_alike_to_the_nearest_10_ms_are_charged_alike_and_drawn_without_a_
         return world.script(request)
 
     engine = build(world, 1.0)
-    engine._pipeline._llm = GuardedLLM(ScriptedLLM(script))
+    engine._pipeline._models = ModelCatalogue.of_one(GuardedLLM(ScriptedLLM(script)))
     play(engine, world, 0)
     learner = engine._book._learner
     decision = engine.decide(QUERY, checker=world.checker_for(QUERY))

@@ -6,6 +6,7 @@ right, and cheaper) and spelling on the big one (only it is right). The seconds 
 wall clock, as for any model (`MeteredLLM`); no test asserts one.
 """
 
+import functools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -92,13 +93,13 @@ def play(engine: Engine, kind: str, decisions: int) -> list[str]:
     chosen = []
     for i in range(decisions):
         text = query(kind, i)
-        decision = engine.decide(text, checker=lambda answer, text=text: _check(answer, text))
+        decision = engine.decide(text, checker=functools.partial(_check, text=text))
         assert decision.model is not None
         chosen.append(decision.model.arm_id)
     return chosen
 
 
-def _check(answer: str, text: str) -> float:
+def _check(answer: str, *, text: str) -> float:
     return float(answer.strip().endswith(f"Answer: {solve(text)}"))
 
 
@@ -141,7 +142,7 @@ def test_a_pinned_model_answers_with_propensity_one_and_teaches_the_model_role()
     small, big = two_models(world)
     engine = engine_on(world, (small, big))
     text = query("spelling", 0)
-    decision = engine.decide(text, model="local/big", checker=lambda a: _check(a, text))
+    decision = engine.decide(text, model="local/big", checker=functools.partial(_check, text=text))
     assert decision.model is not None
     assert (decision.model.arm_id, decision.model.propensity, decision.model.reason) == (
         "local/big",

@@ -77,8 +77,15 @@ def test_models_list_the_learning_model_and_one_forced_model_per_template(
 ) -> None:
     names = [model.id for model in client.models.list()]
     templates = [path.arm_id for path in recorded.engine.templates()]
-    assert names == ["thinkpath", *(f"thinkpath:{template}" for template in templates)]
+    catalogue = list(recorded.engine.models.ids)
+    assert catalogue == ["scripted"]
+    assert names == [
+        "thinkpath",
+        *(f"thinkpath:{template}" for template in templates),
+        *catalogue,
+    ]
     assert client.models.retrieve("thinkpath:first_principles").id == "thinkpath:first_principles"
+    assert client.models.retrieve("scripted").id == "scripted"
     with pytest.raises(openai.NotFoundError, match="does not exist"):
         client.models.retrieve("gpt-4o")
 
@@ -91,7 +98,8 @@ def test_a_completion_is_a_decision_and_feedback_needs_only_its_id(
     assert reply.choices[0].message.content == decision.answer
     assert reply.choices[0].message.content.endswith("Answer: 42")  # type: ignore[union-attr]
     assert reply.choices[0].finish_reason == "stop"
-    assert reply.model == "thinkpath"
+    assert decision.model is not None
+    assert reply.model == decision.model.arm_id == "scripted"  # the model that answered
     assert reply.usage is not None
     assert reply.usage.prompt_tokens == decision.cost.prompt_tokens
     assert reply.usage.total_tokens == decision.cost.prompt_tokens + decision.cost.completion_tokens
@@ -100,7 +108,9 @@ def test_a_completion_is_a_decision_and_feedback_needs_only_its_id(
     assert extension["propensities"] == {
         "path": decision.path.propensity,
         "tool": decision.tool.propensity,
+        "model": decision.model.propensity,
     }
+    assert extension["model"] == decision.model.arm_id
     assert extension["seed_sources"] == [source.source for source in decision.seed.sources]
     assert extension["degraded"] is False
     run = decision.tool_run
@@ -429,11 +439,30 @@ def test_a_stream_is_refused_exactly_as_a_plain_request(
     ).text.endswith("data: [DONE]\n\n")
 
 
+def test_a_catalogue_model_pins_the_model_and_an_unknown_one_is_404(
+    client: OpenAI, recorded: Recorded
+) -> None:
+    reply = client.chat.completions.create(model="scripted", messages=QUESTION)
+    decision = recorded.engine.get_decision(reply.id)
+    assert decision.model is not None
+    assert (decision.model.arm_id, decision.model.propensity, decision.model.reason) == (
+        "scripted",
+        1.0,
+        "forced",
+    )
+    assert reply.model_extra is not None
+    assert reply.model_extra["thinkpath"]["model"] == "scripted"
+    with pytest.raises(openai.NotFoundError) as caught:
+        client.chat.completions.create(model="local/not-here", messages=QUESTION)
+    assert caught.value.code == "model_not_found"
+
+
 def test_retired_templates_are_not_models(client: OpenAI, recorded: Recorded) -> None:
     recorded.engine.retire_template("first_principles", "not wanted here")
     names = [model.id for model in client.models.list()]
     assert "thinkpath:first_principles" not in names
-    assert len(names) == len(recorded.engine.templates())  # thinkpath, and every live one
+    # thinkpath, every live one, and the catalogue's one model
+    assert len(names) == len(recorded.engine.templates()) + 1
     with pytest.raises(openai.NotFoundError):
         client.models.retrieve("thinkpath:first_principles")
     with pytest.raises(openai.NotFoundError) as caught:

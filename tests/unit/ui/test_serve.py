@@ -337,7 +337,7 @@ def test_the_engine_comes_back_only_once_its_model_is_loaded_beside_the_playgrou
         return object()
 
     chat = LocalChat(f"local/{gguf}", LocalModels(loader=loader))  # type: ignore[arg-type]
-    monkeypatch.setattr(compose, "build_llm", lambda settings: chat)
+    monkeypatch.setattr(compose, "build_models", lambda settings: compose.single_model(chat))
 
     def meanwhile() -> None:
         assert load_started.wait(10), "the model did not load while the playground imported"
@@ -386,6 +386,6 @@ def test_a_model_that_cannot_load_fails_the_start_not_the_first_question(
         raise LLMUnavailableError(f"llama.cpp could not load {path}")
 
     chat = LocalChat(f"local/{gguf}", LocalModels(loader=loader))  # type: ignore[arg-type]
-    monkeypatch.setattr(compose, "build_llm", lambda settings: chat)
+    monkeypatch.setattr(compose, "build_models", lambda settings: compose.single_model(chat))
     with pytest.raises(LLMUnavailableError, match=r"could not load .*broken\.gguf"):
         build_engine_for(serve_args(scripted_model=False))
