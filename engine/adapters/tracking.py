@@ -263,6 +263,11 @@ class MLflowTracker:
                 metrics[key] = float(self._choice_counts[key])
             for role, propensity in decision.propensities.items():
                 metrics[metric_key("propensity", role)] = float(propensity)
+            seconds = decision.seconds
+            if seconds is not None:  # what the decision cost, charged to the model it ran on
+                metrics["seconds"] = seconds
+                if "model" in decision.choices:
+                    metrics[metric_key("seconds", "model", decision.choices["model"])] = seconds
             self._active().log_metrics(metrics, step=self._decisions)
 
     def log_outcome(self, outcome: LearnedOutcome) -> None:
