@@ -4,6 +4,7 @@ kept apart so that neither imports the other's module to name it."""
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from engine.errors import ConfigError
@@ -21,6 +22,9 @@ class LocalModelSettings:
     # Saved states found again by shared prompt prefix (`engine.adapters.llm.prefix_states`);
     # a state is 2-7 MB for SmolLM2's answer prompts; 0 turns the saving off.
     prefix_cache_bytes: int = 64 * 2**20
+    # Where a model shipped in chunks is joined (`engine.adapters.llm.chunked_models`); None:
+    # the machine's model cache, `chunked_models.default_model_dir()`.
+    model_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if not 1.0 <= self.repeat_penalty <= 2.0:
