@@ -28,6 +28,7 @@ are re-exported here so that callers import every error from one place.
     ├── LLMError                        the language model failed to give a usable answer
     │   ├── LLMTimeoutError
     │   ├── LLMUnavailableError         provider unreachable or model missing
+    │   │   └── ModelFileError          a local model file missing, partial or failing its hash
     │   └── LLMOutputError              output that does not parse or validate
     ├── BudgetExceededError             a per-decision budget (calls, tokens, seconds) ran out
     ├── RetrievalError                  a search backend failed (see retrieval.errors)
@@ -67,6 +68,7 @@ __all__ = [
     "LLMOutputError",
     "LLMTimeoutError",
     "LLMUnavailableError",
+    "ModelFileError",
     "OutcomeConflictError",
     "OutcomeLimitError",
     "PolicyError",
@@ -150,6 +152,11 @@ class LLMTimeoutError(LLMError):
 
 class LLMUnavailableError(LLMError):
     """The provider is unreachable or the model is not installed."""
+
+
+class ModelFileError(LLMUnavailableError):
+    """A local model's file is missing, partial or not the pinned one (size, SHA-256), or its
+    chunk packages are; it was not loaded, and the message says what to run."""
 
 
 class LLMOutputError(LLMError):

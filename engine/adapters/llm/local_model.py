@@ -33,6 +33,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, cast
 
+from engine.adapters.llm.chunked_models import CHUNKED_MODELS, default_model_dir, ensure_joined
 from engine.adapters.llm.llama_runtime import compile_json_schema_grammar, load_llama
 from engine.adapters.llm.local_scoring import ScoringRuntime, score_continuations
 from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
@@ -71,17 +72,24 @@ Loader = Callable[[Path, LocalModelSettings], ChatRuntime]
 GrammarCompiler = Callable[[str], object]
 
 
-def resolve_model_path(name: str) -> Path:
-    """Turn a local model name into its GGUF file: an alias such as `smollm2`, or a file path.
+def resolve_model_path(name: str, model_dir: Path | None = None) -> Path:
+    """Turn a local model name into its checked GGUF file: an alias such as `smollm2` or
+    `qwen2.5-coder-1.5b`, or a file path.
 
     `local/smollm2` reaches here as `smollm2`; `local//abs/path/model.gguf` as
-    `/abs/path/model.gguf`. Raises `LLMUnavailableError` naming the path and the fix.
+    `/abs/path/model.gguf`. A model shipped in chunks is joined into `model_dir` (default:
+    `chunked_models.default_model_dir()`) on first use and SHA-256 checked
+    (`engine.adapters.llm.chunked_models`); a service calls this while it starts so that its
+    first answer does not wait for the join. Raises `LLMUnavailableError` (`ModelFileError`
+    for a chunked model's file) naming the path and the fix.
     """
     if name in _PACKAGED_MODELS:
         return _packaged_gguf(name)
+    if name in CHUNKED_MODELS:
+        return ensure_joined(CHUNKED_MODELS[name], model_dir or default_model_dir())
     path = Path(name).expanduser()
     if path.suffix.lower() != ".gguf" and not path.is_absolute():
-        known = ", ".join(sorted(_PACKAGED_MODELS))
+        known = ", ".join(sorted([*_PACKAGED_MODELS, *CHUNKED_MODELS]))
         raise LLMUnavailableError(
             f"unknown local model {name!r}: use one of {known} (as local/<name>) or a GGUF file "
             "path (as local//absolute/path/model.gguf)"
@@ -153,7 +161,8 @@ class LocalModels:
     def load(self, name: str) -> Path:
         """Load the model `name` now rather than on its first generation; returns its file.
 
-        A service calls this while it starts, so that its first answer does not wait for it.
+        A service calls this while it starts, so that its first answer does not wait for it
+        (nor for the join of a chunked model's file, `resolve_model_path`).
         """
         path = self._path_for(name)
         self._runtime_for(path)
@@ -318,7 +327,7 @@ class LocalModels:
             known = self._paths.get(name)
         if known is not None and known in self._runtimes:
             return known
-        path = resolve_model_path(name)
+        path = resolve_model_path(name, self.settings.model_dir)
         with self._load_lock:
             self._paths[name] = path
         return path

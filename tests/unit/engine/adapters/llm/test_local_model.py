@@ -205,7 +205,7 @@ def test_missing_file_names_the_path_and_the_fix(tmp_path: Path) -> None:
 
 
 def test_unknown_alias_lists_the_known_ones() -> None:
-    with pytest.raises(LLMUnavailableError, match="use one of smollm2"):
+    with pytest.raises(LLMUnavailableError, match=r"use one of qwen2\.5-coder-1\.5b, smollm2 "):
         resolve_model_path("gpt-5")
 
 
