@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     # is the model an experiment asks bare (`engine.compose.build_llm`).
     models: NameList = Field(default_factory=lambda: list(DEFAULT_MODELS))
     model: str = Field(default=DEFAULT_MODELS[0], description="a litellm model string")
+    # The catalogue model that writes the program tool's programs (one not in the catalogue:
+    # each decision's own model writes them).
+    program_model: str = DEFAULT_MODELS[1]
     api_base: str | None = None
     api_key: SecretStr | None = None
     llm_threads: int = Field(default=1, ge=1, le=64, description="local model CPU threads")
@@ -234,6 +237,7 @@ class Settings(BaseSettings):
                 max_seconds=self.budget_seconds,
             ),
             draw_price=DrawPrice(self.draw_price_per_second),
+            program_model=self.program_model,
         )
 
 

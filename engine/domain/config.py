@@ -88,6 +88,9 @@ class EngineConfig:
     kind_threshold: float = DEFAULT_KIND_THRESHOLD
     max_kinds: int = DEFAULT_MAX_KINDS
     detour: DetourRules = field(default_factory=DetourRules)
+    # The catalogue model that writes the program tool's programs (a coder model writes programs
+    # that a 135M model cannot); None, or a model not in the catalogue: the decision's own.
+    program_model: str | None = None
     # Read-only, and a copy of what was passed: the config is shared by the facade, the arm
     # book and the pipeline, so no holder (nor the caller) can change another's weights. The
     # referee's is only its prior, for families its audits never measured.

@@ -24,6 +24,7 @@ that counts what the stages before it spent, so the budget still refuses an over
 before the model is called.
 """
 
+import dataclasses
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,7 +37,7 @@ from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, QueryKind, Seed, ToolRun
 from engine.domain.options import NoOptions, Options
-from engine.domain.ports import DecisionListener, OptionScorer, Searcher, ToolBox
+from engine.domain.ports import LLM, DecisionListener, OptionScorer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
 from engine.domain.trace import Steps, report, start
 from engine.orchestration.arm_book import ArmBook
@@ -92,6 +93,8 @@ class Pipeline:
                 for entry in models.values()
             ]
         )
+        # The program tool's writer (`EngineConfig.program_model`); None: the decision's model.
+        self._program_model = self._models.get(config.program_model or "")
         self._toolbox = toolbox
         self._program_toolbox = program_toolbox  # procedures: the program arm's sandbox
         self._kinds = kinds
@@ -152,7 +155,10 @@ class Pipeline:
                 can_score_options=entry.option_scorer is not None,
             )
         )
-        tool_run, refused, direct = assembly.take(lambda run: self._run_tools(run, choices))
+        program_llm = announced(self._program_model.llm, listener) if self._program_model else None
+        tool_run, refused, direct = assembly.take(
+            lambda run: self._run_tools(run, choices, program_llm)
+        )
         answer_text = (
             assembly.take(lambda _run: self._direct(tool_run, listener, chat, offered))
             if direct
@@ -281,7 +287,7 @@ class Pipeline:
         return text
 
     def _run_tools(
-        self, run: RunState, choices: Choices
+        self, run: RunState, choices: Choices, program_llm: LLM | None = None
     ) -> Steps[tuple[ToolRun | None, bool, bool]]:
         """Run the chosen tool; when it fails or refuses, fall back at once to the next tool.
 
@@ -291,7 +297,7 @@ class Pipeline:
         times each fallback's), for off-policy evaluation of the sequence.
         """
         tool, direct = tools.split_arm(choices.tool.arm)
-        tool_run = yield from self._run_tool(run, tool, choices.tool_argument)
+        tool_run = yield from self._run_tool(run, tool, choices.tool_argument, program_llm)
         if tool_run is None or tool_run.ok:
             return tool_run, False, direct
         tried, sequence = [choices.tool.arm], choices.tool.propensity
@@ -319,15 +325,25 @@ class Pipeline:
                 },
             )
             tool, direct = tools.split_arm(arm)
-            tool_run = yield from self._run_tool(run, tool, None)
+            tool_run = yield from self._run_tool(run, tool, None, program_llm)
         return tool_run, True, direct
 
-    def _run_tool(self, run: RunState, tool: str, argument: str | None) -> Steps[ToolRun | None]:
+    def _run_tool(
+        self, run: RunState, tool: str, argument: str | None, program_llm: LLM | None = None
+    ) -> Steps[ToolRun | None]:
         if tool == NO_TOOL or self._toolbox is None:
             return None
         started = start()
         if tool == PROGRAM_TOOL:  # procedures: the model writes the program, then it runs
-            return (yield from self._run_program_tool(run, self._toolbox, started))
+            # on the program model where there is one, metered against the same budget
+            if program_llm is None or self._program_model is None:
+                return (yield from self._run_program_tool(run, self._toolbox, started))
+            writer = dataclasses.replace(run, llm=program_llm)
+            return (
+                yield from self._run_program_tool(
+                    writer, self._toolbox, started, self._program_model.id
+                )
+            )
         argument = argument or tools.default_argument(tool, run.query)
         result = tools.run_tool(self._toolbox, tool, argument, self._config.tool_timeout_s)
         if result is None:
@@ -348,7 +364,7 @@ class Pipeline:
         return result
 
     def _run_program_tool(
-        self, run: RunState, toolbox: ToolBox, started: float
+        self, run: RunState, toolbox: ToolBox, started: float, writer: str | None = None
     ) -> Steps[ToolRun | None]:
         """The program tool: a program call metered against the decision's budget, then the
         sandbox.
@@ -369,7 +385,7 @@ class Pipeline:
             ),
             started=started,
             optional="no call left for a program besides the answer",
-            inputs={"tool": PROGRAM_TOOL},
+            inputs={"tool": PROGRAM_TOOL, **({"model": writer} if writer else {})},
         )
         ran = attempt.value
         if ran is None:
@@ -380,7 +396,11 @@ class Pipeline:
             "done" if result.ok else "fault",
             started,
             cost=attempt.cost,
-            inputs={"tool": PROGRAM_TOOL, "argument": ran.program},
+            inputs={
+                "tool": PROGRAM_TOOL,
+                "argument": ran.program,
+                **({"model": writer} if writer else {}),
+            },
             outputs=ran.trace_outputs(),
             error=result.error,
         )

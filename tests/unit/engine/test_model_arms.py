@@ -7,6 +7,7 @@ wall clock, as for any model (`MeteredLLM`); no test asserts one.
 """
 
 import functools
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +18,7 @@ from engine.adapters.llm.scripted import ScriptedLLM
 from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.pricing import DrawPrice
-from engine.domain.records import LLMRequest, LLMResponse
+from engine.domain.records import LLMRequest, LLMResponse, ToolResult
 from engine.errors import ConfigError, UnknownModelError
 from engine.orchestration.facade import Engine
 from tests.unit.engine.conftest import TEMPLATES, FamilyEmbedder, World, solve
@@ -206,3 +207,54 @@ def test_the_catalogue_refuses_what_it_cannot_hold() -> None:
         ModelCatalogue([])
     with pytest.raises(ConfigError, match="more than once"):
         ModelCatalogue([ModelEntry("local/a", llm), ModelEntry("local/a", llm)])
+
+
+class ProgramBox:
+    """The program tool alone, recording each program it is asked to run."""
+
+    def __init__(self) -> None:
+        self.runs: list[str] = []
+
+    def names(self) -> list[str]:
+        return ["none", "program"]
+
+    def describe(self) -> dict[str, str]:
+        return {"program": "writes and runs a short program"}
+
+    def run(self, name: str, argument: str, timeout_s: float) -> ToolResult:
+        self.runs.append(argument)
+        return ToolResult(True, "7", None, 0.0)
+
+
+def test_the_program_model_writes_the_program_whatever_model_answers() -> None:
+    world = World()
+    small, big = two_models(world)
+    world.overrides["program"] = lambda _request: json.dumps({"program": "print(3 + 4)"})
+    box = ProgramBox()
+    engine = Engine(
+        models=ModelCatalogue([ModelEntry(model.model, model) for model in (small, big)]),
+        searcher=world.searcher,
+        store=world.store,
+        templates=TEMPLATES,
+        embedder=FamilyEmbedder(),
+        policy_factory=world.policy_factory(),
+        toolbox=box,
+        config=EngineConfig(
+            seed=5,
+            detour=DetourRules(prob_best_floor=0.0),
+            draw_price=DrawPrice(0.0),
+            program_model="local/big",
+        ),
+    )
+    programs = []
+    for i in range(30):
+        decision = engine.decide(query("arithmetic", i), model="local/small")
+        if decision.tool.arm_id.startswith("program"):
+            programs.append(decision)
+    assert programs, "the tool policy never drew the program tool in 30 decisions"
+    for decision in programs:
+        written = [step for step in decision.trace if step.stage == "tool"]
+        assert written[-1].inputs["model"] == "local/big"
+    wrote = [r for r in small.requests if r.purpose == "program"]
+    assert wrote == []
+    assert len([r for r in big.requests if r.purpose == "program"]) == len(programs)
