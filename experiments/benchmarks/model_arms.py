@@ -181,6 +181,20 @@ def _report(
         row["reward"] - static[strongest][index[row["task"]]].reward for run in runs for row in run
     ]
     mean, low, high = paired_interval(differences)
+    families: dict[str, dict[str, Any]] = {}
+    for family in sorted({task.family for task in tasks}):
+        members = [i for i, task in enumerate(tasks) if task.family == family]
+        options = [len(tasks[i].options) for i in members if tasks[i].options]
+        rows = [row for run in runs for row in run if row["family"] == family]
+        families[family] = {
+            "tasks": len(members),
+            "chance": round(statistics.fmean(1 / n for n in options), 3) if options else None,
+            "engine": round(statistics.fmean(row["reward"] for row in rows), 3),
+            **{
+                label: round(statistics.fmean(static[label][i].reward for i in members), 3)
+                for label in bare
+            },
+        }
     third = max(1, len(tasks) // 3)
     return {
         "summary": {
@@ -198,6 +212,7 @@ def _report(
                 statistics.fmean(engine_seconds) / max(contenders[strongest]["mean_seconds"], 1e-9),
                 3,
             ),
+            "families": families,
             "model_share_first_third": _shares(runs, slice(0, third)),
             "model_share_last_third": _shares(runs, slice(-third, None)),
         },
