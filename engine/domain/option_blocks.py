@@ -215,6 +215,10 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     names_options = header is not None and bool(
         (_CHOOSING | _OPTION_NOUNS) & set(words_of(header.group(1)))
     )
+    # A statement cut off before its end ("The capital of Canada is:", "… takes place in the:")
+    # is completed by one of the options: it asks for one as a question would.
+    completes = header is None and bool(_INCOMPLETE.search(before))
+    names_options = names_options or completes
     problem = (
         _block_problem(texts, one_per_line)
         or _semicolon_problem(raw, one_per_line)
@@ -235,6 +239,16 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
         tuple(texts), tuple(letters), stem.strip(), understood, head, tail, names_options
     )
 
+
+# The last word of a sentence that stops before its end: a verb of being or a function word,
+# which English never ends a statement with; the options complete it. A closed class of
+# grammar words, not cues: "The results were: (a) …" is read too, and then needs nothing else
+# to account for (a tail with another request still refuses).
+_INCOMPLETE = re.compile(
+    r"\b(?:is|are|was|were|be|been|in|at|on|of|by|to|the|a|an|and|or|from|for|with|into|as|than"
+    r"|called|named|known\s+as)[ \t]*:[ \t]*\n?[ \t]*$",
+    re.IGNORECASE,
+)
 
 # The one question after a list that asks for one of its items by pointing back at it: "Which
 # of the above is a mammal?", "Which one of these is prime?". ("Which of the above are …?" asks

@@ -44,7 +44,8 @@ _ANSWERING = frozenset(
     words_of(
         "answer choose pick select identify decide determine classify categorise categorize label "
         "reply respond circle mark tick say state tell name read consider look use assume suppose "
-        "imagine note remember recall find solve complete fill guess spot let tag"
+        "imagine note remember recall find solve complete fill guess spot let tag triage route assign "
+        "rate"
     )
 )
 # Verbs of giving that are answering only when what they give is the answer: "Write the letter

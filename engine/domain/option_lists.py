@@ -24,6 +24,7 @@ from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 __all__ = [
     "list_items",
     "read_bracketed",
+    "read_bracketed_labels",
     "read_classifying",
     "read_listed_choices",
     "unenclosed",
@@ -135,12 +136,14 @@ def _unclosed(listed: str) -> str | None:
     return None
 
 
-# "Classify this ticket as billing, technical or other: <the ticket>". The verb puts one thing
+# "Classify this ticket as billing, technical or other: <the ticket>", or the thing named
+# before the list and nothing after it ("Categorize the expense 'Taxi' as travel or meals.").
+# The verb puts one thing
 # in one class; "this"/"that"/"the <noun>" names one thing ("the following expense"), where
 # "these", "each" or a plural noun ("the following sentences") names several.
 _CLASSIFYING = re.compile(
-    r"^(?:please\s+)?(?:classify|categori[sz]e|label|tag)\s+(?P<thing>[^:.?!\n]+?)\s+as\s+"
-    r"(?P<listed>[^:.?!\n]+):\s*\S",
+    r"^(?:please\s+)?(?:classify|categori[sz]e|label|tag|rate|mark)\s+(?P<thing>[^:.?!\n]+?)"
+    r"\s+as\s+(?P<listed>[^:.?!\n]+)(?::\s*\S|[.!]?\s*$)",
     re.IGNORECASE,
 )
 _ONE_THING = re.compile(
@@ -222,3 +225,46 @@ def _block(items: list[str], stem: str, understood: str) -> BlockReading:
         # writes out; a letter chosen there would stand for nothing.
         return f"the listed choices are labels of options not written out: {items}"
     return OptionBlock(tuple(items), (), stem, understood)
+
+
+# Labels in brackets for one thing to put in one class, where the brackets end the text or
+# follow the request's own label: "Triage this ticket: I was charged twice (billing, technical,
+# shipping)", "Mood of this post (happy, sad, angry): '…'", "Sentiment? (positive / negative)
+# '…'". What asks is a verb of putting in a class opening the text (`_CLASS_VERBS`), or a short
+# label whose material is quoted. Brackets elsewhere are an aside or material ("The form has
+# three fields (name, email, phone). How do I …?"), and are left alone.
+_CLASS_VERBS = frozenset(
+    words_of("classify categorize categorise triage route label tag assign rate mark sort")
+)
+_TRAILING = re.compile(r"\((?P<listed>[^()\n]+)\)\s*[.?!]?\s*$")
+_AFTER_LABEL = re.compile(
+    r"^(?P<label>[A-Za-z][\w' ]{0,60}?)\s*(?P<mark>\?)?\s*\((?P<listed>[^()\n]+)\)\s*"
+    r"(?(mark)|[:?])\s*(?P<material>\"[^\"]+\"|“[^”]+”|'.+'|‘[^’]+’)\s*$"
+)
+_CLASS_LABEL_WORDS = 6
+
+
+def read_bracketed_labels(text: str) -> BlockReading:
+    trailing = _TRAILING.search(text)
+    labelled = _AFTER_LABEL.match(text)
+    match = trailing or labelled
+    if match is None or (trailing and labelled):
+        return None
+    items = _bracketed_items(unenclosed(match.group("listed")))
+    if items is None or any(len(item.split()) > _LABEL_WORDS for item in items):
+        return None
+    if any(re.search(r"\b(?:e\.g|i\.e|etc)\b", item) for item in items):
+        return None  # "(e.g., demand-pull, cost-push)": examples, not the classes
+    opener = first_word(text)
+    if trailing is not None:
+        if opener not in _CLASS_VERBS or trailing.start() == 0:
+            return None
+        label = text[: trailing.start()].split(":")[0]
+    else:
+        label = match.group("label")
+        if len(label.split()) > _CLASS_LABEL_WORDS or opener in WH_WORDS | AUXILIARIES:
+            return None
+    stem = (text[: match.start("listed") - 1] + text[match.end("listed") + 1 :]).strip()
+    understood = f"{len(items)} classes in brackets for '{label.strip()}'"
+    block = _block(items, stem, understood)
+    return replace(block, head=stem, tail="") if isinstance(block, OptionBlock) else block
