@@ -55,7 +55,8 @@ def list_items(listed: str, *, needs_or: bool = True) -> list[str] | str:
         # "[book_flight" is half of an enclosure around the whole list, never a label; a list
         # whose brackets `unenclosed` could not lift as a whole is refused, not read in pieces.
         return f"an unbalanced bracket in the alternative {unbalanced!r:.60}"
-    lengths = [len(item.split()) for item in items]
+    # An article is no part of an alternative's length: "Canada or the United States".
+    lengths = [len(re.sub(r"^(?:the|a|an)\s+", "", item, flags=re.I).split()) for item in items]
     if max(lengths) > _ITEM_WORDS or max(lengths) - min(lengths) > 1:
         # Unlike alternatives ("5" against "7 is prime" in "Which of 3, 5 or 7 is prime?") are a
         # sign that the list runs on into the sentence.
@@ -164,7 +165,12 @@ def read_classifying(text: str) -> BlockReading:
         return items
     if any(len(item.split()) > _LABEL_WORDS for item in items):
         return f"the classes are prose, not labels: {items}"
-    return _block(items, text, f"{len(items)} classes to put '{thing}' in")
+    block = _block(items, text, f"{len(items)} classes to put '{thing}' in")
+    if not isinstance(block, OptionBlock):
+        return block
+    # The instruction is read whole here (verb, one thing, its classes); what the frame must
+    # still account for is the material after its colon.
+    return replace(block, head=text[match.end("listed") :].lstrip(" :"), tail="")
 
 
 # A label opening a line, its list in brackets, then "?" or ":" and nothing more on the line but

@@ -22,7 +22,7 @@ from engine.domain.option_requests import is_request
 from engine.domain.option_texts import all_differ, names_labels, unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
-__all__ = ["NAMED", "only_question", "read_alternatives", "read_yes_no"]
+__all__ = ["NAMED", "only_question", "read_alternatives", "read_headed_pair", "read_yes_no"]
 
 # The named two-way answer spaces; a question that names one is read by `_read_named` in
 # `engine.domain.options`, never as a yes/no question or as alternatives. "y/n" and "T/F" are
@@ -42,7 +42,7 @@ _ANSWER_PROMPT = re.compile(r"\n[ \t]*A(?:nswer)?:[ \t]*$")
 # Material quoted after a question ('Is it plausible? "The cat sang."'), perhaps under a short
 # label ('Can I claim it? Rule: "Claims within 30 days."'), is what it asks about.
 _QUOTED_MATERIAL = re.compile(
-    r"(?<=\?)\s+(?:[A-Z][a-z]*(?:\s[a-z]+)?:\s*)?(?:\"[^\"]*\"|“[^”]*”)\.?\s*$"
+    r"(?<=\?)\s+(?:[A-Z][a-z]*(?:\s[a-z]+)?:\s*)?(?:\"[^\"]*\"|“[^”]*”|'[^\n]*'|‘[^’]*’)\.?\s*$"
 )
 
 
@@ -181,15 +181,21 @@ def read_alternatives(text: str) -> BlockReading:
         return framed
     if not re.search(r"\bor\b", question) or _QUALIFYING.search(body):
         return None
-    # The list first, then what it is asked: "Tea or coffee: which has more caffeine?"
-    listed, colon, asked = body.partition(": ")
+    # The list first, then what it is asked: "Tea or coffee: which …?", "Hydrogen or helium —
+    # which is lighter?"
+    parts = re.split(r"(:\s|\s+[—–-]+\s+)", body, maxsplit=1)
+    listed, colon, asked = parts if len(parts) == 3 else (body, "", "")
     if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
         body = listed
     head = _HEAD.match(body)
     if first_word(body) in WH_WORDS:
         return _picked(text, body, head)
     if first_word(body) in _COPULAS:
-        return _put_to_subject(text, body)
+        put = _put_to_subject(text, body)
+        if put is not None:
+            return put
+    if first_word(body) in _POLAR:
+        return _put_to_clause(text, body)
     return _headless(text, body)
 
 
@@ -232,7 +238,12 @@ def _picked(text: str, body: str, head: re.Match[str] | None) -> BlockReading:
     asks for one of them: "How long should I boil it, give or take?" or "What does f(a, b)
     return when a or b is None?" ask for a length or a value, whatever "or" joins after them
     (held-out set 7)."""
-    if head is None or first_word(body) not in _PICKING:
+    if head is None:
+        return None
+    if first_word(body) not in _PICKING and not head.group(0).rstrip().endswith(":"):
+        # "What does 'it' refer to: the trophy or the suitcase?": after a colon, the list is
+        # the set the question asks about, whatever its wh-word; after a comma it may be a
+        # qualifier ("How long should I boil it, give or take?").
         return None
     return _headed(text, head.group(0), body[head.end() :])
 
@@ -343,9 +354,18 @@ def _is_subject(tokens: list[str]) -> bool:
     return words[0] not in _INSIDE_SUBJECT
 
 
+# What a question may offer beside its alternatives: "Is a tomato a fruit, a vegetable, or
+# both?", "Is 0 positive, negative, or neither?". They are options where the question writes
+# them, and say nothing of the others' shape.
+_BESIDES = frozenset(words_of("both neither"))
+
+
 def _alike(items: list[str]) -> bool:
     """Whether alternatives have one shape: all open with an article ("a bird", "a mammal"),
-    or none does and all have as many words ("even", "odd"); "spam" or "not spam" too."""
+    or none does and all have as many words ("even", "odd"); "spam" or "not spam" too; a last
+    "both" or "neither" aside."""
+    while len(items) > 2 and items[-1].casefold() in _BESIDES:
+        items = items[:-1]
     firsts = [first_word(item) for item in items]
     if any(first in WH_WORDS | AUXILIARIES for first in firsts):
         return False
@@ -361,3 +381,130 @@ def _alike(items: list[str]) -> bool:
 def _negated_pair(items: list[str]) -> bool:
     """ "spam" or "not spam": a label and its negation."""
     return len(items) == 2 and items[1].casefold() == "not " + items[0].casefold()
+
+
+# ---- alternatives in a polar question's clause: "Is the Sahara in Africa or Asia?" -----------
+
+# Auxiliaries whose question asks which, when it offers alternatives: being, doing, "should".
+# A modal of possibility ("Can I pay by card or cash?") asks whether either will do.
+_POLAR = frozenset(words_of("is are was were do does did should"))
+# Words that make the words before the list more than a clause's subject and predicate: an
+# infinitive or a clause of its own ("Is it OK to eat eggs or milk?"), the asker's "you".
+_NOT_IN_CLAUSE = (
+    frozenset(
+        words_of(
+            "to if when because and or but whether either than so while although you u "
+            "please any"
+        )
+    )
+    | WH_WORDS
+)
+_CLAUSE_WORDS = 8
+_SUBJECT_ALTERNATIVE_WORDS = 2
+
+
+def _put_to_clause(text: str, body: str) -> BlockReading:
+    """ "Was the Magna Carta signed in 1215 or 1315?", "Should it be stored in the fridge or on
+    the counter?", "Is the Amazon longer or shorter than the Nile?", "Did Edison or Tesla invent
+    …?": the alternatives end the question (or stand before its "than"), or are its subject;
+    read only where one split of the words into clause and alike alternatives accounts for all
+    of them (a clause that holds an infinitive, another clause or "you" is no such split)."""
+    if _SECOND_QUESTION.search(body) or is_request(body + "?", body + "?"):
+        return None
+    tokens = body.split()
+    found: dict[tuple[str, ...], str] = {}
+    for start in range(2, len(tokens)):
+        clause = tokens[1:start]
+        if not _is_clause(clause):
+            continue
+        rest = tokens[start:]
+        ends = [len(rest)] + [i for i, token in enumerate(rest) if token.casefold() == "than"]
+        for end in ends:
+            items = list_items(" ".join(rest[:end]))
+            if isinstance(items, str) or not _alike(items) or not 0 < end:
+                continue
+            if _exclusive(first_word(body), clause, items, compared=end < len(rest)):
+                found[tuple(items)] = " ".join(clause)
+    subject = _subject_alternatives(tokens)
+    if subject is not None:
+        found[subject] = "the question's subject"
+    if len(found) != 1:
+        return None
+    ((items, where),) = found.items()
+    return _block(list(items), text, f"{len(items)} alternatives after '{where}'")
+
+
+# "or" in a question may be inclusive: "Is the bank open on Monday or Tuesday?" asks whether it
+# opens on either, and "both" answers it. The alternatives exclude each other where the asker
+# offers "both" or "neither" too, where they are compared ("longer or shorter than"), where one
+# event is asked about ("Was it signed in 1215 or 1315?", "Did …"), where advice picks one
+# ("Should it be stored in the fridge or on the counter?"), or where a named thing's place is
+# asked ("Is the Sahara in Africa or Asia?"). Anything else is refused: recall, not precision.
+_ONE_EVENT = frozenset(words_of("was were did should"))
+_PLACE = frozenset(words_of("in on at near"))
+
+
+def _exclusive(auxiliary: str, clause: list[str], items: list[str], *, compared: bool) -> bool:
+    if compared or items[-1].casefold() in _BESIDES or auxiliary in _ONE_EVENT:
+        return True
+    *name, preposition = clause
+    if name[:1] and name[0].casefold() == "the":
+        name = name[1:]
+    return (
+        bool(name)
+        and all(token[:1].isupper() for token in name)
+        and preposition.casefold() in _PLACE
+    )
+
+
+def _is_clause(tokens: list[str]) -> bool:
+    words = words_of(" ".join(tokens))
+    return (
+        0 < len(tokens) <= _CLAUSE_WORDS
+        and not _NOT_IN_CLAUSE & set(words)
+        and not any(token.endswith((",", ":", ";")) for token in tokens)
+    )
+
+
+def _subject_alternatives(tokens: list[str]) -> tuple[str, ...] | None:
+    """ "Is Canberra or Sydney the capital?": names or numbers, alike, as the subject."""
+    if "or" not in tokens[1:4]:
+        return None
+    split = tokens.index("or", 1)
+    first, second = tokens[1:split], tokens[split + 1 : split + split]
+    rest = tokens[split + split :]
+    if not rest or len(first) > _SUBJECT_ALTERNATIVE_WORDS or len(second) != len(first):
+        return None
+    if any(token.endswith((",", ":", ";")) for token in first + second):
+        return None
+    named = all(token[:1].isupper() or token[:1].isdigit() for token in first + second)
+    if not named or first_word(rest[0]) in _NOT_IN_CLAUSE:
+        return None
+    return (" ".join(first), " ".join(second))
+
+
+# ---- alternatives as a header over material: "Fact or fiction: 'Goldfish …'" ----------------
+
+_HEADER_PAIR = re.compile(r"^(?P<listed>[^:?\n]{3,40}?)\s*[:?]\s+(?P<material>\S.*)$", re.DOTALL)
+
+
+def read_headed_pair(text: str) -> BlockReading:
+    """A short list of alike alternatives as the header of material that asks nothing itself:
+    "Fact or opinion: 'Paris is the most beautiful city.'", "Formal or informal? 'Hey u'". The
+    header is the request; "Rent or buy: what should I weigh?" asks its own question instead,
+    and "True or false: …" is a named space (`options._read_named`)."""
+    match = _HEADER_PAIR.match(text)
+    if match is None or _names_an_answer_space(match.group("listed")):
+        return None
+    material = match.group("material").strip()
+    if "?" in material or not re.search(r"\bor\b", match.group("listed")):
+        return None
+    items = list_items(match.group("listed"))
+    if isinstance(items, str) or not _alike(items):
+        return None
+    if any(len(item.split()) > _HEADLESS_WORDS or first_word(item) in WH_WORDS for item in items):
+        return None
+    block = _block(items, text, f"{len(items)} alternatives heading the material")
+    if not isinstance(block, OptionBlock):
+        return block
+    return OptionBlock(block.texts, (), text, block.understood, head=material, tail="")

@@ -48,6 +48,12 @@ _SENTENCE = re.compile(
 )
 _SPLIT = re.compile(_JOIN, re.IGNORECASE)
 _ITEM_WORDS = 3
+_NAMED_PAIRS = (frozenset({"yes", "no"}), frozenset({"true", "false"}), frozenset({"y", "n"}),
+                frozenset({"t", "f"}))
+
+
+def _pair(items: list[str]) -> frozenset[str]:
+    return frozenset(item.casefold() for item in items)
 # Words that end an item's phrase only inside a sentence: an item is a label, never "is" or "to".
 _NOT_AN_ITEM = WH_WORDS | AUXILIARIES | frozenset(words_of("in to the a an this that it"))
 
@@ -59,6 +65,8 @@ def _named(text: str) -> tuple[re.Match[str], list[str]] | None:
         listed = match.group("listed")
         items = [unquoted(item.strip()) for item in _SPLIT.split(listed)]
         joined_by_or = re.search(r"\bor\b|/", listed, re.IGNORECASE)
+        if len(re.findall(r"\bor\b", listed, re.IGNORECASE)) > 1:
+            continue  # "Answer yes or no, true or false": two lists, not one
         if not joined_by_or and not (match.group("colon") or "from" in match.group("filler")):
             continue  # "Answer the questions, then …": a list must be joined as a choice
         if any(
@@ -78,8 +86,10 @@ def read_answer_list(text: str) -> OptionBlock | str | None:
     if named is None:
         return None
     match, items = named
-    if names_labels(items):
-        return None  # "Answer A, B or C.": the labels of a block (`letters_named`)
+    if names_labels(items) or _pair(items) in _NAMED_PAIRS:
+        # "Answer A, B or C.": the labels of a block (`letters_named`); "Answer yes or no.":
+        # a named two-way space, read as "Yes"/"No" by `options._read_named`.
+        return None
     if not all_differ(items) or len(items) > MAX_OPTIONS:
         return f"the answers named in {match.group('sentence')!r:.60} repeat or are too many"
     rest = text[: match.start("sentence")] + " " + text[match.end("sentence") :]
@@ -98,7 +108,7 @@ def letters_named(text: str) -> tuple[str, tuple[str, ...]] | None:
     if named is None:
         return None
     match, items = named
-    if not names_labels(items):
-        return None
+    if not names_labels(items) or _pair(items) in _NAMED_PAIRS:
+        return None  # "Reply Y or N." is yes or no, not letters
     rest = (text[: match.start("sentence")].rstrip() + " " + text[match.end("sentence") :]).strip()
     return rest, tuple(item.strip("()[].").upper() for item in items)

@@ -79,7 +79,12 @@ from engine.domain.option_lists import (
     read_listed_choices,
 )
 from engine.domain.option_markup import holds_markup, plain_labels
-from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
+from engine.domain.option_questions import (
+    NAMED,
+    read_alternatives,
+    read_headed_pair,
+    read_yes_no,
+)
 from engine.domain.option_spaces import letters_named, read_answer_list
 from engine.domain.option_texts import all_differ, option_key
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
@@ -393,6 +398,7 @@ _QUESTION_READERS: tuple[Callable[[str], Reading], ...] = (
     _read_named,
     _read_block(read_yes_no, asks=True, grammar=True),
     _read_block(read_alternatives, asks=True, grammar=True),
+    _read_block(read_headed_pair, asks=True, grammar=True),
 )
 _READERS: tuple[Callable[[str], Reading], ...] = (
     _read_block(read_lettered),
