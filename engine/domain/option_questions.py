@@ -164,6 +164,7 @@ _BINOMIALS = frozenset(
     ]
 )
 
+_LABEL_WORDS = 3
 _HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
 # Where a wh-clause ends and its list begins: a comma, a colon, or a dash between spaces
 # ("Which is the capital — Zurich, Geneva or Bern?"). The head holds none of them, so a list
@@ -186,7 +187,11 @@ def read_alternatives(text: str) -> BlockReading:
     parts = re.split(r"(:\s|\s+[—–-]+\s+)", body, maxsplit=1)
     listed, colon, asked = parts if len(parts) == 3 else (body, "", "")
     if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
+        if _SECOND_QUESTION.search(asked):
+            return "alternatives asked about in two questions"
         body = listed
+    elif colon.strip() == ":" and len(listed.split()) <= _LABEL_WORDS and "or" not in listed:
+        body = asked  # a label before its alternatives: "Register: formal or informal?"
     head = _HEAD.match(body)
     if first_word(body) in WH_WORDS:
         return _picked(text, body, head)
@@ -400,6 +405,7 @@ _NOT_IN_CLAUSE = (
     | WH_WORDS
 )
 _CLAUSE_WORDS = 8
+_DETERMINERS = frozenset(words_of("the a an this that these those my your our their his her its"))
 _SUBJECT_ALTERNATIVE_WORDS = 2
 
 
@@ -461,6 +467,7 @@ def _is_clause(tokens: list[str]) -> bool:
     words = words_of(" ".join(tokens))
     return (
         0 < len(tokens) <= _CLAUSE_WORDS
+        and words[-1:] != [] and words[-1] not in _DETERMINERS  # "the" | "new library go …"
         and not _NOT_IN_CLAUSE & set(words)
         and not any(token.endswith((",", ":", ";")) for token in tokens)
     )

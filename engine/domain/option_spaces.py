@@ -34,16 +34,16 @@ from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["letters_named", "read_answer_list"]
 
-_ITEM = r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|“[^”\n]{1,40}”|‘[^’\n]{1,40}’|_WORD(?:\s_WORD){0,2})".replace("_WORD", r"[\w+#-]+(?:\.[\w+#-]+)*")
+_ITEM = r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|“[^”\n]{1,40}”|‘[^’\n]{1,40}’|_WORD(?:[ \t]_WORD){0,2})".replace("_WORD", r"[\w+#-]+(?:\.[\w+#-]+)*")
 _JOIN = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s*/\s*)"
 _SENTENCE = re.compile(
     # after a sentence's end, or where a capital opens it after an option ("(D) 27 Answer A-D")
     r"(?:^|(?<=[.!?:\n])\s+|(?<=[.!?:][\"'”’)])\s+|\s+(?=(?-i:[A-Z])))"
     r"(?P<sentence>(?:please\s+)?(?P<verb>answer|reply|respond|choose|pick|select)\b"
     r"(?P<filler>(?:\s+(?:with|only|just|either|from|using|one\s+of|exactly|simply|by\s+saying"
-    r"|the\s+words?|the\s+labels?|a\s+single\s+word|one\s+word|(?:the\s+)?following))*)"
-    rf"(?P<colon>\s*:)?\s+(?P<listed>{_ITEM}(?:{_JOIN}{_ITEM})+)"
-    r"(?:\s*,?\s+only)?\s*(?P<end>[.!:]|$))",
+    r"|the\s+words?|the\s+labels?|a\s+single\s+word|one\s+word|(?:the\s+)?following))*,?)"
+    rf"(?P<colon>\s*:)?\s+(?P<listed>{_ITEM}(?:{_JOIN}{_ITEM})+?)"
+    r"(?:\s*,?\s+only)?[ \t]*(?P<end>[.!:]|$|(?=\n)))",
     re.IGNORECASE,
 )
 _SPLIT = re.compile(_JOIN, re.IGNORECASE)
@@ -64,6 +64,8 @@ def _named(text: str) -> tuple[re.Match[str], list[str]] | None:
     for match in _SENTENCE.finditer(text):
         listed = match.group("listed")
         items = [unquoted(item.strip()) for item in _SPLIT.split(listed)]
+        if items and items[-1].casefold().endswith(" only"):
+            items[-1] = items[-1][: -len(" only")].rstrip()  # "Yes or No only": not the item's
         joined_by_or = re.search(r"\bor\b|/", listed, re.IGNORECASE)
         if len(re.findall(r"\bor\b", listed, re.IGNORECASE)) > 1:
             continue  # "Answer yes or no, true or false": two lists, not one
