@@ -270,6 +270,8 @@ def read_bracketed_labels(text: str) -> BlockReading:
         label = match.group("label")
         if len(label.split()) > _CLASS_LABEL_WORDS or opener in WH_WORDS | AUXILIARIES:
             return None
+    if _SEVERAL & set(words_of(label)):
+        return f"'{label.strip()}' may be several things to classify, not one"
     stem = (text[: match.start("listed") - 1] + text[match.end("listed") + 1 :]).strip()
     understood = f"{len(items)} classes in brackets for '{label.strip()}'"
     block = _block(items, stem, understood)

@@ -186,7 +186,9 @@ def read_alternatives(text: str) -> BlockReading:
     # which is lighter?"
     parts = re.split(r"(:\s|\s+[—–-]+\s+)", body, maxsplit=1)
     listed, colon, asked = parts if len(parts) == 3 else (body, "", "")
-    if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
+    # Only a wh-word that picks asks for one of them: "Options trading or index funds: what
+    # should a beginner read first?" asks for advice about both.
+    if colon and first_word(asked) in _PICKING and not re.search(r"\bor\b", asked):
         if _SECOND_QUESTION.search(asked):
             return "alternatives asked about in two questions"
         body = listed
