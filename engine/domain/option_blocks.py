@@ -217,7 +217,9 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     )
     # A statement cut off before its end ("The capital of Canada is:", "… takes place in the:")
     # is completed by one of the options: it asks for one as a question would.
-    completes = header is None and bool(_INCOMPLETE.search(before))
+    completes = header is None and bool(
+        _INCOMPLETE.search(before) or _BLANK.search(before.rstrip().split("\n")[-1])
+    )
     names_options = names_options or completes
     problem = (
         _block_problem(texts, one_per_line)
@@ -249,6 +251,9 @@ _INCOMPLETE = re.compile(
     r"|called|named|known\s+as)[ \t]*:[ \t]*\n?[ \t]*$",
     re.IGNORECASE,
 )
+
+# A blank the options fill: "The past tense of 'swim' is ___. (A) swimmed (B) swam".
+_BLANK = re.compile(r"_{3,}")
 
 # The one question after a list that asks for one of its items by pointing back at it: "Which
 # of the above is a mammal?", "Which one of these is prime?". ("Which of the above are …?" asks
@@ -317,11 +322,21 @@ _ANSWER_INSTRUCTION = re.compile(
 _CLAUSE_MARK = re.compile(r"\s[—–-]+\s|;")
 
 
+_AFTER_LAST = re.compile(r"\.[ \t]+(?:(?P<prompt>Answer:[ \t]*)|(?P<asked>[^.?!\n]*\?)[ \t]*)$")
+
+
 def _last_end(text: str, start: int) -> int:
     """Where the last option ends: its line's end, or an instruction about the answer."""
     end = _line_end(text, start)
     instruction = _ANSWER_INSTRUCTION.search(text, start, end)
-    return instruction.start() if instruction else end
+    if instruction:
+        return instruction.start()
+    # After the last option's full stop, the list's own question ("D) Seville. Which of these
+    # is the capital?") or an empty answer prompt ("D. Mars. Answer:") ends it.
+    after = _AFTER_LAST.search(text, start, end)
+    if after and (after.group("prompt") or _ASKS_ABOUT_THE_LIST.match(after.group("asked"))):
+        return after.start() + 1
+    return end
 
 
 def _runs_on(texts: list[str]) -> str | None:

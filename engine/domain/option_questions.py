@@ -46,10 +46,16 @@ _QUOTED_MATERIAL = re.compile(
 )
 
 
+# A question typed as one short line with no punctuation at all, as people type into a box.
+_UNMARKED = re.compile(r"[^.!?:;\n\"“”()]{8,120}")
+
+
 def only_question(text: str) -> str | None:
     """The question `text` asks, when it asks exactly one and ends with it (or with quoted
     material it is about)."""
     text = _QUOTED_MATERIAL.sub("", _ANSWER_PROMPT.sub("", text))
+    if _UNMARKED.fullmatch(text) and first_word(text) in AUXILIARIES:
+        return text + "?"  # typed without its mark: "is json a subset of yaml"
     if text.count("?") != 1 or not text.endswith("?"):
         return None
     starts = [match.end() for match in re.finditer(r"[.!][\"'”’)]*(?=\s)|\n", text)]
