@@ -171,6 +171,10 @@ _BINOMIALS = frozenset(
 )
 
 _LABEL_WORDS = 3
+_CONTEXT_THEN_CLAUSE = re.compile(
+    r"(?P<context>[^?]+),\s+(?P<clause>(?:is|are|was|were)\b(?:(?!,\s+(?:is|are|was|were)\b).)+)$",
+    re.IGNORECASE,
+)
 _HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
 # Where a wh-clause ends and its list begins: a comma, a colon, or a dash between spaces
 # ("Which is the capital — Zurich, Geneva or Bern?"). The head holds none of them, so a list
@@ -209,6 +213,13 @@ def read_alternatives(text: str) -> BlockReading:
             return put
     if first_word(body) in _POLAR:
         return _put_to_clause(text, body)
+    # Context before the question's clause: "With angles of 30°, 60° and 90°, is the triangle
+    # acute, right or obtuse?" The context holds no "or" and asks nothing.
+    context = _CONTEXT_THEN_CLAUSE.match(body)
+    if context and not re.search(r"\bor\b", context.group("context")):
+        clause = context.group("clause")
+        if first_word(clause) in _COPULAS:
+            return _put_to_subject(text, clause)
     return _headless(text, body)
 
 
@@ -230,7 +241,34 @@ def _framed(text: str, body: str) -> BlockReading:
         items = [unquoted(blank.group(name)) for name in ("first", "second")]
         return _block(items, text, "2 words for the blank in the quoted sentence")
     around = _FRONTED.match(body) or _SUPERLATIVE.match(body)
-    return _named_set(text, around.group("listed")) if around else None
+    if around:
+        return _named_set(text, around.group("listed"))
+    return _which_of(text, body)
+
+
+# "Which of Mars, Jupiter and Saturn has the most moons?": the set after "which of", its last
+# member as long as the others, then the question's verb.
+_WHICH_OF = re.compile(
+    r"(?:which|who)\s+of\s+(?P<members>[^,?]+(?:,\s*[^,?]+)*?),?\s+(?:and|or)\s+(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _which_of(text: str, body: str) -> BlockReading:
+    match = _WHICH_OF.match(body)
+    if match is None:
+        return None
+    members = [member.strip() for member in match.group("members").split(",") if member.strip()]
+    size = len(members[0].split())
+    rest = match.group("rest").split()
+    if len(rest) <= size or not rest[size][:1].islower():
+        return None  # the last member runs into the verb: "… and Rome lies furthest west"
+    last = " ".join(rest[:size])
+    if not all(member[:1].isupper() for member in [*members, last]):
+        # Named things ("Mars, Jupiter and Saturn"); values ("Which of 3, 5 or 7 is prime?")
+        # may hold for several, and the question then asks for none of them alone.
+        return None
+    return _named_set(text, ", ".join([*members, last]))
 
 
 def _headless(text: str, body: str) -> BlockReading:
@@ -322,6 +360,8 @@ _NOT_IN_SUBJECT = (
     | AUXILIARIES
     | WH_WORDS
 )
+_QUOTED_SPAN = re.compile(r"(?<!\w)'[^'\n]+\s[^'\n]+'(?!\w)|\"[^\"\n]+\s[^\"\n]+\"|“[^”]+\s[^”]+”")
+_QUOTE_TOKEN = "quoted"
 _LONE_PRONOUNS = frozenset(words_of("it he she they we one"))
 # "of" and "in" join two noun phrases inside a subject ("the tone of this message", "the animal
 # in this text"), never end one ("the shop open in" | "summer or winter").
@@ -338,13 +378,15 @@ def _put_to_subject(text: str, body: str) -> BlockReading:
     """
     if _SECOND_QUESTION.search(body):
         return "alternatives joined to a wh-question: two questions in one"
-    tokens = body.split()
+    # A quoted sentence is one word of the subject: "Is the sentence 'It was eaten' passive or
+    # active?"; a quote among the alternatives leaves them unread.
+    tokens = _QUOTED_SPAN.sub(_QUOTE_TOKEN, body).split()
     splits = []
     for start in range(2, len(tokens)):
         items = list_items(" ".join(tokens[start:]))
         if _is_subject(tokens[1:start]) and not isinstance(items, str) and _alike(items):
             splits.append((" ".join(tokens[1:start]), items))
-    if len(splits) != 1:
+    if len(splits) != 1 or any(_QUOTE_TOKEN in item for item in splits[0][1]):
         return None
     (subject, items), *_ = splits
     return _block(items, text, f"{len(items)} alternatives put to '{subject}'")
