@@ -257,22 +257,31 @@ def read_bracketed_labels(text: str) -> BlockReading:
     if match is None or (trailing and labelled):
         return None
     items = _bracketed_items(unenclosed(match.group("listed")))
-    if items is None or any(len(item.split()) > _LABEL_WORDS for item in items):
+    if items is None or any(
+        len(item.split()) > _LABEL_WORDS or re.search(r"\b(?:e\.g|i\.e|etc)\b", item)
+        for item in items
+    ):
+        return None  # prose, or examples ("(e.g., demand-pull, cost-push)"), not the classes
+    label = _class_label(text, trailing, match)
+    if label is None:
         return None
-    if any(re.search(r"\b(?:e\.g|i\.e|etc)\b", item) for item in items):
-        return None  # "(e.g., demand-pull, cost-push)": examples, not the classes
-    opener = first_word(text)
-    if trailing is not None:
-        if opener not in _CLASS_VERBS or trailing.start() == 0:
-            return None
-        label = text[: trailing.start()].split(":")[0]
-    else:
-        label = match.group("label")
-        if len(label.split()) > _CLASS_LABEL_WORDS or opener in WH_WORDS | AUXILIARIES:
-            return None
     if _SEVERAL & set(words_of(label)):
         return f"'{label.strip()}' may be several things to classify, not one"
     stem = (text[: match.start("listed") - 1] + text[match.end("listed") + 1 :]).strip()
     understood = f"{len(items)} classes in brackets for '{label.strip()}'"
     block = _block(items, stem, understood)
     return replace(block, head=stem, tail="") if isinstance(block, OptionBlock) else block
+
+
+def _class_label(text: str, trailing: re.Match[str] | None, match: re.Match[str]) -> str | None:
+    """What the bracketed classes are for: the request before trailing brackets, which must
+    open with a verb of putting in a class, or the short label before them; None if neither."""
+    opener = first_word(text)
+    if trailing is not None:
+        if opener not in _CLASS_VERBS or trailing.start() == 0:
+            return None
+        return text[: trailing.start()].split(":", 1)[0]
+    label = match.group("label")
+    if len(label.split()) > _CLASS_LABEL_WORDS or opener in WH_WORDS | AUXILIARIES:
+        return None
+    return label

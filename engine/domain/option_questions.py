@@ -192,21 +192,17 @@ def read_alternatives(text: str) -> BlockReading:
         return framed
     if not re.search(r"\bor\b", question) or _QUALIFYING.search(body):
         return None
-    # The list first, then what it is asked: "Tea or coffee: which …?", "Hydrogen or helium —
-    # which is lighter?"
-    parts = re.split(r"(:\s|\s+[—–-]+\s+)", body, maxsplit=1)
-    listed, colon, asked = parts if len(parts) == 3 else (body, "", "")
-    # Only a wh-word that picks asks for one of them: "Options trading or index funds: what
-    # should a beginner read first?" asks for advice about both.
-    if colon and first_word(asked) in _PICKING and not re.search(r"\bor\b", asked):
-        if _SECOND_QUESTION.search(asked):
-            return "alternatives asked about in two questions"
-        body = listed
-    elif colon.strip() == ":" and len(listed.split()) <= _LABEL_WORDS and "or" not in listed:
-        body = asked  # a label before its alternatives: "Register: formal or informal?"
-    head = _HEAD.match(body)
-    if first_word(body) in WH_WORDS:
-        return _picked(text, body, head)
+    listed = _list_first(body)
+    if listed is None:
+        return "alternatives asked about in two questions"
+    if first_word(listed) in WH_WORDS:
+        return _picked(text, listed, _HEAD.match(listed))
+    return _in_clause(text, listed)
+
+
+def _in_clause(text: str, body: str) -> BlockReading:
+    """Alternatives in a question that opens with its auxiliary (after context, perhaps), or
+    that is the list itself ("Tea or coffee?")."""
     if first_word(body) in _COPULAS:
         put = _put_to_subject(text, body)
         if put is not None:
@@ -221,6 +217,22 @@ def read_alternatives(text: str) -> BlockReading:
         if first_word(clause) in _COPULAS:
             return _put_to_subject(text, clause)
     return _headless(text, body)
+
+
+def _list_first(body: str) -> str | None:
+    """The part of `body` that holds the alternatives: the list where it comes first and a
+    picking wh-question follows ("Tea or coffee: which …?", "Hydrogen or helium — which is
+    lighter?"), the list after a short label ("Register: formal or informal?"), else all of it;
+    None where the list is asked about in two questions."""
+    parts = re.split(r"(:\s|\s+[—–-]+\s+)", body, maxsplit=1)
+    listed, colon, asked = parts if len(parts) == 3 else (body, "", "")
+    # Only a wh-word that picks asks for one of them: "Options trading or index funds: what
+    # should a beginner read first?" asks for advice about both.
+    if colon and first_word(asked) in _PICKING and not re.search(r"\bor\b", asked):
+        return None if _SECOND_QUESTION.search(asked) else listed
+    if colon.strip() == ":" and len(listed.split()) <= _LABEL_WORDS and "or" not in listed:
+        return asked
+    return body
 
 
 # Two words for a blank in a quoted sentence: "Is it 'fewer' or 'less' in '___ than ten came'?".
@@ -448,8 +460,7 @@ _POLAR = frozenset(words_of("is are was were do does did should"))
 _NOT_IN_CLAUSE = (
     frozenset(
         words_of(
-            "to if when because and or but whether either than so while although you u "
-            "please any"
+            "to if when because and or but whether either than so while although you u please any"
         )
     )
     | WH_WORDS
@@ -477,7 +488,7 @@ def _put_to_clause(text: str, body: str) -> BlockReading:
         ends = [len(rest)] + [i for i, token in enumerate(rest) if token.casefold() == "than"]
         for end in ends:
             items = list_items(" ".join(rest[:end]))
-            if isinstance(items, str) or not _alike(items) or not 0 < end:
+            if isinstance(items, str) or not _alike(items) or end <= 0:
                 continue
             if _exclusive(first_word(body), clause, items, compared=end < len(rest)):
                 found[tuple(items)] = " ".join(clause)
@@ -486,8 +497,8 @@ def _put_to_clause(text: str, body: str) -> BlockReading:
         found[subject] = "the question's subject"
     if len(found) != 1:
         return None
-    ((items, where),) = found.items()
-    return _block(list(items), text, f"{len(items)} alternatives after '{where}'")
+    ((alternatives, where),) = found.items()
+    return _block(list(alternatives), text, f"{len(alternatives)} alternatives after '{where}'")
 
 
 # "or" in a question may be inclusive: "Is the bank open on Monday or Tuesday?" asks whether it
@@ -517,7 +528,8 @@ def _is_clause(tokens: list[str]) -> bool:
     words = words_of(" ".join(tokens))
     return (
         0 < len(tokens) <= _CLAUSE_WORDS
-        and words[-1:] != [] and words[-1] not in _DETERMINERS  # "the" | "new library go …"
+        and words[-1:] != []
+        and words[-1] not in _DETERMINERS  # "the" | "new library go …"
         and not _NOT_IN_CLAUSE & set(words)
         and not any(token.endswith((",", ":", ";")) for token in tokens)
     )

@@ -34,7 +34,11 @@ from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
 __all__ = ["letters_named", "read_answer_list"]
 
-_ITEM = r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|“[^”\n]{1,40}”|‘[^’\n]{1,40}’|_WORD(?:[ \t]_WORD){0,2})".replace("_WORD", r"[\w+#-]+(?:\.[\w+#-]+)*")
+_WORD = r"[\w+#-]+(?:\.[\w+#-]+)*"  # "C++", "node.js", "e-mail"; a final "." ends the sentence
+_ITEM = (
+    r"(?:\"[^\"\n]{1,40}\"|'[^'\n]{1,40}'|“[^”\n]{1,40}”|‘[^’\n]{1,40}’"
+    rf"|{_WORD}(?:[ \t]{_WORD}){{0,2}})"
+)
 _JOIN = r"(?:\s*,\s*(?:or\s+|and\s+)?|\s+or\s+|\s*/\s*)"
 _SENTENCE = re.compile(
     # after a sentence's end, or where a capital opens it after an option ("(D) 27 Answer A-D")
@@ -48,12 +52,18 @@ _SENTENCE = re.compile(
 )
 _SPLIT = re.compile(_JOIN, re.IGNORECASE)
 _ITEM_WORDS = 3
-_NAMED_PAIRS = (frozenset({"yes", "no"}), frozenset({"true", "false"}), frozenset({"y", "n"}),
-                frozenset({"t", "f"}))
+_NAMED_PAIRS = (
+    frozenset({"yes", "no"}),
+    frozenset({"true", "false"}),
+    frozenset({"y", "n"}),
+    frozenset({"t", "f"}),
+)
 
 
 def _pair(items: list[str]) -> frozenset[str]:
     return frozenset(item.casefold() for item in items)
+
+
 # Words that end an item's phrase only inside a sentence: an item is a label, never "is" or "to".
 _NOT_AN_ITEM = WH_WORDS | AUXILIARIES | frozenset(words_of("in to the a an this that it"))
 

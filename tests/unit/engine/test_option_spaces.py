@@ -40,7 +40,11 @@ from engine.domain.options import NoOptions, read_options, understand_options
             "letter",
         ),
         # a statement the options complete
-        ("The currency of Japan is the: (A) won (B) yen (C) yuan", ("won", "yen", "yuan"), "letter"),
+        (
+            "The currency of Japan is the: (A) won (B) yen (C) yuan",
+            ("won", "yen", "yuan"),
+            "letter",
+        ),
         ("Insulin is produced in the: A. liver B. pancreas", ("liver", "pancreas"), "letter"),
         # classes in brackets for one thing
         (
@@ -66,6 +70,24 @@ from engine.domain.options import NoOptions, read_options, understand_options
         ("Should bread be kept in the fridge or in a bread bin?", None, None),
         ("Oxygen or nitrogen — which makes up most of the air?", ("Oxygen", "nitrogen"), "word"),
         ("Myth or fact: 'We use only ten percent of our brains.'", ("Myth", "fact"), "word"),
+        ("The chemical formula of table salt is ___. (A) KCl (B) NaCl", ("KCl", "NaCl"), "letter"),
+        (
+            "A) Oslo B) Bergen C) Tromsø. Which of these is the capital of Norway?",
+            ("Oslo", "Bergen", "Tromsø"),
+            "letter",
+        ),
+        ("is sourdough healthier than white bread", ("Yes", "No"), "word"),
+        (
+            "Which of Ganymede, Titan and Europa is the largest moon?",
+            ("Ganymede", "Titan", "Europa"),
+            "word",
+        ),
+        ("Is the phrase 'over the moon' literal or figurative?", ("literal", "figurative"), "word"),
+        (
+            "Given a pH of 3, is the solution acidic, neutral or basic?",
+            ("acidic", "neutral", "basic"),
+            "word",
+        ),
         # "both" and "neither" where the question writes them
         ("Is a platypus a mammal, a bird, or neither?", ("a mammal", "a bird", "neither"), "word"),
         (
@@ -104,6 +126,9 @@ def test_reads_the_answer_spaces_people_write(
         "Plan a weekend in Lisbon (food, museums, beaches).",
         "What are common cloud providers (AWS, Azure, GCP)?",
         "Triage these tickets (billing, technical, other): 'refund', 'crash'",
+        "Which of 2, 4 or 8 is a power of two?",  # values: several may hold
+        "can you summarise this article for me",
+        "is there any way to speed up my laptop",
     ],
 )
 def test_refuses_what_is_no_answer_space(question: str) -> None:
