@@ -292,6 +292,6 @@ def _subject_alternatives(tokens: list[str]) -> tuple[str, ...] | None:
     if any(token.endswith((",", ":", ";")) for token in first + second):
         return None
     named = all(token[:1].isupper() or token[:1].isdigit() for token in first + second)
-    if not named or first_word(rest[0]) in _NOT_IN_CLAUSE:
-        return None
+    if not named or first_word(rest[0]) in _NOT_IN_CLAUSE or rest[0][:1].isupper():
+        return None  # a capital after the second name continues it: "Spotify or Apple Music"
     return (" ".join(first), " ".join(second))

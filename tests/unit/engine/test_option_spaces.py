@@ -127,6 +127,8 @@ def test_reads_the_answer_spaces_people_write(
         "What are common cloud providers (AWS, Azure, GCP)?",
         "Triage these tickets (billing, technical, other): 'refund', 'crash'",
         "Which of 2, 4 or 8 is a power of two?",  # values: several may hold
+        "Does Netflix or Disney Plus have more subscribers?",  # the second name runs on
+        "Did you walk or cycle to the office today?",  # put to the reader
         "can you summarise this article for me",
         "is there any way to speed up my laptop",
     ],
