@@ -217,9 +217,7 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     )
     # A statement cut off before its end ("The capital of Canada is:", "… takes place in the:")
     # is completed by one of the options: it asks for one as a question would.
-    completes = header is None and bool(
-        _INCOMPLETE.search(before) or _BLANK.search(before.rstrip().split("\n")[-1])
-    )
+    completes = header is None and _completes(before)
     names_options = names_options or completes
     problem = (
         _block_problem(texts, one_per_line)
@@ -246,11 +244,24 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
 # which English never ends a statement with; the options complete it. A closed class of
 # grammar words, not cues: "The results were: (a) …" is read too, and then needs nothing else
 # to account for (a tail with another request still refuses).
+# A plural "are:" / "were:" may go on to list all of them ("The primary colours are: (a) red
+# (b) blue (c) yellow"), so only a singular verb counts; and the asker's own statement ("My
+# favourite colours are: …", "I was at: …") is news, not a quiz item to complete.
 _INCOMPLETE = re.compile(
-    r"\b(?:is|are|was|were|be|been|in|at|on|of|by|to|the|a|an|and|or|from|for|with|into|as|than"
+    r"\b(?:is|was|be|been|in|at|on|of|by|to|the|a|an|and|or|from|for|with|into|as|than"
     r"|called|named|known\s+as)[ \t]*:[ \t]*\n?[ \t]*$",
     re.IGNORECASE,
 )
+_PERSONAL = frozenset(words_of("i me my mine we us our ours you your yours"))
+
+
+def _completes(before: str) -> bool:
+    """Whether the sentence before the options stops short for them to complete it."""
+    sentence = re.split(r"(?<=[.!?])\s+|\n", before.strip())[-1]
+    if _PERSONAL & set(words_of(sentence)):
+        return False
+    return bool(_INCOMPLETE.search(before) or _BLANK.search(sentence))
+
 
 # A blank the options fill: "The past tense of 'swim' is ___. (A) swimmed (B) swam".
 _BLANK = re.compile(r"_{3,}")

@@ -129,6 +129,8 @@ def test_reads_the_answer_spaces_people_write(
         "Which of 2, 4 or 8 is a power of two?",  # values: several may hold
         "Does Netflix or Disney Plus have more subscribers?",  # the second name runs on
         "Did you walk or cycle to the office today?",  # put to the reader
+        "My favourite colours are: (a) red (b) blue",  # the asker's news, not a quiz item
+        "The primary colours are: (a) red (b) blue (c) yellow",  # "are:" may list them all
         "can you summarise this article for me",
         "is there any way to speed up my laptop",
     ],
