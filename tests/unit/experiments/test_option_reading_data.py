@@ -20,7 +20,8 @@ def test_a_set_loads_with_gold_of_the_right_shape(name: str, least: int) -> None
     for item in items:
         assert (item.options is None) == (item.form is None), item.question
         if item.options is not None:
-            assert 2 <= len(item.options) <= 26 and item.form in ("letter", "word")
+            assert 2 <= len(item.options) <= 26
+            assert item.form in ("letter", "word")
     assert len({item.question for item in items}) == len(items)
 
 
