@@ -215,6 +215,10 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
     names_options = header is not None and bool(
         (_CHOOSING | _OPTION_NOUNS) & set(words_of(header.group(1)))
     )
+    # A statement cut off before its end ("The capital of Canada is:", "… takes place in the:")
+    # is completed by one of the options: it asks for one as a question would.
+    completes = header is None and _completes(before)
+    names_options = names_options or completes
     problem = (
         _block_problem(texts, one_per_line)
         or _semicolon_problem(raw, one_per_line)
@@ -235,6 +239,32 @@ def _lettered_block(text: str, style: str, markers: list[_Marker]) -> BlockReadi
         tuple(texts), tuple(letters), stem.strip(), understood, head, tail, names_options
     )
 
+
+# The last word of a sentence that stops before its end: a verb of being or a function word,
+# which English never ends a statement with; the options complete it. A closed class of
+# grammar words, not cues: "The results were: (a) …" is read too, and then needs nothing else
+# to account for (a tail with another request still refuses).
+# A plural "are:" / "were:" may go on to list all of them ("The primary colours are: (a) red
+# (b) blue (c) yellow"), so only a singular verb counts; and the asker's own statement ("My
+# favourite colours are: …", "I was at: …") is news, not a quiz item to complete.
+_INCOMPLETE = re.compile(
+    r"\b(?:is|was|be|been|in|at|on|of|by|to|the|a|an|and|or|from|for|with|into|as|than"
+    r"|called|named|known\s+as)[ \t]*:[ \t]*\n?[ \t]*$",
+    re.IGNORECASE,
+)
+_PERSONAL = frozenset(words_of("i me my mine we us our ours you your yours"))
+
+
+def _completes(before: str) -> bool:
+    """Whether the sentence before the options stops short for them to complete it."""
+    sentence = re.split(r"(?<=[.!?])\s+|\n", before.strip())[-1]
+    if _PERSONAL & set(words_of(sentence)):
+        return False
+    return bool(_INCOMPLETE.search(before) or _BLANK.search(sentence))
+
+
+# A blank the options fill: "The past tense of 'swim' is ___. (A) swimmed (B) swam".
+_BLANK = re.compile(r"_{3,}")
 
 # The one question after a list that asks for one of its items by pointing back at it: "Which
 # of the above is a mammal?", "Which one of these is prime?". ("Which of the above are …?" asks
@@ -303,11 +333,21 @@ _ANSWER_INSTRUCTION = re.compile(
 _CLAUSE_MARK = re.compile(r"\s[—–-]+\s|;")
 
 
+_AFTER_LAST = re.compile(r"\.[ \t]+(?:(?P<prompt>Answer:[ \t]*)|(?P<asked>[^.?!\n]*\?)[ \t]*)$")
+
+
 def _last_end(text: str, start: int) -> int:
     """Where the last option ends: its line's end, or an instruction about the answer."""
     end = _line_end(text, start)
     instruction = _ANSWER_INSTRUCTION.search(text, start, end)
-    return instruction.start() if instruction else end
+    if instruction:
+        return instruction.start()
+    # After the last option's full stop, the list's own question ("D) Seville. Which of these
+    # is the capital?") or an empty answer prompt ("D. Mars. Answer:") ends it.
+    after = _AFTER_LAST.search(text, start, end)
+    if after and (after.group("prompt") or _ASKS_ABOUT_THE_LIST.match(after.group("asked"))):
+        return after.start() + 1
+    return end
 
 
 def _runs_on(texts: list[str]) -> str | None:

@@ -44,7 +44,8 @@ _ANSWERING = frozenset(
     words_of(
         "answer choose pick select identify decide determine classify categorise categorize label "
         "reply respond circle mark tick say state tell name read consider look use assume suppose "
-        "imagine note remember recall find solve complete fill guess spot let tag"
+        "imagine note remember recall find solve complete fill guess spot let tag triage route "
+        "assign"
     )
 )
 # Verbs of giving that are answering only when what they give is the answer: "Write the letter
@@ -106,7 +107,8 @@ _ASKERS_LABELS = frozenset(
 )
 _LABELLED = re.compile(r"^[ \t]*(?P<label>[A-Za-z][\w .'-]{0,24}?)[ \t]*:(?:[ \t]+|$)(?P<rest>.*)$")
 _LABEL_WORDS = 3
-_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”]*”|‘[^’\n]*’|(?<!\w)'[^'\n]*'(?!\w)")
+# A single-quoted span may hold apostrophes inside words ('I won't ask again.').
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”]*”|‘[^’\n]*’|(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w))*'(?!\w)")
 # A sentence ends at ".", "!", "?" or ":" before a space or the line's end ("10:30", "1.5" end
 # none); "?:" ends one too ("What is the answer to the following problem?:when …").
 _SENTENCE = re.compile(r"(?:[^.!?:\n]|[.!?:](?=[^\s:\"'”’)]))+(?:[.!?]+[\"'”’)]*:?|:)?")

@@ -24,6 +24,7 @@ from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 __all__ = [
     "list_items",
     "read_bracketed",
+    "read_bracketed_labels",
     "read_classifying",
     "read_listed_choices",
     "unenclosed",
@@ -54,7 +55,8 @@ def list_items(listed: str, *, needs_or: bool = True) -> list[str] | str:
         # "[book_flight" is half of an enclosure around the whole list, never a label; a list
         # whose brackets `unenclosed` could not lift as a whole is refused, not read in pieces.
         return f"an unbalanced bracket in the alternative {unbalanced!r:.60}"
-    lengths = [len(item.split()) for item in items]
+    # An article is no part of an alternative's length: "Canada or the United States".
+    lengths = [len(re.sub(r"^(?:the|a|an)\s+", "", item, flags=re.I).split()) for item in items]
     if max(lengths) > _ITEM_WORDS or max(lengths) - min(lengths) > 1:
         # Unlike alternatives ("5" against "7 is prime" in "Which of 3, 5 or 7 is prime?") are a
         # sign that the list runs on into the sentence.
@@ -135,12 +137,14 @@ def _unclosed(listed: str) -> str | None:
     return None
 
 
-# "Classify this ticket as billing, technical or other: <the ticket>". The verb puts one thing
+# "Classify this ticket as billing, technical or other: <the ticket>", or the thing named
+# before the list and nothing after it ("Categorize the expense 'Taxi' as travel or meals.").
+# The verb puts one thing
 # in one class; "this"/"that"/"the <noun>" names one thing ("the following expense"), where
 # "these", "each" or a plural noun ("the following sentences") names several.
 _CLASSIFYING = re.compile(
-    r"^(?:please\s+)?(?:classify|categori[sz]e|label|tag)\s+(?P<thing>[^:.?!\n]+?)\s+as\s+"
-    r"(?P<listed>[^:.?!\n]+):\s*\S",
+    r"^(?:please\s+)?(?:classify|categori[sz]e|label|tag|rate|mark)\s+(?P<thing>[^:.?!\n]+?)"
+    r"\s+as\s+(?P<listed>[^:.?!\n]+)(?::\s*\S|[.!]?\s*$)",
     re.IGNORECASE,
 )
 _ONE_THING = re.compile(
@@ -161,7 +165,12 @@ def read_classifying(text: str) -> BlockReading:
         return items
     if any(len(item.split()) > _LABEL_WORDS for item in items):
         return f"the classes are prose, not labels: {items}"
-    return _block(items, text, f"{len(items)} classes to put '{thing}' in")
+    block = _block(items, text, f"{len(items)} classes to put '{thing}' in")
+    if not isinstance(block, OptionBlock):
+        return block
+    # The instruction is read whole here (verb, one thing, its classes); what the frame must
+    # still account for is the material after its colon.
+    return replace(block, head=text[match.end("listed") :].lstrip(" :"), tail="")
 
 
 # A label opening a line, its list in brackets, then "?" or ":" and nothing more on the line but
@@ -222,3 +231,57 @@ def _block(items: list[str], stem: str, understood: str) -> BlockReading:
         # writes out; a letter chosen there would stand for nothing.
         return f"the listed choices are labels of options not written out: {items}"
     return OptionBlock(tuple(items), (), stem, understood)
+
+
+# Labels in brackets for one thing to put in one class, where the brackets end the text or
+# follow the request's own label: "Triage this ticket: I was charged twice (billing, technical,
+# shipping)", "Mood of this post (happy, sad, angry): '…'", "Sentiment? (positive / negative)
+# '…'". What asks is a verb of putting in a class opening the text (`_CLASS_VERBS`), or a short
+# label whose material is quoted. Brackets elsewhere are an aside or material ("The form has
+# three fields (name, email, phone). How do I …?"), and are left alone.
+_CLASS_VERBS = frozenset(
+    words_of("classify categorize categorise triage route label tag assign rate mark sort")
+)
+_TRAILING = re.compile(r"\((?P<listed>[^()\n]+)\)\s*[.?!]?\s*$")
+_AFTER_LABEL = re.compile(
+    r"^(?P<label>[A-Za-z][\w' ]{0,60}?)\s*(?P<mark>\?)?\s*\((?P<listed>[^()\n]+)\)\s*"
+    r"(?(mark)|[:?])\s*(?P<material>\"[^\"]+\"|“[^”]+”|'.+'|‘[^’]+’)\s*$"
+)
+_CLASS_LABEL_WORDS = 6
+
+
+def read_bracketed_labels(text: str) -> BlockReading:
+    trailing = _TRAILING.search(text)
+    labelled = _AFTER_LABEL.match(text)
+    match = trailing or labelled
+    if match is None or (trailing and labelled):
+        return None
+    items = _bracketed_items(unenclosed(match.group("listed")))
+    if items is None or any(
+        len(item.split()) > _LABEL_WORDS or re.search(r"\b(?:e\.g|i\.e|etc)\b", item)
+        for item in items
+    ):
+        return None  # prose, or examples ("(e.g., demand-pull, cost-push)"), not the classes
+    label = _class_label(text, trailing, match)
+    if label is None:
+        return None
+    if _SEVERAL & set(words_of(label)):
+        return f"'{label.strip()}' may be several things to classify, not one"
+    stem = (text[: match.start("listed") - 1] + text[match.end("listed") + 1 :]).strip()
+    understood = f"{len(items)} classes in brackets for '{label.strip()}'"
+    block = _block(items, stem, understood)
+    return replace(block, head=stem, tail="") if isinstance(block, OptionBlock) else block
+
+
+def _class_label(text: str, trailing: re.Match[str] | None, match: re.Match[str]) -> str | None:
+    """What the bracketed classes are for: the request before trailing brackets, which must
+    open with a verb of putting in a class, or the short label before them; None if neither."""
+    opener = first_word(text)
+    if trailing is not None:
+        if opener not in _CLASS_VERBS or trailing.start() == 0:
+            return None
+        return text[: trailing.start()].split(":", 1)[0]
+    label = match.group("label")
+    if len(label.split()) > _CLASS_LABEL_WORDS or opener in WH_WORDS | AUXILIARIES:
+        return None
+    return label

@@ -15,14 +15,23 @@ what it found cannot be accounted for:
 
 import re
 
-from engine.domain.option_blocks import MAX_OPTIONS, BlockReading, OptionBlock
-from engine.domain.option_frame import INSTRUCTING
+from engine.domain.option_blocks import BlockReading, OptionBlock
+from engine.domain.option_clauses import (
+    COPULAS,
+    POLAR,
+    SECOND_QUESTION,
+    alike,
+    alternatives_block,
+    negated_pair,
+    put_to_clause,
+    put_to_subject,
+)
 from engine.domain.option_lists import list_items
 from engine.domain.option_requests import is_request
-from engine.domain.option_texts import all_differ, names_labels, unquoted
+from engine.domain.option_texts import unquoted
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 
-__all__ = ["NAMED", "only_question", "read_alternatives", "read_yes_no"]
+__all__ = ["NAMED", "only_question", "read_alternatives", "read_headed_pair", "read_yes_no"]
 
 # The named two-way answer spaces; a question that names one is read by `_read_named` in
 # `engine.domain.options`, never as a yes/no question or as alternatives. "y/n" and "T/F" are
@@ -42,63 +51,27 @@ _ANSWER_PROMPT = re.compile(r"\n[ \t]*A(?:nswer)?:[ \t]*$")
 # Material quoted after a question ('Is it plausible? "The cat sang."'), perhaps under a short
 # label ('Can I claim it? Rule: "Claims within 30 days."'), is what it asks about.
 _QUOTED_MATERIAL = re.compile(
-    r"(?<=\?)\s+(?:[A-Z][a-z]*(?:\s[a-z]+)?:\s*)?(?:\"[^\"]*\"|“[^”]*”)\.?\s*$"
+    r"(?<=\?)\s+(?:[A-Z][a-z]*(?:\s[a-z]+)?:\s*)?(?:\"[^\"]*\"|“[^”]*”|'[^\n]*'|‘[^’]*’)\.?\s*$"
 )
+
+
+# A question typed as one short line with no punctuation at all, as people type into a box.
+_UNMARKED = re.compile(r"[^.!?:;\n\"“”()]{8,120}")
 
 
 def only_question(text: str) -> str | None:
     """The question `text` asks, when it asks exactly one and ends with it (or with quoted
     material it is about)."""
     text = _QUOTED_MATERIAL.sub("", _ANSWER_PROMPT.sub("", text))
+    if _UNMARKED.fullmatch(text) and first_word(text) in AUXILIARIES:
+        return text + "?"  # typed without its mark: "is json a subset of yaml"
     if text.count("?") != 1 or not text.endswith("?"):
         return None
     starts = [match.end() for match in re.finditer(r"[.!][\"'”’)]*(?=\s)|\n", text)]
     return text[starts[-1] if starts else 0 :].strip()
 
 
-def _block(texts: list[str] | tuple[str, ...], stem: str, understood: str) -> BlockReading:
-    if " or ".join(text.casefold() for text in texts) in _BINOMIALS:
-        return f"{' or '.join(texts)!r} is a fixed phrase, not alternatives"
-    if not all_differ(texts):
-        return f"the alternatives repeat one another: {list(texts)}"
-    if first_word(texts[0]) in INSTRUCTING:
-        # "Answer A, B, C or D: …", "Reply yes, no or maybe": the list is what an instruction
-        # allows as the answer, and its verb is no part of the first alternative.
-        return f"the first alternative opens with an instruction: {texts[0]!r:.60}"
-    if names_labels(texts):
-        return f"the alternatives are labels of options not written out: {list(texts)}"
-    if len(texts) > MAX_OPTIONS:
-        return f"{len(texts)} alternatives are more than {MAX_OPTIONS}"
-    return OptionBlock(tuple(texts), (), stem, understood)
-
-
 # ---- a yes/no question ------------------------------------------------------------------------
-
-# A second question joined to the first: "Is 97 prime, and what are its factors?", "Is it
-# normal and how long does it last?", "Did it move, and if so, to when?", "Is it safe, and can
-# I …?", "Is it open, and tell me when". Yes or no answers only the first. The yes/no question
-# must be one clause: after a comma, semicolon, dash or conjunction, a wh-word (behind a
-# preposition too: "to when", "by how much"), a second auxiliary with its subject, an imperative,
-# or a follow-up ("if so", "if not", "otherwise") asks something more. Every yes/no question in
-# the four held-out sets is one clause, so this costs none of them; set 4 had "Did the meeting
-# get moved, and if so, to when?" read as yes/no.
-_WH = r"(?:what|which|who|whom|whose|where|when|why|how)"
-_SUBJECTS = (
-    r"(?:i|you|we|they|he|she|it|there|this|that|these|those|the|a|an|my|our|your|their|his|her"
-    r"|its)"
-)
-_SECOND_QUESTION = re.compile(
-    r"(?:[,;]\s*|\s+[—–-]+\s+|\s(?:and|but|or|also|so|then)\s+)"
-    r"(?:(?:and|but|or|also|so|then|please)\s*,?\s*)*"
-    rf"(?:if\s+(?:so|not|yes|no|that'?s\s+the\s+case)\b|otherwise\b|{_WH}\b"
-    rf"|(?:to|by|for|from|in|at|on|until|since|of|with)\s+{_WH}\b"
-    rf"|(?:{'|'.join(sorted(AUXILIARIES))})(?:n't)?\s+{_SUBJECTS}\b"
-    r"|(?:tell|explain|give|list|describe|say|show|name|suggest|recommend|send|let|help|share"
-    r"|provide)\b)",
-    re.IGNORECASE,
-)
-
-
 def read_yes_no(text: str) -> BlockReading:
     question = only_question(text)
     if question is None or _names_an_answer_space(text):
@@ -111,7 +84,7 @@ def read_yes_no(text: str) -> BlockReading:
         # "Reply yes, no or maybe: is it raining?": the words before the question offer their
         # own answers, which yes or no does not cover.
         return f"alternatives before the yes/no question: {before.strip()!r:.60}"
-    if _SECOND_QUESTION.search(clause):
+    if SECOND_QUESTION.search(clause):
         return "a yes/no question joined to another question or request: two in one"
     if re.search(r"\bor\b(?!\s+not\s*\?)", clause):
         return None  # "Is it red or blue?" asks which (`read_alternatives`)
@@ -141,29 +114,11 @@ def _polar_clause(question: str) -> str | None:
 _QUALIFYING = re.compile(r"\b(?:whether|either)\b", re.IGNORECASE)
 
 _PICKING = frozenset(words_of("which who whom whose"))
-# Fixed pairs joined by "or" that qualify a question rather than offer its answers ("Which year
-# did it end, give or take?"). A closed class of English binomials, not cues to an answer.
-_BINOMIALS = frozenset(
-    [
-        "give or take",
-        "more or less",
-        "sooner or later",
-        "rain or shine",
-        "win or lose",
-        "now or never",
-        "all or nothing",
-        "one way or another",
-        "one way or the other",
-        "for better or worse",
-        "for better or for worse",
-        "like it or not",
-        "dead or alive",
-        "by hook or by crook",
-        "do or die",
-        "or so",
-    ]
+_LABEL_WORDS = 3
+_CONTEXT_THEN_CLAUSE = re.compile(
+    r"(?P<context>[^?]+),\s+(?P<clause>(?:is|are|was|were)\b(?:(?!,\s+(?:is|are|was|were)\b).)+)$",
+    re.IGNORECASE,
 )
-
 _HEADLESS_WORDS = 4  # "Plausible or implausible?", "Tea or coffee?"; longer ones are sentences
 # Where a wh-clause ends and its list begins: a comma, a colon, or a dash between spaces
 # ("Which is the capital — Zurich, Geneva or Bern?"). The head holds none of them, so a list
@@ -181,16 +136,47 @@ def read_alternatives(text: str) -> BlockReading:
         return framed
     if not re.search(r"\bor\b", question) or _QUALIFYING.search(body):
         return None
-    # The list first, then what it is asked: "Tea or coffee: which has more caffeine?"
-    listed, colon, asked = body.partition(": ")
-    if colon and first_word(asked) in WH_WORDS and not re.search(r"\bor\b", asked):
-        body = listed
-    head = _HEAD.match(body)
-    if first_word(body) in WH_WORDS:
-        return _picked(text, body, head)
-    if first_word(body) in _COPULAS:
-        return _put_to_subject(text, body)
+    listed = _list_first(body)
+    if listed is None:
+        return "alternatives asked about in two questions"
+    if first_word(listed) in WH_WORDS:
+        return _picked(text, listed, _HEAD.match(listed))
+    return _in_clause(text, listed)
+
+
+def _in_clause(text: str, body: str) -> BlockReading:
+    """Alternatives in a question that opens with its auxiliary (after context, perhaps), or
+    that is the list itself ("Tea or coffee?")."""
+    if first_word(body) in COPULAS:
+        put = put_to_subject(text, body)
+        if put is not None:
+            return put
+    if first_word(body) in POLAR:
+        return put_to_clause(text, body)
+    # Context before the question's clause: "With angles of 30°, 60° and 90°, is the triangle
+    # acute, right or obtuse?" The context holds no "or" and asks nothing.
+    context = _CONTEXT_THEN_CLAUSE.match(body)
+    if context and not re.search(r"\bor\b", context.group("context")):
+        clause = context.group("clause")
+        if first_word(clause) in COPULAS:
+            return put_to_subject(text, clause)
     return _headless(text, body)
+
+
+def _list_first(body: str) -> str | None:
+    """The part of `body` that holds the alternatives: the list where it comes first and a
+    picking wh-question follows ("Tea or coffee: which …?", "Hydrogen or helium — which is
+    lighter?"), the list after a short label ("Register: formal or informal?"), else all of it;
+    None where the list is asked about in two questions."""
+    parts = re.split(r"(:\s|\s+[—–-]+\s+)", body, maxsplit=1)
+    listed, colon, asked = parts if len(parts) == 3 else (body, "", "")
+    # Only a wh-word that picks asks for one of them: "Options trading or index funds: what
+    # should a beginner read first?" asks for advice about both.
+    if colon and first_word(asked) in _PICKING and not re.search(r"\bor\b", asked):
+        return None if SECOND_QUESTION.search(asked) else listed
+    if colon.strip() == ":" and len(listed.split()) <= _LABEL_WORDS and "or" not in listed:
+        return asked
+    return body
 
 
 # Two words for a blank in a quoted sentence: "Is it 'fewer' or 'less' in '___ than ten came'?".
@@ -209,9 +195,36 @@ def _framed(text: str, body: str) -> BlockReading:
     blank = _FILL_IN.fullmatch(body)
     if blank:
         items = [unquoted(blank.group(name)) for name in ("first", "second")]
-        return _block(items, text, "2 words for the blank in the quoted sentence")
+        return alternatives_block(items, text, "2 words for the blank in the quoted sentence")
     around = _FRONTED.match(body) or _SUPERLATIVE.match(body)
-    return _named_set(text, around.group("listed")) if around else None
+    if around:
+        return _named_set(text, around.group("listed"))
+    return _which_of(text, body)
+
+
+# "Which of Mars, Jupiter and Saturn has the most moons?": the set after "which of", its last
+# member as long as the others, then the question's verb.
+_WHICH_OF = re.compile(
+    r"(?:which|who)\s+of\s+(?P<members>[^,?]+(?:,\s*[^,?]+)*?),?\s+(?:and|or)\s+(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _which_of(text: str, body: str) -> BlockReading:
+    match = _WHICH_OF.match(body)
+    if match is None:
+        return None
+    members = [member.strip() for member in match.group("members").split(",") if member.strip()]
+    size = len(members[0].split())
+    rest = match.group("rest").split()
+    if len(rest) <= size or not rest[size][:1].islower():
+        return None  # the last member runs into the verb: "… and Rome lies furthest west"
+    last = " ".join(rest[:size])
+    if not all(member[:1].isupper() for member in [*members, last]):
+        # Named things ("Mars, Jupiter and Saturn"); values ("Which of 3, 5 or 7 is prime?")
+        # may hold for several, and the question then asks for none of them alone.
+        return None
+    return _named_set(text, ", ".join([*members, last]))
 
 
 def _headless(text: str, body: str) -> BlockReading:
@@ -220,11 +233,11 @@ def _headless(text: str, body: str) -> BlockReading:
     if isinstance(items, str) or any(len(item.split()) > _HEADLESS_WORDS for item in items):
         return None
     openers = WH_WORDS | AUXILIARIES | {"not"}
-    if not _negated_pair(items) and any(first_word(item) in openers for item in items):
+    if not negated_pair(items) and any(first_word(item) in openers for item in items):
         return None  # "Is it raining or not?" is a yes/no question; "Spam or not spam?" is not
     if any(re.search(r"[()\[\]]", item) for item in items):
         return None  # "Sentiment (positive, negative or neutral)?" lists in brackets
-    return _block(items, text, f"{len(items)} alternatives")
+    return alternatives_block(items, text, f"{len(items)} alternatives")
 
 
 def _picked(text: str, body: str, head: re.Match[str] | None) -> BlockReading:
@@ -232,7 +245,12 @@ def _picked(text: str, body: str, head: re.Match[str] | None) -> BlockReading:
     asks for one of them: "How long should I boil it, give or take?" or "What does f(a, b)
     return when a or b is None?" ask for a length or a value, whatever "or" joins after them
     (held-out set 7)."""
-    if head is None or first_word(body) not in _PICKING:
+    if head is None:
+        return None
+    if first_word(body) not in _PICKING and not head.group(0).rstrip().endswith(":"):
+        # "What does 'it' refer to: the trophy or the suitcase?": after a colon, the list is
+        # the set the question asks about, whatever its wh-word; after a comma it may be a
+        # qualifier ("How long should I boil it, give or take?").
         return None
     return _headed(text, head.group(0), body[head.end() :])
 
@@ -245,7 +263,7 @@ def _headed(text: str, head: str, listed: str) -> BlockReading:
     if isinstance(items, str):
         return items
     label = head.strip(" ,:—–-")
-    return _block(items, text, f"{len(items)} alternatives after '{label}'")
+    return alternatives_block(items, text, f"{len(items)} alternatives after '{label}'")
 
 
 # The set a wh-question picks from, named before it ("Among Mercury, Venus and Mars, which …",
@@ -274,90 +292,36 @@ def _named_set(text: str, listed: str) -> BlockReading:
         return None  # "Among friends and my family, who …" is no list of alike members
     if any(first_word(item) in WH_WORDS | AUXILIARIES for item in items):
         return None
-    return _block(items, text, f"{len(items)} members of the set the question picks from")
+    return alternatives_block(
+        items, text, f"{len(items)} members of the set the question picks from"
+    )
 
 
 _SET_ITEM_WORDS = 2
 
 
-# ---- alternatives put to a subject: "Is a tomato a vegetable or a fruit?" --------------------
+# ---- alternatives as a header over material: "Fact or fiction: 'Goldfish …'" ----------------
 
-_COPULAS = frozenset(words_of("is are was were"))
-_ARTICLES = frozenset(words_of("a an the"))
-# A subject is a short noun phrase: "a bat", "the number 0", "this review", "Tom's car". Words
-# that open or join a longer phrase ("it OK to mix bleach", "the shop open on Sunday", "there")
-# mean the words before "or" are not subject + alternative, and the question is refused.
-_NOT_IN_SUBJECT = (
-    frozenset(
-        words_of(
-            "to on at for with by from about into onto than as like over under after before "
-            "between through during without within per and or but not any some there you u ye i we "
-            "if when because so very more most less least too also"
-        )
-    )
-    | AUXILIARIES
-    | WH_WORDS
-)
-_LONE_PRONOUNS = frozenset(words_of("it he she they we one"))
-# "of" and "in" join two noun phrases inside a subject ("the tone of this message", "the animal
-# in this text"), never end one ("the shop open in" | "summer or winter").
-_INSIDE_SUBJECT = frozenset(words_of("of in"))
-_SUBJECT_WORDS = 5
+_HEADER_PAIR = re.compile(r"^(?P<listed>[^:?\n]{3,40}?)\s*[:?]\s+(?P<material>\S.*)$", re.DOTALL)
 
 
-def _put_to_subject(text: str, body: str) -> BlockReading:
-    """ "Is <subject> X or Y?": the alternatives after a short subject, when only one split
-    of the words into subject and alike alternatives accounts for them.
-
-    "Is it red or dark blue?" or "Is it OK to mix bleach or ammonia?" has no such split; in
-    "Is 0.7 larger or smaller than 0.65?" the list runs on past "or" and is refused too.
-    """
-    if _SECOND_QUESTION.search(body):
-        return "alternatives joined to a wh-question: two questions in one"
-    tokens = body.split()
-    splits = []
-    for start in range(2, len(tokens)):
-        items = list_items(" ".join(tokens[start:]))
-        if _is_subject(tokens[1:start]) and not isinstance(items, str) and _alike(items):
-            splits.append((" ".join(tokens[1:start]), items))
-    if len(splits) != 1:
+def read_headed_pair(text: str) -> BlockReading:
+    """A short list of alike alternatives as the header of material that asks nothing itself:
+    "Fact or opinion: 'Paris is the most beautiful city.'", "Formal or informal? 'Hey u'". The
+    header is the request; "Rent or buy: what should I weigh?" asks its own question instead,
+    and "True or false: …" is a named space (`options._read_named`)."""
+    match = _HEADER_PAIR.match(text)
+    if match is None or _names_an_answer_space(match.group("listed")):
         return None
-    (subject, items), *_ = splits
-    return _block(items, text, f"{len(items)} alternatives put to '{subject}'")
-
-
-def _is_subject(tokens: list[str]) -> bool:
-    words = words_of(" ".join(tokens))
-    if not words or len(tokens) > _SUBJECT_WORDS or _NOT_IN_SUBJECT & set(words):
-        return False
-    if words[0] in _LONE_PRONOUNS and len(tokens) > 1:
-        return False  # "it red" is a subject and the start of a predicate
-    if words[-1] in _ARTICLES | _INSIDE_SUBJECT or any(
-        token.endswith((",", ":", ";")) for token in tokens
-    ):
-        # A comma inside the subject is the list's own: in "Is the document relevant, partially
-        # relevant, or not relevant?" a subject "the document relevant, partially" would leave
-        # two of three alternatives (held-out set 6). Every item joined by ", " and ", or" is
-        # kept, or the question is refused.
-        return False
-    return words[0] not in _INSIDE_SUBJECT
-
-
-def _alike(items: list[str]) -> bool:
-    """Whether alternatives have one shape: all open with an article ("a bird", "a mammal"),
-    or none does and all have as many words ("even", "odd"); "spam" or "not spam" too."""
-    firsts = [first_word(item) for item in items]
-    if any(first in WH_WORDS | AUXILIARIES for first in firsts):
-        return False
-    if all(first in _ARTICLES for first in firsts):
-        return True
-    if _negated_pair(items):
-        return True
-    if any(first in _ARTICLES | {"not"} for first in firsts):
-        return False
-    return len({len(item.split()) for item in items}) == 1
-
-
-def _negated_pair(items: list[str]) -> bool:
-    """ "spam" or "not spam": a label and its negation."""
-    return len(items) == 2 and items[1].casefold() == "not " + items[0].casefold()
+    material = match.group("material").strip()
+    if "?" in material or not re.search(r"\bor\b", match.group("listed")):
+        return None
+    items = list_items(match.group("listed"))
+    if isinstance(items, str) or not alike(items):
+        return None
+    if any(len(item.split()) > _HEADLESS_WORDS or first_word(item) in WH_WORDS for item in items):
+        return None
+    block = alternatives_block(items, text, f"{len(items)} alternatives heading the material")
+    if not isinstance(block, OptionBlock):
+        return block
+    return OptionBlock(block.texts, (), text, block.understood, head=material, tail="")

@@ -10,12 +10,20 @@ A question that asks for one of a known set of answers can be answered by choosi
 - a list a header or an instruction names: "Options: spam, not spam", "Classify this review as
   positive, negative or mixed: …";
 - a named two-way answer space: "True or false: …", "… Answer yes or no.";
+- an answer space named in a sentence of its own ("Answer plausible or implausible.", "Answer
+  yes, no, or maybe.": `engine.domain.option_spaces`), to which a question's own grammar
+  yields; "Answer A, B or C." names the letters of an option block, which must be those;
+- a statement the options complete: "The capital of Canada is: (A) …", "… is ___. (A) …";
+- classes in brackets for one thing: "Triage this ticket: … (billing, technical, shipping)";
 - a list in brackets after a short label: "Sentiment (positive, negative or neutral)?";
 - a yes/no question: "Is 91 prime?", but no request ("Does anyone know a …?") and not two
   questions in one ("Is 97 prime, and what …?");
 - alternatives after a wh-question: "Which is larger, 0.7 or 0.65?", put to a short subject:
   "Is a tomato a vegetable or a fruit?", the set a wh-question picks from ("Among Oslo, Rome
-  and Cairo, which …?"), or a short "Tea or coffee?".
+  and Cairo, which …?", "Which of Mars, Jupiter and Saturn …?"), a short "Tea or coffee?", and
+  alternatives in a polar question's clause where they exclude each other ("Was it signed in
+  1215 or 1315?", "Did Edison or Tesla …?": `engine.domain.option_clauses`), "both" and
+  "neither" among them where the question writes them.
 
 Why the reader is built this way. Seven fresh held-out sets (issue 26) measured precision
 0.933-0.971, each after the reader had been tuned to 1.000 on the sets before: rules written
@@ -58,7 +66,7 @@ True
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from engine.domain.option_blocks import (
@@ -72,9 +80,20 @@ from engine.domain.option_blocks import (
 from engine.domain.option_forms import answer_form
 from engine.domain.option_frame import frame_problem
 from engine.domain.option_language import not_english
-from engine.domain.option_lists import read_bracketed, read_classifying, read_listed_choices
+from engine.domain.option_lists import (
+    read_bracketed,
+    read_bracketed_labels,
+    read_classifying,
+    read_listed_choices,
+)
 from engine.domain.option_markup import holds_markup, plain_labels
-from engine.domain.option_questions import NAMED, read_alternatives, read_yes_no
+from engine.domain.option_questions import (
+    NAMED,
+    read_alternatives,
+    read_headed_pair,
+    read_yes_no,
+)
+from engine.domain.option_spaces import letters_named, read_answer_list
 from engine.domain.option_texts import all_differ, option_key
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, first_word, words_of
 from engine.errors import InvalidQueryError
@@ -185,8 +204,31 @@ def understand_options(question: str) -> Options | NoOptions:
     """As `read_options`, with the reason when there are none."""
     # Emphasis and bullets around labels ("- **A:** 3.5:1") show a label; they are not text.
     text = plain_labels(question.strip())
+    lettered = letters_named(text)
+    if lettered is None:
+        return _understood(text)
+    # "Answer A, B or C.": the sentence names the block's letters; the block is read without
+    # it, and holds only where its letters are the ones named (answered by the letter).
+    rest, letters = lettered
+    reading = _understood(rest)
+    if isinstance(reading, NoOptions):
+        return NoOptions(f"letters {', '.join(letters)} are named, but {reading.reason}")
+    if reading.form != "letter" or tuple(x.upper() for x in reading.letters) != letters:
+        return NoOptions(f"letters {', '.join(letters)} are named, but read: {reading.understood}")
+    return replace(reading, understood=f"{reading.understood}; answered {', '.join(letters)}")
+
+
+def _understood(text: str) -> Options | NoOptions:
     readings: list[Options] = []
-    for reader in _READERS:
+    # An answer space the asker names ("Answer plausible or implausible.") is the answer space:
+    # the grammar of the question it follows (a yes/no question, alternatives) yields to it.
+    named = _read_answer_list(text)
+    if isinstance(named, str):
+        return NoOptions(named)
+    readers = _READERS if named is None else _READERS[: -len(_QUESTION_READERS)]
+    if named is not None:
+        readings.append(named)
+    for reader in readers:
         result = reader(text)
         if isinstance(result, str):
             return NoOptions(result)
@@ -197,11 +239,11 @@ def understand_options(question: str) -> Options | NoOptions:
         return NoOptions(refusal)
     if not readings:
         return NoOptions("no option block, named answer space, yes/no question or alternatives")
-    if len(readings) > 1:
+    if len({(reading.form, *map(option_key, reading.texts)) for reading in readings}) > 1:
         return NoOptions(
             "two readings disagree: " + "; ".join(reading.understood for reading in readings)
         )
-    return readings[0]
+    return readings[0]  # one reading, or several that read the same options
 
 
 def _refusal(text: str) -> str | None:
@@ -358,13 +400,20 @@ def _in_form(block: OptionBlock) -> Reading:
     return Options(block.texts, "word", (), block.stem, block.understood + ", by text")
 
 
+_read_answer_list = _read_block(read_answer_list, asks=True)
+# The readers of a question's own grammar, which yield to an answer space the asker names.
+_QUESTION_READERS: tuple[Callable[[str], Reading], ...] = (
+    _read_named,
+    _read_block(read_yes_no, asks=True, grammar=True),
+    _read_block(read_alternatives, asks=True, grammar=True),
+    _read_block(read_headed_pair, asks=True, grammar=True),
+)
 _READERS: tuple[Callable[[str], Reading], ...] = (
     _read_block(read_lettered),
     _read_block(read_bulleted),
     _read_block(read_listed_choices, asks=True),
     _read_block(read_classifying, asks=True),
     _read_block(read_bracketed, asks=True),
-    _read_named,
-    _read_block(read_yes_no, asks=True, grammar=True),
-    _read_block(read_alternatives, asks=True, grammar=True),
+    _read_block(read_bracketed_labels, asks=True),
+    *_QUESTION_READERS,
 )

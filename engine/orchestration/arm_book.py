@@ -20,6 +20,7 @@ import numpy as np
 
 from engine.domain.config import DetourRules
 from engine.domain.models import ArmStats, TraceStep
+from engine.domain.option_arms import last_option_arm
 from engine.domain.ports import Store
 from engine.domain.pricing import CostPrice, DrawPrice
 from engine.domain.records import NO_TOOL, ArmRecord, LearnedOutcome, PathDefinition
@@ -286,8 +287,9 @@ class ArmBook:
         """Retire a path arm (template or detour) for good; its statistics stay for the record.
 
         Retiring a retired path again changes nothing. Raises `UnknownArmError` for an id that
-        is no path, `TemplateError` for a missing reason (1 to 200 characters) or the last live
-        template.
+        is no path, `TemplateError` for a missing reason (1 to 200 characters), the last live
+        template, or the last live path that answers with an option on any model
+        (`engine.domain.option_arms`).
         """
         why = reason.strip() if isinstance(reason, str) else ""
         if not why or len(why) > MAX_REASON_CHARS:
@@ -310,6 +312,9 @@ class ArmBook:
                 raise TemplateError(
                     f"{arm_id!r} is the last live template; add another before retiring it"
                 )
+            last = last_option_arm(self._paths, self._learner.policies["path"].arms, arm_id)
+            if last is not None:
+                raise TemplateError(last)
             self._learner.retire("path", arm_id, why)
             self._save_retirement("path", arm_id, why, trace=False)
 

@@ -12,6 +12,7 @@ from pydantic import TypeAdapter
 
 from engine.domain.config import EngineConfig
 from engine.domain.models import Candidate
+from engine.domain.option_arms import no_option_arm
 from engine.domain.ports import ToolBox
 from engine.domain.procedures import OPTION_PROCEDURES, PROCEDURE_CALLS
 from engine.domain.records import NO_TOOL, Cost, PathDefinition
@@ -80,6 +81,9 @@ class Chooser:
         view = self._book.view(run.context)
         excluded = _not_candidates(view, offers_options, can_score_options)
         answerable = tuple(p for p in view.live if p.arm_id not in excluded)
+        # No live path can choose (retired elsewhere, or only option likelihood without scores):
+        # the draw answers in free text, and the decision says so rather than pass it as a choice.
+        unguarded = no_option_arm(excluded) if offers_options and not answerable else None
         scores: dict[str, int] = {}
         suggestion = None
         explores = view.draws_cold if force_path is None else view.tool_draw.arm in view.cold_tools
@@ -110,7 +114,9 @@ class Chooser:
             allowed = self._book.explorable("path", run.context) & answering or answering
             if first_of_kind:
                 allowed = _single_calls(view, allowed)
-            path_pick = yield from self._pick_path(view, scores, fresh, allowed, excluded)
+            path_pick = yield from self._pick_path(
+                view, scores, fresh, allowed, excluded, degraded=unguarded
+            )
         else:
             path_pick = selection.Pick(force_path, 1.0, "forced")
             yield report(
@@ -292,6 +298,8 @@ class Chooser:
         fresh: list[PathDefinition],
         allowed: frozenset[str],
         excluded: Mapping[str, str],
+        *,
+        degraded: str | None = None,
     ) -> Steps[selection.Pick]:
         started = start()
         pick = None
@@ -332,6 +340,7 @@ class Chooser:
                 "why": why,
                 "not_candidates": dict(excluded),  # paths that cannot answer this question
             },
+            degraded=degraded and f"selection: {degraded}",
         )
         return pick
 

@@ -43,6 +43,7 @@ from engine.errors import (
     ThinkPathError,
     UnknownArmError,
 )
+from ui.service.choice_format import ChoiceFormat
 from ui.service.schemas import (
     BASE_MODEL,
     ChatCompletionRequest,
@@ -134,7 +135,7 @@ def create_openai_app(engine: Engine) -> FastAPI:
         decide_ms = (time.perf_counter() - started) * 1000
         if decision.answer is None:
             raise unanswered(decision)
-        content = decision.answer if choice is None else choice.content(decision.answer)
+        content = decision.answer if choice is None else _in_schema(decision, choice)
         # Like OpenAI's `openai-processing-ms`: lets a client (or the benchmark) tell the
         # engine's time from the endpoint's and the network's.
         return JSONResponse(
@@ -285,6 +286,28 @@ class DecisionStream:
             tail["usage"] = usage(decision)
             yield _event(tail)
         yield "data: [DONE]\n\n"
+
+
+def _in_schema(decision: Decision, choice: ChoiceFormat) -> str:
+    """The reply's content for an enum `response_format`: the schema's object with the answer.
+
+    An answer that is none of them is refused with a 500 naming it and the decision's degraded
+    reasons, never sent with a 200: the client asked for that schema and parses the content as
+    such, so a value outside it is an error it would not see (the engine answers questions with
+    options through an option arm, but a decision without one is answered degraded in free
+    text: `engine.domain.option_arms`).
+    """
+    answer = decision.answer or ""
+    if answer in choice.options:  # an option arm answers with the option's text as given
+        return choice.content(answer)
+    reasons = "; ".join(decision.degraded_reasons) or "no reason recorded"
+    raise OpenAIError(
+        500,
+        f"decision {decision.id} answered {answer[:200]!r}, which is none of the "
+        f"response_format's enum {choice.options}: {reasons}",
+        kind="server_error",
+        code="answer_outside_schema",
+    )
 
 
 def _event(body: dict[str, Any]) -> str:

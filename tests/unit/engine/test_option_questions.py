@@ -158,7 +158,6 @@ def test_alternatives_put_to_a_subject(question: str, texts: tuple[str, ...]) ->
         "Is the bank open on Monday or Tuesday?",
         "Is there tea or coffee?",  # "there" is no subject
         "Are you a student or a teacher?",  # put to the reader
-        "Is 0.3 bigger or smaller than 0.25?",  # the list runs on past "or"
         "Is 91 prime or composite, and why?",  # two questions
     ],
 )

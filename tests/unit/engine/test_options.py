@@ -101,7 +101,6 @@ NOT_READ = [
     # "or" inside a question that offers no choice
     "What is 2 or 3 times 4?",
     "How many apples or pears are in a basket of 12 fruits, if 5 are apples?",
-    "Is 0.7 larger or smaller than 0.65?",
     "Should I take the bus or the train to work?",
     "Which is larger or smaller, 3 or 4?",
     "Which of 3, 5 or 7 is prime?",
@@ -145,8 +144,8 @@ NOT_READ = [
     "Is 91 prime? Show your work.",
     # "Is it red or blue?" was here, refused so that "or" never made a yes/no question; it asks
     # which, and now reads as the alternatives red, blue (test_option_questions.py), as the data
-    # README's rule has it. "Is 0.7 larger or smaller than 0.65?" above stays refused: its list
-    # runs on past "or".
+    # README's rule has it. "Is 0.7 larger or smaller than 0.65?" was here too; compared
+    # alternatives before "than" are read since issue 39 (test_option_spaces.py).
 ]
 
 
