@@ -131,6 +131,24 @@ class DrawPrice:
     def active(self) -> bool:
         return self.per_second > 0
 
+    @staticmethod
+    def with_estimates(seconds: Mapping[str, float], calls: Mapping[str, int]) -> dict[str, float]:
+        """Timed paths' mean seconds, and for each untimed path of `calls` an estimate: its
+        calls times the seconds of one call on the cheapest timed path (that path's mean over
+        its own calls). Why: a path timed nowhere was charged nothing, so a new engine explored
+        its three-call paths as freely as its one-call ones, and a new kind's early decisions
+        took several times a bare call (issue 40). With nothing timed, nothing is estimated.
+
+        >>> DrawPrice.with_estimates({"direct": 0.8}, {"direct": 1, "vote": 3, "other": 1})
+        {'direct': 0.8, 'vote': 2.4000000000000004, 'other': 0.8}
+        """
+        per_call = [s / max(calls.get(path, 1), 1) for path, s in seconds.items()]
+        if not per_call:
+            return dict(seconds)
+        one_call = min(per_call)
+        estimates = {path: n * one_call for path, n in calls.items() if path not in seconds}
+        return {**seconds, **estimates}
+
     def charges(self, seconds: Mapping[str, float]) -> dict[str, float]:
         """Each timed path's charge (an untimed one is charged nothing), on its mean seconds
         to the nearest 10 ms (`SECONDS_DIGITS`)."""

@@ -12,6 +12,7 @@ from types import MappingProxyType
 import numpy as np
 
 from engine.domain.pricing import DrawPrice
+from engine.domain.procedures import PROCEDURE_CALLS
 from engine.domain.records import PathDefinition
 from engine.orchestration.charged_draw import charged_path_draw
 from engine.orchestration.learner import Learner
@@ -180,7 +181,18 @@ def read_view(
     cold_tools = selection.cold_arms(tool_policy, tool_context)
     live = tuple(paths[arm] for arm in path_policy.arms if arm in paths)
     propensities = path_explained.probabilities
-    seconds = learner.path_seconds(context, path_policy.arms) if draw_price.active else {}
+    seconds = (
+        DrawPrice.with_estimates(
+            learner.path_seconds(context, path_policy.arms),
+            {
+                arm: PROCEDURE_CALLS[paths[arm].procedure]
+                for arm in path_policy.arms
+                if arm in paths
+            },
+        )
+        if draw_price.active
+        else {}
+    )
     charged = charged_path_draw(path_policy, path_context, draw_price.charges(seconds), draw_rng)
     charges: dict[str, float] = {}
     if charged is None:

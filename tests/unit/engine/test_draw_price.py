@@ -10,7 +10,7 @@ import pytest
 from engine.adapters.llm.scripted import ScriptedLLM
 from engine.adapters.store.memory import InMemoryStore
 from engine.domain.budget import MeteredLLM
-from engine.domain.catalogue import ModelCatalogue
+from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.pricing import DrawPrice
@@ -20,7 +20,7 @@ from engine.orchestration.facade import Engine
 from engine.orchestration.path_seconds import PathSeconds
 from engine.settings import load_settings
 from tests.unit.engine.conftest import FamilyEmbedder, World
-from tests.unit.engine.test_procedure_arms import ProcedureTemplate
+from tests.unit.engine.test_procedure_arms import ONCE, VOTE, ProcedureTemplate
 
 QUERY = "What is 3 + 4?"
 FAST = ProcedureTemplate("digits_fast", "Fast", "compute at once", "STRATEGY=DIGITS\n{query}")
@@ -110,7 +110,9 @@ def test_paths_alike_to_the_nearest_10_ms_are_charged_alike_and_drawn_without_a_
         return world.script(request)
 
     engine = build(world, 1.0)
-    engine._pipeline._models = ModelCatalogue.of_one(GuardedLLM(ScriptedLLM(script)))
+    engine._pipeline._models = ModelCatalogue(
+        [ModelEntry("scripted", GuardedLLM(ScriptedLLM(script)))]
+    )
     play(engine, world, 0)
     learner = engine._book._learner
     decision = engine.decide(QUERY, checker=world.checker_for(QUERY))
@@ -170,3 +172,29 @@ def test_the_draw_price_is_validated_and_set_from_the_environment(
     assert load_settings().engine_config().draw_price == DrawPrice(0.02)
     monkeypatch.setenv("THINKPATH_DRAW_PRICE_PER_SECOND", "0")
     assert not load_settings().engine_config().draw_price.active
+
+
+def test_an_untimed_path_is_charged_its_calls_at_the_cheapest_call(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before a three-call path is timed, it is charged three times one call of the cheapest
+    timed path: exploration is priced from the kind's second decision (issue 40)."""
+    readings, defaults = itertools.count(), MeteredLLM.__init__.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "clock", lambda: next(readings) * 0.1)  # 0.1 s a call
+    engine = Engine(
+        llm=world.llm(),
+        searcher=world.searcher,
+        store=world.store,
+        templates=[ONCE, VOTE],
+        embedder=FamilyEmbedder(),
+        policy_factory=world.policy_factory(),
+        config=EngineConfig(
+            seed=5, detour=DetourRules(prob_best_floor=0.0), draw_price=DrawPrice(1.0)
+        ),
+    )
+    engine.decide(QUERY, checker=world.checker_for(QUERY), force_path="digits_once")
+    decision = engine.decide(QUERY, checker=world.checker_for(QUERY))
+    charges = decision.step("selection").inputs["charges"]
+    assert charges["digits_vote"] == pytest.approx(3 * charges["digits_once"])
+    assert charges["digits_once"] > 0
