@@ -124,6 +124,72 @@ def _shares(runs: Sequence[Sequence[dict[str, Any]]], part: slice) -> dict[str, 
     }
 
 
+def share_curves(runs: Sequence[Sequence[dict[str, Any]]], model: str) -> dict[str, list[float]]:
+    """Per family, the share of orders whose k-th decision of that family ran on `model`.
+
+    >>> runs = [[{"family": "a", "model": "m"}, {"family": "a", "model": "n"}]] * 2
+    >>> share_curves(runs, "m")
+    {'a': [1.0, 0.0]}
+    """
+    counts: dict[str, list[list[float]]] = defaultdict(list)
+    for rows in runs:
+        seen: Counter[str] = Counter()
+        for row in rows:
+            k = seen[row["family"]]
+            seen[row["family"]] += 1
+            column = counts[row["family"]]
+            if len(column) <= k:
+                column.append([])
+            column[k].append(float(row["model"] == model))
+    return {
+        family: [round(statistics.fmean(at), 3) for at in column]
+        for family, column in sorted(counts.items())
+    }
+
+
+def _plot(curves: dict[str, list[float]], model: str, path: Path) -> None:
+    import matplotlib  # noqa: PLC0415 - only when a plot is asked for
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    figure, axes = plt.subplots(figsize=(8, 4.5))
+    for family, shares in curves.items():
+        axes.plot(range(1, len(shares) + 1), shares, marker="o", label=family)
+    axes.set_xlabel("the family's k-th decision along the stream")
+    axes.set_ylabel(f"share of orders on {model}")
+    axes.set_ylim(-0.05, 1.05)
+    axes.set_title("Where the engine learns that the big model pays")
+    axes.legend(fontsize=7, ncol=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def _track(home: Path, document: dict[str, Any], curves: dict[str, list[float]]) -> None:
+    """One MLflow run: the big model's share per family as metrics with steps, and the summary."""
+    from engine import compose  # noqa: PLC0415
+    from engine.adapters.tracking import metric_key  # noqa: PLC0415
+    from engine.settings import load_settings  # noqa: PLC0415
+
+    store = compose.build_tracking_store(load_settings(home=home))
+    summary = document["summary"]
+    with store.start_run("model-arms", "engine on the catalogue") as run:
+        run.log_series(
+            {
+                metric_key("share_big", family): (list(range(1, len(v) + 1)), v)
+                for family, v in curves.items()
+            }
+        )
+        run.log_metrics(
+            {
+                "engine_accuracy": summary["engine"]["accuracy"],
+                "engine_mean_seconds": summary["engine"]["mean_seconds"],
+                "engine_minus_strongest_bare": summary["engine_minus_strongest_bare"]["mean"],
+            }
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--model", action="append", help="a catalogue model (repeat); default both")
@@ -132,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fixed", default="bare_question", help="templates forced per model")
     parser.add_argument("--home", type=Path, default=Path("/tmp/thinkpath-model-arms"))
     parser.add_argument("--json-out", type=Path)
+    parser.add_argument("--plot", type=Path, help="a PNG of the big model's share per family")
+    parser.add_argument("--track", action="store_true", help="log to MLflow under --home")
     args = parser.parse_args(argv)
     from engine import compose  # noqa: PLC0415
     from engine.settings import load_settings  # noqa: PLC0415
@@ -155,6 +223,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for k, order in enumerate(stream_orders(len(tasks), args.orders))
     ]
     document = _report(tasks, static, runs)
+    big = models[-1]
+    curves = share_curves(runs, big)
+    document["share_curves"] = {"model": big, "families": curves}
+    if args.plot:
+        _plot(curves, big, args.plot)
+    if args.track:
+        _track(args.home, document, curves)
     print(json.dumps(document["summary"], indent=2))
     if args.json_out:
         args.json_out.write_text(json.dumps(document, indent=2) + "\n")
