@@ -2,7 +2,7 @@
 
     python -m experiments.benchmarks.decision_latency [--workload capitals|addition]
         [--decisions 12] [--model local/smollm2] [--checker] [--seed 0] [--no-before]
-        [--json results.json]
+        [--big local/qwen2.5-coder-1.5b] [--json results.json]
     python -m experiments.benchmarks.decision_latency --rating-prompt [--pairs 4]
 
 One model is loaded in this process (the embedded SmolLM2-135M by default) and shared by three
@@ -47,7 +47,8 @@ from typing import Any
 import numpy as np
 
 from engine.adapters.store.memory import InMemoryStore
-from engine.compose import build_engine, build_llm, build_searcher
+from engine.compose import build_engine, build_llm, build_option_scorer, build_searcher
+from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.models import Decision
 from engine.domain.ports import LLM
 from engine.domain.records import ChatMessage, LLMRequest
@@ -151,26 +152,29 @@ def run(
     seed: int,
     workload: str = "addition",
     second_kind: int = 0,
+    big: LLM | None = None,
 ) -> dict[str, Timings]:
-    """Interleave the bare call and each engine's decision, query by query; then each engine
-    decides `second_kind` questions of another kind (`AUTHORS`)."""
+    """Interleave the bare call (and the big model's, where there is one) and each engine's
+    decision, query by query; then each engine decides `second_kind` questions of another kind
+    (`AUTHORS`)."""
     answer_tokens = next(iter(engines.values())).config.answer_max_tokens
-    contenders = ("bare", *engines)
+    bares = {"bare": llm, **({"bare_big": big} if big is not None else {})}
+    contenders = (*bares, *engines)
     timings = {name: Timings() for name in contenders}
     for index, (query, expected) in enumerate(query_stream(decisions, seed, workload)):
         turn = index % len(contenders)
         order = contenders[turn:] + contenders[:turn]
         for name in order:
             started = time.perf_counter()
-            if name == "bare":
-                bare_call(llm, query, answer_tokens)
+            if name in bares:
+                bare_call(bares[name], query, answer_tokens)
                 timings[name].total.append(time.perf_counter() - started)
                 continue
             check = _exact(expected) if checker else None
             decision = engines[name].decide(query, checker=check)
             timings[name].total.append(time.perf_counter() - started)
             timings[name].kinds.append(decision_kind(decision))
-            timings[name].arms.append(f"{decision.path.arm_id}+{decision.tool.arm_id}")
+            timings[name].arms.append(_arms(decision))
             checked = [o.reward for o in decision.outcomes if o.source == "checker"]
             timings[name].rewards.extend(checked[:1])
             for stage, seconds in stage_seconds(decision).items():
@@ -182,8 +186,14 @@ def run(
             check = _exact(author) if checker else None
             decision = engine.decide(f"Who wrote the book {work}?", checker=check)
             timings[name].second_kind.append(time.perf_counter() - started)
-            timings[name].second_arms.append(f"{decision.path.arm_id}+{decision.tool.arm_id}")
+            timings[name].second_arms.append(_arms(decision))
     return timings
+
+
+def _arms(decision: Decision) -> str:
+    """The decision's path and tool, after its model where it chose one of several."""
+    arms = f"{decision.path.arm_id}+{decision.tool.arm_id}"
+    return arms if decision.model is None else f"{decision.model.arm_id}:{arms}"
 
 
 def _exact(expected: str) -> Callable[[str], float]:
@@ -219,6 +229,10 @@ def summary(timings: dict[str, Timings]) -> dict[str, Any]:
             "second_kind_arms": entry.second_arms,
         }
     result["bare_seconds"] = [round(t, 3) for t in timings["bare"].total]
+    if "bare_big" in timings:
+        big = timings["bare_big"].total
+        result["bare_big_median_s"] = round(statistics.median(big), 3)
+        result["bare_big_seconds"] = [round(t, 3) for t in big]
     return result
 
 
@@ -301,6 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-before", action="store_true", help="time bare and the shipped engine only"
     )
+    parser.add_argument(
+        "--big",
+        help="a second model (e.g. local/qwen2.5-coder-1.5b): the shipped engine chooses between "
+        "both per kind, and the big model's bare call is timed too",
+    )
     args = parser.parse_args(argv)
     if args.decisions < 1 or args.pairs < 1:
         parser.error("--decisions and --pairs must be at least 1")
@@ -318,6 +337,13 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         llm = build_llm(settings)
         bare_call(llm, "Hello", 8)  # the model loads on its first call: not part of any figure
+        big = build_llm(settings.model_copy(update={"model": args.big})) if args.big else None
+        if big is not None:
+            bare_call(big, "Hello", 8)
+        catalogue = ModelCatalogue(
+            [ModelEntry(args.model, llm, build_option_scorer(llm))]
+            + ([ModelEntry(args.big, big, build_option_scorer(big))] if big is not None else [])
+        )
         searcher = build_searcher(settings)
         ready_s = time.perf_counter() - started
         engines = {
@@ -328,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                     store_url="memory",
                     **({"draw_price_per_second": 0.0} if unpriced else {}),
                 ),
-                llm=llm,
+                models=catalogue,
                 store=InMemoryStore(),
                 searcher=searcher,
             )
@@ -343,6 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             workload=args.workload,
             second_kind=args.second_kind,
+            big=big,
         )
     result = summary(timings)
     result.update(
@@ -350,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
             "decisions": args.decisions,
             "workload": args.workload,
             "model": args.model,
+            "big": args.big,
             "checker": args.checker,
             "model_and_index_load_s": round(ready_s, 2),
             "load_average": [round(x, 2) for x in os.getloadavg()],
