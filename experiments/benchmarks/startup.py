@@ -1,21 +1,26 @@
 """Engine start-up on a long outcome log: a full replay against a checkpoint plus its tail.
 
     python -m experiments.benchmarks.startup [--outcomes 1000000] [--tail 500] [--repeats 3]
-        [--postgres URL] [--before DIR] [--json results.json]
+        [--per-decision 1] [--postgres URL] [--before DIR] [--json results.json]
 
 A store (a SQLite file, and with `--postgres` a fresh schema there) is filled through its bulk
-path with `--outcomes` decisions and one outcome each, spread over the built-in templates and
-several kinds of query. Then, side by side in one run:
+path with `--outcomes` outcomes, spread over the built-in templates and several kinds of query:
+one decision each, or with `--per-decision N` a decision for every N (a checker's score, then
+N - 1 users'). Then, side by side in one run:
 
-- `full_replay_s`: building the engine when no checkpoint may be used (every outcome replayed);
+- `full_replay_s`: building the engine when no checkpoint may be used (every outcome replayed;
+  once, the statistics every checkpoint start must match);
 - `checkpoint_s`: building it again once a checkpoint exists and `--tail` more outcomes came
-  after it (the checkpoint is loaded, the tail replayed).
+  after it (the checkpoint is loaded, the tail replayed). The tail is new decisions with one
+  outcome each, or with `--per-decision` above 1 a late user's score on as many decisions
+  picked all over the log (at most one each): every one of them makes the replay fold its
+  decision's earlier scores from the store, and `evidence_read` counts the outcomes read so.
 
 Both times are `Engine(...)` on an open store, the stand-in model and an in-memory searcher (the
-store, not the model, is what is measured); medians of `--repeats`. The two engines' statistics
-are compared arm for arm, and the run fails if they differ. `checkpoint_bytes` is the size of the
-checkpoint's state as JSON. `--outcomes` takes several sizes (`1000,1000000`), each measured on
-its own fresh store. With `--before DIR` (another checkout, run with this virtual environment)
+store, not the model, is what is measured); `checkpoint_s` is the median of `--repeats`. The two
+engines' statistics are compared arm for arm, and the run fails if they differ.
+`checkpoint_bytes` is the size of the checkpoint's state as JSON. `--outcomes` takes several
+sizes (`1000,1000000`), each measured on its own fresh store. With `--before DIR` (another checkout, run with this virtual environment)
 each size is measured on that checkout's code too, in a fresh process, just before this one's.
 """
 
@@ -192,6 +197,7 @@ def measure(
     # The first full replay also writes the checkpoint (every=1: due at once); then the tail.
     build(store, every=1)
     if per_decision > 1:
+        tail = min(tail, outcomes // per_decision)  # a late score per decision at most
         late_scores(store, outcomes // per_decision, tail)
     else:
         fill(store, tail, first=outcomes)
