@@ -20,8 +20,9 @@ Both times are `Engine(...)` on an open store, the stand-in model and an in-memo
 store, not the model, is what is measured); `checkpoint_s` is the median of `--repeats`. The two
 engines' statistics are compared arm for arm, and the run fails if they differ.
 `checkpoint_bytes` is the size of the checkpoint's state as JSON. `--outcomes` takes several
-sizes (`1000,1000000`), each measured on its own fresh store. With `--before DIR` (another checkout, run with this virtual environment)
-each size is measured on that checkout's code too, in a fresh process, just before this one's.
+sizes (`1000,1000000`), each measured on its own fresh store. With `--before DIR` (another
+checkout, run with this virtual environment) each size is measured on that checkout's code too,
+in a fresh process, just before this one's.
 """
 
 import argparse
