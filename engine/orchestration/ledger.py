@@ -106,9 +106,9 @@ class EvidenceLedger:
 
     def _standing(self, outcome: LearnedOutcome, stored: Stored) -> dict[str, Evidence]:
         """The decision's scores before `outcome`: remembered, or folded from the store."""
-        scores = self._scores.get(outcome.decision_id)
-        if scores is not None:
-            return scores
+        remembered = self._scores.get(outcome.decision_id)
+        if remembered is not None:
+            return remembered
         history = stored.get(outcome.decision_id)
         if history is None:  # not read ahead (or forgotten within a batch of over REMEMBERED)
             history = self._history([outcome.decision_id])

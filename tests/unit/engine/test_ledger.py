@@ -31,7 +31,10 @@ def log_of(posts: Sequence[tuple[int, int, float]]) -> list[LearnedOutcome]:
     return log
 
 
-def expected(log: Sequence[LearnedOutcome]) -> list[dict[str, tuple[object, object]]]:
+Moved = dict[str, tuple[Evidence | None, Evidence | None]]
+
+
+def expected(log: Sequence[LearnedOutcome]) -> list[Moved]:
     """What each outcome changed, from every score kept (the rule of `in_force`, unabridged)."""
     standing: dict[str, dict[str, Evidence]] = {}
     changes = []
@@ -71,7 +74,7 @@ def test_what_changed_is_what_every_score_kept_would_say(
     ledger = EvidenceLedger(
         lambda ids: [o for o in log if o.decision_id in set(ids)], remembered=remembered
     )
-    said = []
+    said: list[Moved] = []
     for item in log:
         change = ledger.record(item, ROLES)
         said.append(dict(change.roles))

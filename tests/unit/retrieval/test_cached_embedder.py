@@ -84,6 +84,6 @@ def test_embedders_of_one_model_share_its_cache() -> None:
 
 def test_a_bare_string_is_refused_as_by_the_model() -> None:
     with pytest.raises(Exception, match="sequence"):
-        CachedEmbedder(HashingEmbedder(8), VectorCache()).embed("one text")  # type: ignore[arg-type]
+        CachedEmbedder(HashingEmbedder(8), VectorCache()).embed("one text")
     with pytest.raises(ValueError, match="at least one"):
         VectorCache(size=0)
