@@ -1,6 +1,7 @@
 """The cached embedder: a text is embedded by the model once, and every caller gets the same
 vector as its own copy."""
 
+import uuid
 from collections.abc import Sequence
 
 import numpy as np
@@ -75,11 +76,12 @@ def test_the_least_recently_used_text_goes_first() -> None:
 
 
 def test_embedders_of_one_model_share_its_cache() -> None:
-    kinds, index = CountingEmbedder("shared-test"), CountingEmbedder("shared-test")
+    model_id = f"shared-{uuid.uuid4()}"  # a cache of its own: the process keeps one per model
+    kinds, index = CountingEmbedder(model_id), CountingEmbedder(model_id)
     CachedEmbedder(kinds).embed(["What is the capital of Australia?"])
     CachedEmbedder(index).embed(["What is the capital of Australia?"])
     assert (kinds.embedded, index.embedded) == (["What is the capital of Australia?"], [])
-    assert shared("shared-test") is not shared("another model")
+    assert shared(model_id) is not shared(f"{model_id}-other")
 
 
 def test_a_bare_string_is_refused_as_by_the_model() -> None:
