@@ -14,7 +14,9 @@ and its defaults suit neither this project nor a user who has never opened it:
 This app is MLflow's server app with one change: its index page starts with a script that,
 before any of MLflow's scripts run, fills in those choices where the browser has made none
 (`BROWSER_DEFAULTS`, and every run shown in a chart view opened for the first time), and sends
-the bare address to the experiment list. A user's own choices, made in MLflow, are kept; the
+the bare address to the project's experiment (`HOME_EXPERIMENT_VARIABLE`, chosen by
+`thinkpath experiments ui`: the one with the latest run), or to the list where there is none.
+A user's own choices, made in MLflow, are kept; the
 API, the artifacts and every other page are MLflow's, untouched. MLflow offers no server setting
 for any of these: `MLFLOW_DISABLE_TELEMETRY` (set in `ui.experiment_commands`) stops the
 telemetry itself, not the banner; the assistant can be kept off remote clients, not a local one.
@@ -23,6 +25,7 @@ its workers (`server_environment`), named by MLflow's own constants.
 """
 
 import json
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,7 @@ from engine.errors import ConfigError
 __all__ = [
     "BROWSER_DEFAULTS",
     "EXPERIMENT_VIEW",
+    "HOME_EXPERIMENT_VARIABLE",
     "PREFERENCE_SCRIPT",
     "WORKFLOW_KEY",
     "create_app",
@@ -56,14 +60,28 @@ BROWSER_DEFAULTS: dict[str, object] = {
 # fields keep MLflow's defaults; `runsHiddenMode` replaces "the first ten rows".
 EXPERIMENT_VIEW_KEY = r"^MLflowLocalStorage-1\.1-ExperimentPage-.*-ReactComponentState$"
 EXPERIMENT_VIEW: dict[str, object] = {"runsHiddenMode": "SHOW_ALL"}
-# The bare address (MLflow's welcome page) goes to the experiment list instead.
+# The bare address (MLflow's welcome page) goes to the project's experiment instead (its id in
+# this variable of the server's environment), else to the experiment list.
 HOME_HASHES = ("", "#", "#/")
 EXPERIMENT_LIST = "#/experiments"
+HOME_EXPERIMENT_VARIABLE = "THINKPATH_UI_EXPERIMENT"
 
 
-def _script() -> str:
+def home_hash(experiment_id: str | None) -> str:
+    """Where the bare address goes: an experiment's runs, or the list without one.
+
+    >>> home_hash("3"), home_hash(None)
+    ('#/experiments/3?workflowType=machine_learning', '#/experiments')
+    """
+    if experiment_id is None or not experiment_id.isdigit():  # MLflow's ids are digits
+        return EXPERIMENT_LIST
+    return f"{EXPERIMENT_LIST}/{experiment_id}?workflowType=machine_learning"
+
+
+def _script(home: str = EXPERIMENT_LIST) -> str:
     """The index page's first script: plain ES5, in a try, so that a browser without storage
-    (a private window that refuses it) still gets MLflow's own page."""
+    (a private window that refuses it) still gets MLflow's own page; the bare address goes to
+    `home`."""
     defaults = {key: json.dumps(value) for key, value in BROWSER_DEFAULTS.items()}
     view, shown = json.dumps(EXPERIMENT_VIEW_KEY), json.dumps(json.dumps(EXPERIMENT_VIEW))
     return (
@@ -75,7 +93,7 @@ def _script() -> str:
         "Storage.prototype.getItem=function(key){var value=get.call(this,key);"
         "return value===null&&this===window.localStorage&&view.test(key)?shown:value};"
         f"if({json.dumps(list(HOME_HASHES))}.indexOf(location.hash)>=0)"
-        f"{{location.replace({json.dumps(EXPERIMENT_LIST)})}}"
+        f"{{location.replace({json.dumps(home)})}}"
         "}catch(e){}})()</script>"
     )
 
@@ -83,18 +101,20 @@ def _script() -> str:
 PREFERENCE_SCRIPT = _script()
 
 
-def index_page(html: str) -> str:
-    """MLflow's index page with the preferences set first, before any of MLflow's scripts run.
+def index_page(html: str, home_experiment: str | None = None) -> str:
+    """MLflow's index page with the preferences set first, before any of MLflow's scripts run,
+    the bare address sent to `home_experiment`'s runs (`home_hash`).
 
-    >>> page = index_page("<html><head><title>MLflow</title></head></html>")
-    >>> page.index("mlflow.workflowType_v1") < page.index("<title>")
-    True
+    >>> page = index_page("<html><head><title>MLflow</title></head></html>", "7")
+    >>> page.index("mlflow.workflowType_v1") < page.index("<title>"), "#/experiments/7?" in page
+    (True, True)
     """
     head = html.find("<head>")
     if head < 0:  # not the page we know: serve it as it is rather than guess
         return html
     cut = head + len("<head>")
-    return html[:cut] + PREFERENCE_SCRIPT + html[cut:]
+    script = PREFERENCE_SCRIPT if home_experiment is None else _script(home_hash(home_experiment))
+    return html[:cut] + script + html[cut:]
 
 
 def server_environment(tracking_uri: str, artifact_root: Path) -> dict[str, str]:
@@ -127,9 +147,11 @@ def create_app() -> Any:
         from mlflow.server.fastapi_app import app  # noqa: PLC0415
 
     index = Path(str(flask_app.static_folder)) / "index.html"
+    home = os.environ.get(HOME_EXPERIMENT_VARIABLE) or None
 
     def serve() -> Response:
-        return Response(index_page(index.read_text(encoding="utf-8")), mimetype="text/html")
+        page = index_page(index.read_text(encoding="utf-8"), home)
+        return Response(page, mimetype="text/html")
 
     # "serve" is the view MLflow registers for its index page (mlflow/server/__init__.py).
     if "serve" not in flask_app.view_functions:

@@ -149,13 +149,21 @@ def mlflow_ui_command(port: int) -> list[str]:
     ]
 
 
-def mlflow_ui_environment(tracking_uri: str, artifact_root: Path) -> dict[str, str]:
-    """The UI server's environment: this one, the store, and no phoning home (OFFLINE.md)."""
-    from experiments.mlflow_ui import server_environment  # noqa: PLC0415 - MLflow is slow
+def mlflow_ui_environment(
+    tracking_uri: str, artifact_root: Path, *, home_experiment: str | None = None
+) -> dict[str, str]:
+    """The UI server's environment: this one, the store, the experiment the bare address
+    opens (`experiments.mlflow_ui.HOME_EXPERIMENT_VARIABLE`), and no phoning home (OFFLINE.md)."""
+    from experiments.mlflow_ui import (  # noqa: PLC0415 - MLflow is slow
+        HOME_EXPERIMENT_VARIABLE,
+        server_environment,
+    )
 
+    opening = {HOME_EXPERIMENT_VARIABLE: home_experiment} if home_experiment else {}
     return {
-        **os.environ,
+        **{key: value for key, value in os.environ.items() if key != HOME_EXPERIMENT_VARIABLE},
         **server_environment(tracking_uri, artifact_root),
+        **opening,
         "MLFLOW_DISABLE_TELEMETRY": "true",
         "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false",
         "DO_NOT_TRACK": "1",
@@ -172,10 +180,17 @@ def _ui(args: argparse.Namespace) -> int:
     (home / "mlartifacts").mkdir(parents=True, exist_ok=True)
     # Opening the store first also creates and migrates a new one before the server reads it.
     experiments = _experiments(settings, uri)
-    environment = mlflow_ui_environment(uri, home / "mlartifacts")
+    opening = experiments[0] if experiments else None
+    environment = mlflow_ui_environment(
+        uri, home / "mlartifacts", home_experiment=opening[1] if opening else None
+    )
     base = f"http://127.0.0.1:{args.port}"
-    print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it); it opens on the experiment list")
-    for name, experiment_id in experiments:
+    if opening is None:
+        print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it); no experiment has runs yet")
+    else:
+        print(f"MLflow UI on {base} for {uri} (Ctrl-C stops it); it opens on {opening[0]}:")
+        print(f"  {runs_link(base, opening[1])}")
+    for name, experiment_id in experiments[1:]:
         print(f"  {name}: {runs_link(base, experiment_id)}")
     server = subprocess.Popen(command, env=environment)  # our own argv, no shell
     # A SIGTERM to this process must stop the server too, not leave it orphaned.
@@ -192,7 +207,8 @@ def _ui(args: argparse.Namespace) -> int:
 
 
 def _experiments(settings: "Settings", uri: str) -> list[tuple[str, str]]:
-    """(name, id) of each experiment in the store, for links that open on their runs."""
+    """(name, id) of each experiment in the store that has runs, the one with the latest run
+    first (the project's: the UI opens on it), for links that open on their runs."""
     from engine.compose import build_tracking_store  # noqa: PLC0415 - MLflow is slow to import
 
     try:
@@ -200,7 +216,14 @@ def _experiments(settings: "Settings", uri: str) -> list[tuple[str, str]]:
     except ThinkPathError as error:
         print(f"thinkpath experiments ui: warning: {error}", file=sys.stderr)
         return []
-    return [(e.name, str(e.experiment_id)) for e in store.client.search_experiments()]
+    latest = {}
+    for experiment in store.client.search_experiments():
+        runs = store.client.search_runs(
+            [experiment.experiment_id], max_results=1, order_by=["attributes.start_time DESC"]
+        )
+        if runs:
+            latest[(experiment.name, str(experiment.experiment_id))] = runs[0].info.start_time
+    return sorted(latest, key=lambda named: latest[named], reverse=True)
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:  # noqa: ARG001 - signal handler

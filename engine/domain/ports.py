@@ -110,11 +110,14 @@ class OutcomeLog(Protocol):
         """
         ...
 
-    def outcomes_of(self, *decision_ids: str) -> list[LearnedOutcome]:
+    def outcomes_of(self, *decision_ids: str, decision_fields: bool = True) -> list[LearnedOutcome]:
         """Every outcome recorded for these decisions, in seq order (none is an empty list).
 
         Several decisions in one call: the learner reads the earlier outcomes of a whole batch
-        in one round trip, not one per decision (the port keeps its three methods).
+        in one round trip, not one per decision (the port keeps its three methods). With
+        `decision_fields` False a store may leave out what the outcomes' decisions hold (choices
+        empty; context, kind and seconds None): the learner folds only the scores (source,
+        reward, weight, seq) and asks so, and a SQL store then reads no decision rows.
         """
         ...
 

@@ -101,7 +101,10 @@ class ArmBook:
             policies,
             context_dim,
             # priced as every replayed batch is, so that a score taken out is the one put in
-            history=lambda decision_ids: self._charger.charge(store.outcomes_of(*decision_ids)),
+            # the scores alone: the ledger folds no choices or context (`Store.outcomes_of`)
+            history=lambda decision_ids: self._charger.charge(
+                store.outcomes_of(*decision_ids, decision_fields=False)
+            ),
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
         )

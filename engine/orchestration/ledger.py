@@ -29,10 +29,12 @@ from dataclasses import dataclass
 from engine.domain.evidence import (
     CHECKER,
     REFEREE,
+    TOOL,
     Evidence,
     in_force,
     split_source_key,
     teaches,
+    trust_of,
 )
 from engine.domain.records import LearnedOutcome
 
@@ -85,7 +87,7 @@ class EvidenceLedger:
         decision it does not hold is looked up in `stored` (`read_ahead`), else read."""
         before = self._standing(outcome, stored or {})
         evidence = _score(before, outcome)
-        after = {**before, evidence.source: evidence}
+        after = _standing_only({**before, evidence.source: evidence})
         self._remember(outcome.decision_id, after)
         if not before:  # the decision's first outcome (the usual case): in force where it teaches
             first = {role: (None, evidence) for role in roles if teaches(evidence.source, role)}
@@ -104,19 +106,19 @@ class EvidenceLedger:
 
     def _standing(self, outcome: LearnedOutcome, stored: Stored) -> dict[str, Evidence]:
         """The decision's scores before `outcome`: remembered, or folded from the store."""
-        scores = self._scores.get(outcome.decision_id)
-        if scores is not None:
-            return scores
+        remembered = self._scores.get(outcome.decision_id)
+        if remembered is not None:
+            return remembered
         history = stored.get(outcome.decision_id)
         if history is None:  # not read ahead (or forgotten within a batch of over REMEMBERED)
             history = self._history([outcome.decision_id])
-        scores = {}
+        scores: dict[str, Evidence] = {}
         for earlier in history:
             if earlier.seq >= outcome.seq:  # in seq order: the rest came later
                 break
             evidence = _score(scores, earlier)
             scores[evidence.source] = evidence
-        return scores
+        return _standing_only(scores)
 
     def _remember(self, decision_id: str, scores: dict[str, Evidence]) -> None:
         self._scores[decision_id] = scores
@@ -133,6 +135,26 @@ def _score(scores: Mapping[str, Evidence], outcome: LearnedOutcome) -> Evidence:
     kept = scores.get(source)
     first_seq = kept.first_seq if kept is not None else outcome.seq
     return Evidence(source, outcome.reward, outcome.weight, first_seq)
+
+
+def _standing_only(scores: dict[str, Evidence]) -> dict[str, Evidence]:
+    """`scores` less the sources that can never be in force again: of the sources that teach
+    the same roles with the same trust (`in_force`), only the one that scored first can be, since
+    a source's place is its first score and no source leaves; the checker's and the referee's
+    stay for the audit pair. Why: sixteen users scoring one decision cost every later outcome of
+    it sixteen trust look-ups per role (half of a start-up's replay, docs/benchmarks.md); now
+    one or two. A source dropped here that scores again comes back with a later place than the
+    one that stands, so `in_force` answers as it would have with every source kept."""
+    if len(scores) <= 2:  # a checker's and a user's, say: nothing to drop (the usual case)
+        return scores
+    first: dict[tuple[int, bool], Evidence] = {}
+    for evidence in scores.values():
+        group = (trust_of(evidence.source), evidence.source == TOOL)  # as `teaches` splits them
+        standing = first.get(group)
+        if standing is None or evidence.first_seq < standing.first_seq:
+            first[group] = evidence
+    kept = {evidence.source for evidence in first.values()} | {CHECKER, REFEREE}
+    return {source: evidence for source, evidence in scores.items() if source in kept}
 
 
 def _audit_pair(scores: Mapping[str, Evidence]) -> AuditPair | None:

@@ -83,7 +83,9 @@ def _constant(reward: float) -> Callable[[str], float]:
     return checker
 
 
-def build(store: Store) -> Engine:
+def build(store: Store, *, model: bool = False) -> Engine:
+    """An engine on `store` with the stand-ins; with `model`, the shipped embedding model (as
+    `build_engine` loads it, its cache included) instead of the hashing stand-in."""
     settings = load_settings(store_url="memory", policy_seed=7)
     stand_ins: dict[str, Any] = {
         "llm": ScriptedLLM(canned_script),
@@ -95,6 +97,11 @@ def build(store: Store) -> Engine:
         from retrieval.embedding import HashingEmbedder  # noqa: PLC0415 - only where it exists
 
         stand_ins["embedder"] = HashingEmbedder(EMBEDDING_DIMENSION)
+        if model:
+            from engine.compose import build_embedder  # noqa: PLC0415 - only with the model
+
+            stand_ins["embedder"] = build_embedder(settings)
+            stand_ins["embedder"].embed(["warm up"])  # the session loads on the first call
     return build_engine(settings, **stand_ins)
 
 
@@ -109,14 +116,17 @@ def fixed_draws() -> Iterator[None]:
         posterior.STANDARD_ERROR, posterior.EXACT = saved
 
 
-def build_engines(folder: Path) -> tuple[dict[str, Engine], SqlStore]:
-    """The three engines side by side (see the module), and the SQLite store to close."""
+def build_engines(folder: Path, *, model: bool = False) -> tuple[dict[str, Engine], SqlStore]:
+    """The three engines side by side (see the module), with `model` a fourth whose kinds are
+    found by the embedding model, and the SQLite store to close."""
     sqlite = SqlStore(f"sqlite:///{folder / 'store.sqlite3'}")
     engines = {
         "memory": build(InMemoryStore()),
         "sqlite": build(sqlite),
         "reference": build(InMemoryStore()),
     }
+    if model:
+        engines["model"] = build(InMemoryStore(), model=True)
     return engines, sqlite
 
 
@@ -136,9 +146,9 @@ def decide_once(
     return timed
 
 
-def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
+def run(decisions: int, warmup: int, *, model: bool = False) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as folder:
-        engines, sqlite = build_engines(Path(folder))
+        engines, sqlite = build_engines(Path(folder), model=model)
         seconds: dict[str, list[float]] = {name: [] for name in engines}
         cpu: dict[str, list[float]] = {name: [] for name in engines}
         for index, (query, checker) in enumerate(stream(warmup + decisions)):
@@ -151,11 +161,37 @@ def run(decisions: int, warmup: int) -> dict[str, dict[str, float]]:
     return summary(seconds, cpu)
 
 
+def embedding_alone(count: int) -> dict[str, float]:
+    """The embedding model's own time for one query of the stream, at the median: asked the
+    first time (the model runs) and asked again (the cache answers: a decision whose seed or
+    local-search tool searches the index with its query, or a query asked before)."""
+    from engine.compose import build_embedder  # noqa: PLC0415 - only with the model
+    from engine.domain.kinds import KIND_TEXT_CHARS  # noqa: PLC0415
+
+    embedder = build_embedder(load_settings(store_url="memory"))
+    embedder.embed(["warm up"])
+    first: list[float] = []
+    again: list[float] = []
+    for query, _checker in stream(count):
+        text = f"{query} (timed)"[:KIND_TEXT_CHARS]  # not one the engines embedded
+        for times in (first, again):
+            started = time.perf_counter()
+            embedder.embed([text])
+            times.append(time.perf_counter() - started)
+    return {
+        "first_median_ms": round(statistics.median(first) * 1000, 3),
+        "first_p90_ms": round(statistics.quantiles(first, n=10)[-1] * 1000, 3),
+        "again_median_ms": round(statistics.median(again) * 1000, 3),
+        "again_p90_ms": round(statistics.quantiles(again, n=10)[-1] * 1000, 3),
+    }
+
+
 def summary(seconds: dict[str, list[float]], cpu: dict[str, list[float]]) -> dict[str, Any]:
     reference = statistics.median(seconds["reference"])
     return {
         name: {
             "median_ms": round(statistics.median(values) * 1000, 3),
+            "p90_ms": round(statistics.quantiles(values, n=10)[-1] * 1000, 3),
             "p95_ms": round(statistics.quantiles(values, n=20)[-1] * 1000, 3),
             "ratio_to_reference": round(statistics.median(values) / reference, 3),
             # The process's CPU time (every thread's, tool workers included): on a shared
@@ -253,6 +289,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --before: one query each in turn in two processes, instead of rounds",
     )
+    parser.add_argument(
+        "--model",
+        action="store_true",
+        help="also an engine whose kinds the shipped embedding model finds (its time included)",
+    )
     parser.add_argument("--one-line", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)  # a lockstep worker
     args = parser.parse_args(argv)
@@ -268,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.before is not None:
         results = side_by_side(args.before, args.decisions, args.warmup, args.rounds)
     else:
-        results = run(args.decisions, args.warmup)
+        results = run(args.decisions, args.warmup, model=args.model)
+        if args.model:
+            results["embedding"] = embedding_alone(args.decisions)
     print(json.dumps(results, indent=None if args.one_line else 2))
     return 0
 

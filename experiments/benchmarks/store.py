@@ -1,13 +1,16 @@
 """Benchmark the store: outcomes per second, one process and four at once, beside raw sqlite3.
 
     .venv/bin/python -m experiments.benchmarks.store [--outcomes 4000] [--processes 4]
-        [--durability normal|full] [--postgres URL] [--json results.json]
+        [--durability normal|full] [--postgres URL] [--before DIR] [--json results.json]
 
 For each case the same outcome rows are also written with bare sqlite3 in the same run (same
 file settings: WAL, the same `synchronous`, one transaction per outcome, or one per batch for the
 bulk path), so the store's overhead is read against the machine's own speed, not against a
 number measured elsewhere. Also measured: `save_decision` latency (median and 90th percentile),
-which is what the store adds to a decision.
+which is what the store adds to a decision. With `--before DIR` (another checkout, run with this
+virtual environment) each round runs the whole measurement on that checkout's code and on this
+one's, in fresh processes, the first to go alternating (`experiments.benchmarks.checkouts`), and
+the medians of the rounds' durable outcomes per second are reported side by side.
 """
 
 import argparse
@@ -305,6 +308,47 @@ def run_postgres(url: str, count: int) -> dict[str, Any]:
     }
 
 
+def side_by_side(before: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Each checkout's outcomes per second, a fresh process per round and checkout (see the
+    module): one process one outcome per call, the processes at once and the batch API on
+    SQLite, and one outcome per call and batched on PostgreSQL."""
+    from experiments.benchmarks.checkouts import HERE, run_on  # noqa: PLC0415 - only here
+
+    checkouts = {"before": before.resolve(), "after": HERE}
+    options = [
+        f"--outcomes={args.outcomes}",
+        f"--processes={args.processes}",
+        f"--durability={args.durability}",
+        "--repeats=1",
+        "--one-line",
+        *([f"--postgres={args.postgres}"] if args.postgres else []),
+    ]
+    rates: dict[str, dict[str, list[float]]] = {name: {} for name in checkouts}
+    for round_number in range(args.repeats):
+        order = list(checkouts) if round_number % 2 == 0 else list(checkouts)[::-1]
+        for name in order:
+            measured = run_on(checkouts[name], __file__, options)
+            found = {f"sqlite: {case['name']}": case["per_second"] for case in measured["cases"]}
+            for key in ("one_by_one_per_second", "batch_per_second"):
+                if "postgres" in measured:
+                    found[f"postgresql: {key}"] = measured["postgres"][key]
+            for key, rate in found.items():
+                rates[name].setdefault(key, []).append(rate)
+    medians = {
+        name: {key: round(statistics.median(values)) for key, values in by_case.items()}
+        for name, by_case in rates.items()
+    }
+    return {
+        "rounds": rates,
+        "median_per_second": medians,
+        "after_over_before": {
+            key: round(medians["after"][key] / value, 3)
+            for key, value in medians["before"].items()
+            if value
+        },
+    }
+
+
 def main() -> None:
     """Parse the options, run the benchmark, print (and optionally save) the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -313,13 +357,20 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="rounds; medians are reported")
     parser.add_argument("--durability", choices=["normal", "full"], default="normal")
     parser.add_argument("--postgres", help="also measure this PostgreSQL URL")
+    parser.add_argument("--before", type=Path, help="another checkout to measure alongside")
     parser.add_argument("--json", type=Path, help="write the results here as JSON")
+    parser.add_argument("--one-line", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="thinkpath-bench-") as folder:
-        results = run(args.outcomes, args.processes, args.durability, Path(folder), args.repeats)
-    if args.postgres:
-        results["postgres"] = run_postgres(args.postgres, args.outcomes)
-    print(json.dumps(results, indent=2))
+    if args.before is not None:
+        results = side_by_side(args.before, args)
+    else:
+        with tempfile.TemporaryDirectory(prefix="thinkpath-bench-") as folder:
+            results = run(
+                args.outcomes, args.processes, args.durability, Path(folder), args.repeats
+            )
+        if args.postgres:
+            results["postgres"] = run_postgres(args.postgres, args.outcomes)
+    print(json.dumps(results, indent=None if args.one_line else 2))
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
 

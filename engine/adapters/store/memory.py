@@ -108,7 +108,11 @@ class InMemoryStore:
             learned = self._learned.get(namespace, [])
             return learned[max(after_seq, 0) : max(after_seq, 0) + limit]
 
-    def outcomes_of(self, *decision_ids: str) -> list[LearnedOutcome]:
+    def outcomes_of(
+        self,
+        *decision_ids: str,
+        decision_fields: bool = True,  # noqa: ARG002 - held in memory already: given whole
+    ) -> list[LearnedOutcome]:
         with self._lock:
             found = [o for d in dict.fromkeys(decision_ids) for o in self._by_decision.get(d, ())]
         return sorted(found, key=lambda outcome: (outcome.seq, outcome.decision_id))

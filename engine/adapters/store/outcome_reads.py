@@ -4,7 +4,10 @@
 Both run on the driver's own cursor (`engine.adapters.store.driver`). The second names its
 decisions in an `IN` list, for which a statement is compiled per size of `ID_SLOTS` and a count
 padded to the next size: the learner reads the earlier outcomes of a whole replayed batch in a
-statement or a few (one round trip each on PostgreSQL), not one per decision.
+statement or a few (one round trip each on PostgreSQL), not one per decision. Asked for the
+outcomes' own fields only (`decision_fields=False`), it reads the outcomes table alone: a replay
+that folds a decision's earlier scores needs no choices or context, and the join to the decisions
+and the parsing of their JSON were two thirds of its read (docs/benchmarks.md, "Start-up").
 """
 
 import threading
@@ -32,7 +35,8 @@ class OutcomeReads:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._since = compile_raw(_since_query(), engine)
-        self._of: dict[int, RawStatement] = {}  # by slots, compiled on first use
+        # by (slots, with the decisions' fields), compiled on first use
+        self._of: dict[tuple[int, bool], RawStatement] = {}
         self._lock = threading.Lock()
 
     def since(
@@ -43,16 +47,19 @@ class OutcomeReads:
         cursor.execute(self._since.sql, self._since.bind(parameters))
         return _learned(cursor.fetchall())
 
-    def of(self, cursor: Any, decision_ids: Sequence[str]) -> list[LearnedOutcome]:
-        """Every outcome of these decisions, in seq order. Several statements need not share a
-        snapshot: each sees every outcome committed before it, which is what a reader asks for
-        (the earlier outcomes of a batch it has read)."""
+    def of(
+        self, cursor: Any, decision_ids: Sequence[str], *, decision_fields: bool = True
+    ) -> list[LearnedOutcome]:
+        """Every outcome of these decisions, in seq order (without `decision_fields`, each with
+        its own fields only: see the module). Several statements need not share a snapshot: each
+        sees every outcome committed before it, which is what a reader asks for (the earlier
+        outcomes of a batch it has read)."""
         ids = list(dict.fromkeys(decision_ids))
         rows: list[Any] = []
         for first in range(0, len(ids), ID_SLOTS[-1]):
             chunk = ids[first : first + ID_SLOTS[-1]]
             slots = next(size for size in ID_SLOTS if size >= len(chunk))
-            statement = self._of_statement(slots)
+            statement = self._of_statement(slots, decision_fields)
             # the slots past the chunk repeat its last id, which selects nothing more
             padded = chunk + chunk[-1:] * (slots - len(chunk))
             cursor.execute(
@@ -61,15 +68,17 @@ class OutcomeReads:
             rows.extend(cursor.fetchall())
         if len(ids) > ID_SLOTS[-1]:  # in seq order across the statements too
             rows.sort(key=lambda row: (row[0], row[1]))
-        return _learned(rows)
+        return _learned(rows) if decision_fields else _scores(rows)
 
-    def _of_statement(self, slots: int) -> RawStatement:
-        statement = self._of.get(slots)
+    def _of_statement(self, slots: int, decision_fields: bool) -> RawStatement:
+        key = (slots, decision_fields)
+        statement = self._of.get(key)
         if statement is None:
             with self._lock:
-                statement = self._of.get(slots)
+                statement = self._of.get(key)
                 if statement is None:
-                    statement = self._of[slots] = compile_raw(_of_query(slots), self._engine)
+                    query = _of_query(slots, _outcome_rows() if decision_fields else _score_rows())
+                    statement = self._of[key] = compile_raw(query, self._engine)
         return statement
 
 
@@ -97,6 +106,36 @@ def _learned(rows: Any) -> list[LearnedOutcome]:
             )
         )
     return learned
+
+
+def _scores(rows: Any) -> list[LearnedOutcome]:
+    """Rows of (seq, decision, source, reward, weight, namespace): outcomes without their
+    decision's fields (no choices, context, kind or seconds)."""
+    return [
+        LearnedOutcome(
+            seq=seq,
+            decision_id=decision_id,
+            namespace=namespace,
+            choices={},
+            context=None,
+            source=source,
+            reward=reward,
+            weight=weight,
+        )
+        for seq, decision_id, source, reward, weight, namespace in rows
+    ]
+
+
+def _score_rows() -> Any:
+    """Outcomes alone, in `_scores`' column order."""
+    return select(
+        OUTCOMES.c.seq,
+        OUTCOMES.c.decision_id,
+        OUTCOMES.c.source,
+        OUTCOMES.c.reward,
+        OUTCOMES.c.weight,
+        OUTCOMES.c.namespace,
+    )
 
 
 def _outcome_rows() -> Any:
@@ -129,8 +168,9 @@ def _since_query() -> Any:
     )
 
 
-def _of_query(slots: int) -> Any:
-    """The outcomes of the decisions named by id_0 ... id_<slots - 1>, in seq order."""
+def _of_query(slots: int, rows: Any) -> Any:
+    """The outcomes (as `rows` selects them) of the decisions named by id_0 ... id_<slots - 1>,
+    in seq order."""
     ids: list[Any] = [bindparam(f"id_{n}") for n in range(slots)]
     named = OUTCOMES.c.decision_id.in_(ids) if slots > 1 else OUTCOMES.c.decision_id == ids[0]
-    return _outcome_rows().where(named).order_by(OUTCOMES.c.seq, OUTCOMES.c.decision_id)
+    return rows.where(named).order_by(OUTCOMES.c.seq, OUTCOMES.c.decision_id)

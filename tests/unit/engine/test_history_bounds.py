@@ -118,9 +118,9 @@ def spied_reads(world: World, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str
     reads: list[tuple[str, ...]] = []
     history = world.store.outcomes_of
 
-    def outcomes_of(*decision_ids: str) -> list[LearnedOutcome]:
+    def outcomes_of(*decision_ids: str, **options: bool) -> list[LearnedOutcome]:
         reads.append(decision_ids)
-        return history(*decision_ids)
+        return history(*decision_ids, **options)
 
     monkeypatch.setattr(world.store, "outcomes_of", outcomes_of)
     return reads

@@ -126,6 +126,32 @@ def test_many_decisions_outcomes_are_read_in_one_call(store: Store, records: Any
     assert store.outcomes_of() == []
 
 
+def test_the_scores_alone_are_the_same_outcomes(store: Store, records: Any) -> None:
+    """Without the decisions' fields (what the learner folds), the same outcomes in the same
+    order, each with its own seq, decision, namespace, source, reward and weight."""
+    names = [f"d{index}" for index in range(300)]
+    for name in names:
+        store.save_decision(records.decision(name))
+    for outcome in (
+        [OutcomeRecord(name, "checker", 1.0) for name in names]
+        + [OutcomeRecord(name, "user", 0.25, weight=0.5) for name in names[::3]]
+        + [OutcomeRecord("d3", "user", 1.0, max_revisions=3)]
+    ):
+        store.record_outcome(outcome)
+    asked = [*reversed(names[::3]), "nobody", names[1]]
+
+    def own(outcome: Any) -> tuple[Any, ...]:
+        fields = ("seq", "decision_id", "namespace", "source", "reward", "weight")
+        return tuple(getattr(outcome, name) for name in fields)
+
+    whole = store.outcomes_of(*asked)
+    scores = store.outcomes_of(*asked, decision_fields=False)
+    assert len(whole) == 2 * 100 + 1 + 1  # a third, each with a user's; d3 corrected; d1
+    assert [own(o) for o in scores] == [own(o) for o in whole]
+    assert ("d3", "user#1", 1.0) in {(o.decision_id, o.source, o.reward) for o in scores}
+    assert store.outcomes_of(decision_fields=False) == []
+
+
 def test_each_namespace_has_its_own_sequence(store: Store, records: Any) -> None:
     store.save_decision(records.decision("a1", namespace="a"))
     store.save_decision(records.decision("b1", namespace="b"))
