@@ -41,7 +41,6 @@ if TYPE_CHECKING:
     import uvicorn
 
     from engine import Engine
-    from retrieval.embedding import Embedder
     from ui.service.auth import Access
 
 
@@ -210,11 +209,11 @@ def build_engine_for(
 
     The model file and the search index load on two threads while `meanwhile` runs on this one
     (the service imports the playground's libraries there): llama.cpp and onnxruntime do their
-    work without the GIL, so the three overlap instead of adding up. A third thread loads what a
-    first answer would otherwise load while its user waits (`compose.warm_up`: the exact tools'
+    work without the GIL, so the three overlap instead of adding up. Then what a first answer
+    would otherwise load while its user waits loads here (`compose.warm_up`: the exact tools'
     libraries, the embedder's session). The engine is returned only once all of it is loaded,
-    so the first decision waits for none of it. `report` hears what
-    is loading next (the background start-up shows it on health).
+    so the first decision waits for none of it. `report` hears what is loading next (the
+    background start-up shows it on health).
     """
     from engine import compose  # noqa: PLC0415 - heavy imports only when serving
     from engine.settings import load_settings  # noqa: PLC0415
@@ -227,24 +226,22 @@ def build_engine_for(
         llm = compose.build_scripted_llm(args.scripted_delay)
     else:
         llm = compose.build_llm(settings)
-
-    def warmed_embedder() -> "Embedder":
-        embedder = compose.build_embedder(settings)
-        compose.warm_up(settings, embedder)
-        return embedder
-
-    # Leaving the block waits for the threads, even when something here failed first.
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="thinkpath-load") as pool:
+    # Leaving the block waits for both threads, even when something here failed first.
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="thinkpath-load") as pool:
         model_loaded = pool.submit(compose.load_model, llm)
         searcher_built = pool.submit(compose.build_searcher, settings)
-        # What a first answer would load while its user waits (the exact tools' libraries, the
-        # embedder's session): health stays "starting" until it is loaded.
-        embedder_warmed = pool.submit(warmed_embedder)
         meanwhile()
         report("the search index")
         searcher = searcher_built.result()
+        # What a first answer would otherwise load while its user waits (the exact tools'
+        # libraries, the embedder's session), so health stays "starting" until it is loaded.
+        # On this thread, after `meanwhile`: Python work gains nothing from a thread of its own
+        # (the GIL), and the units' libraries rewrite code through `ast` (inflect's typeguard),
+        # which CPython 3.11 cannot do on two threads at once ("AST constructor recursion depth
+        # mismatch" stopped a start that loaded them beside the playground's imports).
         report("the exact tools' libraries and the embedder")
-        embedder = embedder_warmed.result()
+        embedder = compose.build_embedder(settings)
+        compose.warm_up(settings, embedder)
         report("the store and the learning state")
         tracker = compose.build_tracker(settings) if args.track else None
         engine = compose.build_engine(
