@@ -5,7 +5,9 @@
 Each launch starts `python -m ui.cli serve --scripted-model` on a free loopback port, in a fresh
 THINKPATH_HOME (its default SQLite store), waits for `/api/v1/health` to answer 200 (the service
 says it is ready), and at once posts questions to `/api/v1/decisions`, one at a time, timing each
-from the client's side (the request and its reply included):
+from the client's side (the request and its reply included), and the CPU time the service's
+process spent meanwhile (every thread's, from /proc: on a shared machine the wall time also
+counts the time other jobs held the cores):
 
 - `first`: one question per exact tool, the units tool's first (the question of issue 40, which
   a fresh service on a busy two-core machine kept 25 s in its tool stage with no model call),
@@ -19,7 +21,8 @@ question's record says which tool answered, with what, and how many model calls 
 when the tool answered): a question that no tool read is timed as well, and says so.
 `--before DIR` measures another checkout's code (the commit before a change) beside this one,
 launch by launch, the first of each pair swapping every round (`serve_start.launch_order`), so
-both meet the same machine; each launch records the load average at its start.
+both meet the same machine; each launch records the load average at its start, and its
+service's CPU time until health said ready (`cpu_at_ready_s`).
 """
 
 import argparse
@@ -55,11 +58,27 @@ LATER = [
 TARGET_S = 0.5  # issue 40: an exact tool's question answered in 0.5 s, its first time included
 
 
-def ask(client: httpx.Client, base: str, tool: str, query: str, expected: str) -> dict[str, Any]:
+def cpu_seconds(pid: int) -> float:
+    """The CPU seconds process `pid` has used so far, every thread's (Linux: /proc/PID/stat).
+
+    Why beside wall time: on a shared machine, wall time also counts the time other jobs held
+    the cores; CPU time says how much work the service did, whatever the load.
+    """
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    user, system = int(fields[11]), int(fields[12])  # utime and stime, fields 14 and 15
+    return (user + system) / os.sysconf("SC_CLK_TCK")
+
+
+def ask(
+    client: httpx.Client, base: str, pid: int, question: tuple[str, str, str]
+) -> dict[str, Any]:
     """One decision over HTTP, timed from the client; which tool answered, and with what."""
+    tool, query, expected = question
+    cpu_started = cpu_seconds(pid)
     started = time.perf_counter()
     reply = client.post(f"{base}/api/v1/decisions", json={"query": query})
     seconds = time.perf_counter() - started
+    cpu = cpu_seconds(pid) - cpu_started
     reply.raise_for_status()
     decision = reply.json()
     run = decision.get("tool_run") or {}
@@ -69,6 +88,7 @@ def ask(client: httpx.Client, base: str, tool: str, query: str, expected: str) -
         "query": query,
         "meant_for": tool,
         "seconds": round(seconds, 4),
+        "service_cpu_s": round(cpu, 2),  # the clock ticks at 10 ms
         "answered_by": answered_by,
         "right": expected in answer.replace(",", "").split(),
         "llm_calls": decision["cost"]["calls"],
@@ -95,8 +115,9 @@ def launch(source: Path, home: Path, limit_s: float) -> dict[str, Any]:
     try:
         with httpx.Client(timeout=120.0) as client:
             ready_s = _wait_ready(client, base, server, started, limit_s)
-            first = [ask(client, base, *question) for question in FIRST]
-            later = [ask(client, base, *question) for question in LATER]
+            cpu_at_ready_s = cpu_seconds(server.pid)
+            first = [ask(client, base, server.pid, question) for question in FIRST]
+            later = [ask(client, base, server.pid, question) for question in LATER]
     finally:
         server.terminate()
         try:
@@ -106,7 +127,12 @@ def launch(source: Path, home: Path, limit_s: float) -> dict[str, Any]:
             server.wait()
         if server.stderr:
             server.stderr.close()
-    return {"ready_s": round(ready_s, 2), "first": first, "later": later}
+    return {
+        "ready_s": round(ready_s, 2),
+        "cpu_at_ready_s": round(cpu_at_ready_s, 2),
+        "first": first,
+        "later": later,
+    }
 
 
 def _wait_ready(
@@ -138,6 +164,8 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "launches": len(runs),
         "median_ready_s": round(statistics.median(run["ready_s"] for run in runs), 2),
+        "median_cpu_at_ready_s": round(statistics.median(r["cpu_at_ready_s"] for r in runs), 2),
+        "first_question_cpu_s": [run["first"][0]["service_cpu_s"] for run in runs],
         "first_question_s": firsts,
         "median_first_question_s": round(statistics.median(firsts), 3),
         "slowest_first_of_a_tool_s": slowest_first,
