@@ -209,9 +209,11 @@ def build_engine_for(
 
     The model file and the search index load on two threads while `meanwhile` runs on this one
     (the service imports the playground's libraries there): llama.cpp and onnxruntime do their
-    work without the GIL, so the three overlap instead of adding up. The engine is returned only
-    once its model is loaded, so the first decision does not wait for it. `report` hears what
-    is loading next (the background start-up shows it on health).
+    work without the GIL, so the three overlap instead of adding up. Then what a first answer
+    would otherwise load while its user waits loads here (`compose.warm_up`: the exact tools'
+    libraries, the embedder's session). The engine is returned only once all of it is loaded,
+    so the first decision waits for none of it. `report` hears what is loading next (the
+    background start-up shows it on health).
     """
     from engine import compose  # noqa: PLC0415 - heavy imports only when serving
     from engine.settings import load_settings  # noqa: PLC0415
@@ -231,9 +233,20 @@ def build_engine_for(
         meanwhile()
         report("the search index")
         searcher = searcher_built.result()
+        # What a first answer would otherwise load while its user waits (the exact tools'
+        # libraries, the embedder's session), so health stays "starting" until it is loaded.
+        # On this thread, after `meanwhile`: Python work gains nothing from a thread of its own
+        # (the GIL), and the units' libraries rewrite code through `ast` (inflect's typeguard),
+        # which CPython 3.11 cannot do on two threads at once ("AST constructor recursion depth
+        # mismatch" stopped a start that loaded them beside the playground's imports).
+        report("the exact tools' libraries and the embedder")
+        embedder = compose.build_embedder(settings)
+        compose.warm_up(settings, embedder)
         report("the store and the learning state")
         tracker = compose.build_tracker(settings) if args.track else None
-        engine = compose.build_engine(settings, models=models, searcher=searcher, tracker=tracker)
+        engine = compose.build_engine(
+            settings, models=models, searcher=searcher, tracker=tracker, embedder=embedder
+        )
         report("the language models")
         model_loaded.result()
     return engine, service

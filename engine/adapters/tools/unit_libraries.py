@@ -1,19 +1,23 @@
-"""pint and quantulum3, loaded once per process on first use, and the unit names pint reads.
+"""pint and quantulum3, loaded once per process, and the unit names pint reads.
 
-Both libraries take seconds to load (about 10 s of CPU together: scikit-learn, which quantulum3
-imports when it is installed, and inflect, which its parser imports), so nothing here loads them
-on import: the first
-conversion in a process pays for it. The units tool loads them in its `prepare()`, which the
-tool registry runs before the first deadline starts (the load took 17 s of wall time on a busy
-machine, past the 10 s `THINKPATH_TOOL_TIMEOUT_S`). The word-problem reader (rates over time
-units) shares them through this module; its first rate question in a process may still meet the
-deadline while they load.
+Both libraries take seconds to load (3-4 s of CPU together, most of it inflect, which
+quantulum3's parser imports and whose typeguard decorators rewrite its code), so nothing here
+loads them on import. A service loads them while it starts (`catalog.load_tool_libraries`), so
+that no user waits for them: a fresh service's first unit question once waited 25 s for them on
+a busy machine, with no model call. Elsewhere the first conversion of a process pays for them:
+the units tool loads them in its `prepare()`, which the tool registry runs before the first
+deadline starts (the load took 17 s of wall time on a busy machine, past the 10 s
+`THINKPATH_TOOL_TIMEOUT_S`). The word-problem reader (rates over time units) shares them through
+this module; its first rate question in a process may still meet the deadline while they load.
 """
 
+import contextlib
 import functools
 import re
+import sys
 import threading
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import ToolRefusalError
@@ -44,7 +48,8 @@ def libraries() -> tuple["pint.UnitRegistry[float]", Any]:
                 # Without scikit-learn, quantulum3 warns on import that its classifier is
                 # missing; it is turned off below either way.
                 warnings.filterwarnings("ignore", message="Classifier dependencies not installed")
-                import quantulum3.classifier  # noqa: PLC0415
+                with _without_scikit_learn():
+                    import quantulum3.classifier  # noqa: PLC0415
 
             # The classifier needs a model pickled by another scikit-learn version (it warns
             # and may misread); the rule-based disambiguation is deterministic and offline.
@@ -59,6 +64,28 @@ def libraries() -> tuple["pint.UnitRegistry[float]", Any]:
             format(registry.parse_units("metre"), "P")  # pint's formatter, likewise on first use
             _loaded["pint"], _loaded["parser"] = registry, parser
         return _loaded["pint"], _loaded["parser"]
+
+
+@contextlib.contextmanager
+def _without_scikit_learn() -> Iterator[None]:
+    """scikit-learn reads as not installed inside the block, unless the process has it already.
+
+    Why: quantulum3's classifier module imports scikit-learn when it can (1.5-2 s of CPU, a third
+    of the libraries' load), for a classifier that `libraries` turns off; quantulum3 reads a
+    failed import as "not installed" and goes on without it. A None in `sys.modules` makes the
+    import fail (Python's documented rule); it is taken out again after. The window is one import
+    on the thread that loads the libraries; another thread importing scikit-learn inside it
+    would fail, and none of the engine's does.
+    """
+    if "sklearn" in sys.modules:
+        yield
+        return
+    sys.modules["sklearn"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if "sklearn" in sys.modules and sys.modules["sklearn"] is None:
+            del sys.modules["sklearn"]
 
 
 def free() -> bool:

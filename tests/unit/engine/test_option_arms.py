@@ -197,6 +197,27 @@ def test_questions_without_options_never_reach_the_option_paths(rating: bool) ->
         engine.decide(OPEN, force_path="choose_an_option")
 
 
+def test_the_rating_of_an_open_question_lists_no_option_path() -> None:
+    # The rating rates only the paths that can answer: an option path shown to it is a score
+    # the model writes for nothing, on every cold decision.
+    engine, llm = engine_with(rating_every_path_best, FakeScorer({}), rating=True)
+    for number in range(10):
+        engine.decide(f"{OPEN} Say it in {number + 1} words.")
+    listed = [
+        line.split(":")[0].split(". ", 1)[1]
+        for request in llm.requests
+        if request.purpose == "rate"
+        for line in request.messages[-1]
+        .content.split("Strategies:\n")[1]
+        .split("\n\n")[0]
+        .splitlines()
+    ]
+    option_paths = {p.arm_id for p in engine.templates() if p.procedure in OPTION_PROCEDURES}
+    assert listed  # the rating ran, and listed the paths
+    assert option_paths  # and there were option paths to leave out
+    assert option_paths.isdisjoint(listed)
+
+
 def test_options_a_client_gives_are_answered_only_by_the_option_paths() -> None:
     engine, _ = engine_with(choosing(1))
     for _ in range(20):

@@ -1,10 +1,14 @@
 """The options reader: what it reads, in which form the answer goes, and what it refuses."""
 
+import re
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.domain.option_blocks import _MARKER_CHARACTERS, _MARKERS
+from engine.domain import option_blocks
+from engine.domain.option_blocks import _MARKER_CHARACTERS, _MARKERS, OptionBlock
 from engine.domain.options import (
     MAX_OPTION_CHARS,
     NoOptions,
@@ -432,10 +436,43 @@ def test_lists_in_sentences_that_are_no_choice_are_refused(question: str) -> Non
     assert read_options(question) is None, read_options(question)
 
 
+class _CountedPattern:
+    """A marker style's pattern that notes each scan in `scans` (the fast path's witness)."""
+
+    def __init__(self, style: str, pattern: "re.Pattern[str]", scans: list[str]) -> None:
+        self._style, self._pattern, self._scans = style, pattern, scans
+
+    def finditer(self, text: str) -> Iterator["re.Match[str]"]:
+        self._scans.append(self._style)
+        return self._pattern.finditer(text)
+
+    def search(self, text: str) -> "re.Match[str] | None":
+        self._scans.append(self._style)
+        return self._pattern.search(text)
+
+
+def _read_counting_scans(text: str) -> tuple[object, list[str]]:
+    """`read_lettered(text)`, and the marker styles it scanned `text` for."""
+    scans: list[str] = []
+    counted = {style: _CountedPattern(style, p, scans) for style, p in _MARKERS.items()}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(option_blocks, "_MARKERS", counted)
+        return option_blocks.read_lettered(text), scans
+
+
 @given(st.text(alphabet=st.characters(exclude_characters="([).:-–—"), max_size=80))
-def test_a_text_without_a_marker_character_holds_no_marker_of_any_style(text: str) -> None:
-    # Why `read_lettered` skips its scans for such a text: no style's pattern can match in it.
+def test_a_text_without_a_marker_character_is_not_scanned_and_holds_no_marker(text: str) -> None:
+    # The fast path: `read_lettered` skips its six scans for such a text...
+    assert _read_counting_scans(text) == (None, [])
+    # ...which is sound: no style's pattern can match in it.
     assert [style for style, pattern in _MARKERS.items() if pattern.search(text)] == []
+
+
+def test_a_text_with_a_marker_character_is_scanned_for_every_style() -> None:
+    # The counter's control: where a marker may stand, every style is looked for.
+    reading, scans = _read_counting_scans("Which is larger?\n(A) 3\n(B) 5")
+    assert isinstance(reading, OptionBlock)
+    assert sorted(scans) == sorted(_MARKERS)
 
 
 @pytest.mark.parametrize("marker", ["(A)", "[A]", "A)", "A.", "A:", "A -", "A –", "A —"])

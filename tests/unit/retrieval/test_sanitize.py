@@ -145,3 +145,30 @@ def test_a_text_is_read_once_and_a_long_one_is_not_kept() -> None:
     long_text = "word " * (MAX_CACHED_CHARS // 5 + 1)
     assert sanitize(long_text, max_chars=len(long_text)).text == long_text.strip()
     assert _sanitize_cached.cache_info().currsize == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "read_one_by_one"),
+    [
+        ("Plain words,\ttabs and\nlines: 366 days, café, 東京.", False),  # the fast path
+        ("A bidi \u202e override", True),
+        ("A bell\x07 rings", True),
+    ],
+)
+def test_only_a_text_with_an_unprintable_character_is_read_one_by_one(
+    text: str, read_one_by_one: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fast path's witness: the per-character category reading is counted.
+    import retrieval.sanitize as module
+
+    read: list[str] = []
+
+    class CountedCategories:
+        @staticmethod
+        def category(char: str) -> str:
+            read.append(char)
+            return unicodedata.category(char)
+
+    monkeypatch.setattr(module, "unicodedata", CountedCategories)
+    _strip_invisible(text)
+    assert bool(read) is read_one_by_one

@@ -389,3 +389,30 @@ def test_a_model_that_cannot_load_fails_the_start_not_the_first_question(
     monkeypatch.setattr(compose, "build_models", lambda settings: compose.single_model(chat))
     with pytest.raises(LLMUnavailableError, match=r"could not load .*broken\.gguf"):
         build_engine_for(serve_args(scripted_model=False))
+
+
+def test_the_engine_is_handed_out_only_once_what_a_first_answer_loads_is_loaded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The start-up (health "starting") waits for `compose.warm_up`: a fresh service's first unit
+    # question waited 25 s for the unit libraries, with no model call, when they loaded on use.
+    from engine import compose
+
+    monkeypatch.setenv("THINKPATH_HOME", str(tmp_path))
+    monkeypatch.setenv("THINKPATH_STORE_URL", "memory")
+    events: list[tuple[str, object]] = []
+    build_engine = compose.build_engine
+
+    def warm_up(settings: object, embedder: object) -> None:
+        events.append(("warm_up", embedder))
+
+    def built(*args: object, **kwargs: object) -> object:
+        events.append(("build_engine", kwargs["embedder"]))
+        return build_engine(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(compose, "warm_up", warm_up)
+    monkeypatch.setattr(compose, "build_engine", built)
+    build_engine_for(serve_args())
+    # Warmed first, and the engine decides with the very embedder that was warmed.
+    assert [name for name, _ in events] == ["warm_up", "build_engine"]
+    assert events[0][1] is events[1][1]
