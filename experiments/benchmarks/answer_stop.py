@@ -5,8 +5,8 @@
 The same answer prompts (`engine.stages.answer.answer_messages`, the engine's own rendering of
 a built-in path) go to one loaded copy of the model twice: once with the early stop
 (`LocalModelSettings.stop_early`, `engine.domain.stopping`) and once without, the side that goes
-first alternating, each evaluating its whole prompt (as a cold call does), greedy decoding, the
-engine's answer limit (320 tokens). Printed per call and
+first alternating, each evaluating its whole prompt (as a cold call does; the model is loaded
+before the first), greedy decoding, the engine's answer limit (320 tokens). Printed per call and
 in total: completion tokens, seconds, how each ended, and whether both wrote the same answer
 line (the stop only cuts what follows it, so they should).
 """
@@ -62,6 +62,8 @@ def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[
         )
         for flag in (True, False)
     }
+    for models in sides.values():
+        models.load(model)  # before any timing: the first call would carry the load
     templates = {template.id: template for template in load_templates()}
     limit = EngineConfig().answer_max_tokens
     rows: list[dict[str, Any]] = []
