@@ -21,6 +21,7 @@ from typing import Any
 
 from engine.adapters.llm.local_model import LocalModels
 from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
+from engine.domain.checkers import extract_final_answer
 from engine.domain.config import EngineConfig
 from engine.domain.records import PathDefinition
 from engine.stages.answer import answer_messages
@@ -38,10 +39,10 @@ QUESTIONS = (
 PATHS = ("step_by_step_check", "plan_then_solve", "direct_answer")
 
 
-def answer_line(text: str) -> str:
-    """The last "Answer:" line's value, lower-cased, or "" when there is none."""
-    lines = [line for line in text.splitlines() if "answer" in line.lower() and ":" in line]
-    return lines[-1].split(":", 1)[1].strip(" *.").lower() if lines else ""
+def answer_of(text: str) -> str:
+    """The answer the engine's checkers read in `text` (an "Answer:" line, a \\boxed{}, ...),
+    lower-cased; "" when there is none."""
+    return (extract_final_answer(text) or "").strip(" *.").lower()
 
 
 def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[str, Any]:
@@ -89,7 +90,7 @@ def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[
                     "seconds": round(time.perf_counter() - started, 2),
                     "tokens": generation.completion_tokens,
                     "finish": generation.finish_reason,
-                    "answer": answer_line(generation.text),
+                    "answer": answer_of(generation.text),
                     "text": generation.text,
                 }
             row["same_answer"] = row["stop"]["answer"] == row["full"]["answer"]
