@@ -6,9 +6,10 @@ The same answer prompts (`engine.stages.answer.answer_messages`, the engine's ow
 a built-in path) go to one loaded copy of the model twice: once with the early stop
 (`LocalModelSettings.stop_early`, `engine.domain.stopping`) and once without, the side that goes
 first alternating, each evaluating its whole prompt (as a cold call does; the model is loaded
-before the first), greedy decoding, the engine's answer limit (320 tokens). Printed per call and
-in total: completion tokens, seconds, how each ended, and whether both wrote the same answer
-line (the stop only cuts what follows it, so they should).
+and warmed up before the first), greedy decoding, the engine's answer limit (320 tokens).
+Printed per call and in total: completion tokens, seconds, how each ended, and whether both
+gave the same answer (as the engine's checkers read it; the stop only cuts what follows the
+answer line, so they should).
 """
 
 import argparse
@@ -63,8 +64,11 @@ def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[
         )
         for flag in (True, False)
     }
+    # Before any timing, the load and one token: the first pass pages the weights in (mmap),
+    # which the first timed call would otherwise carry.
+    warm_up = [{"role": "user", "content": "Hi."}]
     for models in sides.values():
-        models.load(model)  # before any timing: the first call would carry the load
+        models.generate(model, warm_up, max_tokens=1, timeout_s=600.0)
     templates = {template.id: template for template in load_templates()}
     limit = EngineConfig().answer_max_tokens
     rows: list[dict[str, Any]] = []
