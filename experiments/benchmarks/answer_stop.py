@@ -85,13 +85,15 @@ def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[
                 # Both sides pay the prompt: else the second reuses what the first evaluated.
                 if runtime:
                     runtime[0].reset()  # type: ignore[attr-defined]  # llama_cpp.Llama's
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 generation = sides[flag].generate(
                     model, messages, max_tokens=limit, timeout_s=600.0
                 )
                 key = "stop" if flag else "full"
                 row[key] = {
                     "seconds": round(time.perf_counter() - started, 2),
+                    # CPU seconds of this process: steadier than wall time on a shared machine
+                    "cpu_seconds": round(time.process_time() - cpu_started, 2),
                     "tokens": generation.completion_tokens,
                     "finish": generation.finish_reason,
                     "answer": answer_of(generation.text),
@@ -101,7 +103,8 @@ def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[
             rows.append(row)
             print(
                 f"{path_id:20} {row['stop']['tokens']:4} tok {row['stop']['seconds']:6.1f} s"
-                f" | {row['full']['tokens']:4} tok {row['full']['seconds']:6.1f} s"
+                f" {row['stop']['cpu_seconds']:6.1f} cpu | {row['full']['tokens']:4} tok"
+                f" {row['full']['seconds']:6.1f} s {row['full']['cpu_seconds']:6.1f} cpu"
                 f" | {row['stop']['answer'][:30]!r} {'=' if row['same_answer'] else '!='}"
                 f" {row['full']['answer'][:30]!r}",
                 flush=True,
@@ -120,6 +123,8 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "seconds_stop": round(total("stop", "seconds"), 1),
         "seconds_full": round(total("full", "seconds"), 1),
         "seconds_ratio": round(total("stop", "seconds") / total("full", "seconds"), 2),
+        "cpu_seconds_stop": round(total("stop", "cpu_seconds"), 1),
+        "cpu_seconds_full": round(total("full", "cpu_seconds"), 1),
         "median_tokens_stop": statistics.median(row["stop"]["tokens"] for row in rows),
         "median_tokens_full": statistics.median(row["full"]["tokens"] for row in rows),
         "same_answer": sum(row["same_answer"] for row in rows),
