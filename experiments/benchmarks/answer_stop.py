@@ -5,10 +5,11 @@
 The same answer prompts (`engine.stages.answer.answer_messages`, the engine's own rendering of
 a built-in path) go to one loaded copy of the model twice: once with the early stop
 (`LocalModelSettings.stop_early`, `engine.domain.stopping`) and once without, the side that goes
-first alternating, each evaluating its whole prompt (as a cold call does), greedy decoding, the
-engine's answer limit (320 tokens). Printed per call and
-in total: completion tokens, seconds, how each ended, and whether both wrote the same answer
-line (the stop only cuts what follows it, so they should).
+first alternating, each evaluating its whole prompt (as a cold call does; the model is loaded
+and warmed up before the first), greedy decoding, the engine's answer limit (320 tokens).
+Printed per call and in total: completion tokens, seconds, how each ended, and whether both
+gave the same answer (as the engine's checkers read it; the stop only cuts what follows the
+answer line, so they should).
 """
 
 import argparse
@@ -21,6 +22,7 @@ from typing import Any
 
 from engine.adapters.llm.local_model import LocalModels
 from engine.adapters.llm.local_settings import ChatRuntime, LocalModelSettings
+from engine.domain.checkers import extract_final_answer
 from engine.domain.config import EngineConfig
 from engine.domain.records import PathDefinition
 from engine.stages.answer import answer_messages
@@ -38,10 +40,10 @@ QUESTIONS = (
 PATHS = ("step_by_step_check", "plan_then_solve", "direct_answer")
 
 
-def answer_line(text: str) -> str:
-    """The last "Answer:" line's value, lower-cased, or "" when there is none."""
-    lines = [line for line in text.splitlines() if "answer" in line.lower() and ":" in line]
-    return lines[-1].split(":", 1)[1].strip(" *.").lower() if lines else ""
+def answer_of(text: str) -> str:
+    """The answer the engine's checkers read in `text` (an "Answer:" line, a \\boxed{}, ...),
+    lower-cased; "" when there is none."""
+    return (extract_final_answer(text) or "").strip(" *.").lower()
 
 
 def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[str, Any]:
@@ -62,6 +64,11 @@ def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[
         )
         for flag in (True, False)
     }
+    # Before any timing, the load and one token: the first pass pages the weights in (mmap),
+    # which the first timed call would otherwise carry.
+    warm_up = [{"role": "user", "content": "Hi."}]
+    for models in sides.values():
+        models.generate(model, warm_up, max_tokens=1, timeout_s=600.0)
     templates = {template.id: template for template in load_templates()}
     limit = EngineConfig().answer_max_tokens
     rows: list[dict[str, Any]] = []
@@ -78,23 +85,26 @@ def run(model: str, questions: int, paths: Sequence[str], threads: int) -> dict[
                 # Both sides pay the prompt: else the second reuses what the first evaluated.
                 if runtime:
                     runtime[0].reset()  # type: ignore[attr-defined]  # llama_cpp.Llama's
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 generation = sides[flag].generate(
                     model, messages, max_tokens=limit, timeout_s=600.0
                 )
                 key = "stop" if flag else "full"
                 row[key] = {
                     "seconds": round(time.perf_counter() - started, 2),
+                    # CPU seconds of this process: steadier than wall time on a shared machine
+                    "cpu_seconds": round(time.process_time() - cpu_started, 2),
                     "tokens": generation.completion_tokens,
                     "finish": generation.finish_reason,
-                    "answer": answer_line(generation.text),
+                    "answer": answer_of(generation.text),
                     "text": generation.text,
                 }
             row["same_answer"] = row["stop"]["answer"] == row["full"]["answer"]
             rows.append(row)
             print(
                 f"{path_id:20} {row['stop']['tokens']:4} tok {row['stop']['seconds']:6.1f} s"
-                f" | {row['full']['tokens']:4} tok {row['full']['seconds']:6.1f} s"
+                f" {row['stop']['cpu_seconds']:6.1f} cpu | {row['full']['tokens']:4} tok"
+                f" {row['full']['seconds']:6.1f} s {row['full']['cpu_seconds']:6.1f} cpu"
                 f" | {row['stop']['answer'][:30]!r} {'=' if row['same_answer'] else '!='}"
                 f" {row['full']['answer'][:30]!r}",
                 flush=True,
@@ -113,6 +123,8 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "seconds_stop": round(total("stop", "seconds"), 1),
         "seconds_full": round(total("full", "seconds"), 1),
         "seconds_ratio": round(total("stop", "seconds") / total("full", "seconds"), 2),
+        "cpu_seconds_stop": round(total("stop", "cpu_seconds"), 1),
+        "cpu_seconds_full": round(total("full", "cpu_seconds"), 1),
         "median_tokens_stop": statistics.median(row["stop"]["tokens"] for row in rows),
         "median_tokens_full": statistics.median(row["full"]["tokens"] for row in rows),
         "same_answer": sum(row["same_answer"] for row in rows),
