@@ -6,7 +6,9 @@ a small CPU (a decision took ~10 s), and a looping seed brief poisons the answer
 Two rules stop such a generation as soon as it is clear nothing useful follows:
 
 - the answer line is complete: a line "Answer: <something>" followed by a line break (every
-  strategy template ends with that line, and nothing after it is read);
+  strategy template ends with that line, and nothing after it is read), or a closed
+  `\\boxed{...}`, the final answer of a model trained on mathematics (Qwen2.5-Coder asked the
+  bare question ends that way, and the answer's extractor reads it as the final answer);
 - the text loops: its tail is one chunk repeated at least `MIN_REPEATS` times, over at least
   `MIN_LOOP_CHARS` characters (so "1000" or "aa" never counts as a loop).
 
@@ -30,11 +32,17 @@ MIN_LOOP_CHARS = 24
 MAX_PERIOD = 200  # characters; a looping sentence of the small model is well under this
 _WINDOW = 4 * MAX_PERIOD
 _ANSWER_LINE = re.compile(r"(?im)^[ \t*#>_-]*(?:final[ \t]+)?answer[ \t*_]*:[ \t*_]*\S[^\n]*\n")
+_BOXED = re.compile(r"\\boxed\{(?:[^{}]|\{[^{}]*\})+\}")  # one level of inner braces
 
 
 def answer_line_done(text: str) -> bool:
-    """Does `text` hold a complete "Answer: ..." line (ended by a line break)?"""
-    return _ANSWER_LINE.search(text) is not None
+    """Does `text` hold a complete "Answer: ..." line (ended by a line break), or a closed
+    `\\boxed{...}`?
+
+    >>> answer_line_done("so the total is $\\\\boxed{\\\\frac{1}{2}}"), answer_line_done("\\\\boxed{4")
+    (True, False)
+    """
+    return _ANSWER_LINE.search(text) is not None or _BOXED.search(text) is not None
 
 
 def _loop_period(text: str) -> int | None:
