@@ -1,4 +1,4 @@
-"""The playground's queue, shared fairly: unread results expire, no client holds more than its share.
+"""The playground's queue, shared fairly: unread results expire, no client holds over its share.
 
 What went wrong (Gradio 6.31, measured through the service): after 3,000 `call/` requests whose
 results were never read, the queue held 1,999 events; a person's Arms-tab call waited at rank
@@ -87,7 +87,7 @@ class PlaygroundQueue:
     def __init__(
         self,
         blocks: Blocks,
-        limits: QueueLimits = QueueLimits(),  # noqa: B008 - frozen, so one shared value is safe
+        limits: QueueLimits = QueueLimits(),  # frozen: one shared default is safe
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.blocks = blocks
@@ -262,8 +262,10 @@ class QueueGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST" and _JOIN.match(scope["path"]):
             await self._join(scope, receive, send)
-        elif scope["type"] == "http" and scope["method"] == "GET" and (
-            read := _READ.match(scope["path"])
+        elif (
+            scope["type"] == "http"
+            and scope["method"] == "GET"
+            and (read := _READ.match(scope["path"]))
         ):
             await self._read(scope, receive, send, read.group("event"))
         else:
@@ -354,6 +356,7 @@ class QueueGuard:
         delay = self.book.next_expiry_in()
         if self._timer or delay is None:
             return
+
         def sweep() -> None:
             self._timer = False
             self.book.expire_unread()

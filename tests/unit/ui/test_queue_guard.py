@@ -29,6 +29,15 @@ CALLS = 3000
 PROXY = ("127.0.0.1", 40000)  # the trusted proxy every test request comes through
 
 
+class HeldView(HeldArms):
+    """The Arms view's reading of the arms held; health's (`engine.arms()`, no arguments) not."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not args and not kwargs:
+            return self.real()
+        return super().__call__(*args, **kwargs)
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 0.0
@@ -41,7 +50,7 @@ class Clock:
 class Service:
     client: TestClient
     book: PlaygroundQueue
-    arms: HeldArms
+    arms: HeldView
     clock: Clock
     show: int  # the Arms tab's function, as the page names it in `queue/join`
 
@@ -78,7 +87,7 @@ def completed(stream: Any) -> list[Any]:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Service]:
     engine = scripted_engine(tmp_path)
-    arms = HeldArms(engine)
+    arms = HeldView(engine)
     engine.arms = arms  # type: ignore[method-assign]
     app = create_app(engine, token=TOKEN, queue_limits=LIMITS)
     book: PlaygroundQueue = app.state.playground_queue
@@ -116,7 +125,7 @@ def test_three_thousand_unread_calls_hold_one_share_and_a_second_user_is_answere
         statuses[status] = statuses.get(status, 0) + 1
         most_waiting = max(most_waiting, service.waiting())
     # One share at a time: 8 a minute were taken; the rest were refused, none dropped silently.
-    assert statuses[429] > 0 and set(statuses) == {200, 429}
+    assert set(statuses) == {200, 429}
     assert most_waiting <= LIMITS.per_client + 1  # the share, and the second user's call
     assert service.book.expired > 0
     assert service.book.held() <= LIMITS.per_client + 1
