@@ -189,7 +189,9 @@ class PlaygroundQueue:
             return
         # Read to the end, or its reader went away and Gradio cleaned the session: either way
         # nothing more will come. Gradio keeps an emptied session, whose stream only beats.
-        self._let_go(session, "already read", state=session in self._one_call)
+        left = queue.pending_event_ids_session.get(session)
+        why = "left unread by a reader that went away" if left else "already read"
+        self._let_go(session, why, state=session in self._one_call)
 
     def expire_unread(self) -> None:
         """Let go every session that nobody has read for `unread_after_s`."""
@@ -207,7 +209,9 @@ class PlaygroundQueue:
 
     def problem(self) -> str | None:
         """What health reports: why the queue is backing up, with its size; None if it is not."""
-        waiting = [line.queue for line in list(self.queue.event_queue_per_concurrency_id.values())]
+        # Copies, read at once: the loop changes these lists while this thread reads them.
+        lines = list(self.queue.event_queue_per_concurrency_id.values())
+        waiting = [list(line.queue) for line in lines]
         size = sum(len(events) for events in waiting)
         heads = [events[0].enqueue_time for events in waiting if events]
         oldest = time.monotonic() - min(heads) if heads else 0.0  # Gradio's own clock
