@@ -337,6 +337,9 @@ class QueueGuard:
         if refusal is not None:
             await send_json(send, *refusal)
             return
+        if not self.book.is_read(session):  # a session the queue does not hold: Gradio's 404
+            await self.app(scope, receive, send)
+            return
         try:
             await self.app(scope, receive, send)
         finally:
