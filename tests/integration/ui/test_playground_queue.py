@@ -38,11 +38,12 @@ def as_user(address: str) -> dict[str, str]:
 def show_index(client: httpx.Client) -> int:
     """The Arms tab's function, as the page finds it in the app's config."""
     config = client.get("/config", headers=as_user("10.9.9.9")).json()
-    return next(
+    index: int = next(
         dependency["id"]
         for dependency in config["dependencies"]
         if dependency.get("api_name") == "show"
     )
+    return index
 
 
 def completed(stream: httpx.Response) -> list[dict[str, Any]]:
