@@ -92,3 +92,36 @@ def test_unread_calls_hold_one_share_and_a_second_user_is_answered(
     written = log.read_text()
     assert "KeyError" not in written
     assert "Traceback" not in written
+
+
+def test_a_second_reader_is_refused_and_a_reader_leaving_logs_nothing(
+    proxied_service: tuple[str, Path],
+) -> None:
+    url, log = proxied_service
+    with httpx.Client(base_url=url, timeout=60) as client:
+        show = show_index(client)
+        # A share of calls from a third user, so that the next one waits in line.
+        for _ in range(SHARE):
+            backlog = {"data": ["", None, ""], "fn_index": show, "session_hash": uuid.uuid4().hex}
+            client.post("/gradio_api/queue/join", json=backlog, headers=as_user("10.0.0.3"))
+        session = uuid.uuid4().hex
+        body = {"data": ["", None, ""], "fn_index": show, "session_hash": session}
+        joined = client.post("/gradio_api/queue/join", json=body, headers=as_user("10.0.0.4"))
+        assert joined.status_code == 200, joined.text
+        params = {"session_hash": session}
+        with client.stream(
+            "GET", "/gradio_api/queue/data", params=params, headers=as_user("10.0.0.4")
+        ) as first:
+            assert first.status_code == 200
+            second = client.get(
+                "/gradio_api/queue/data", params=params, headers=as_user("10.0.0.4"), timeout=10
+            )
+            assert second.status_code == 409, second.text
+        # The first reader left before its result came: Gradio cleans the session up.
+        after = client.get(
+            "/gradio_api/queue/data", params=params, headers=as_user("10.0.0.4"), timeout=10
+        )
+        assert after.status_code == 404
+    written = log.read_text()
+    assert "KeyError" not in written
+    assert "Traceback" not in written
