@@ -39,8 +39,10 @@ def answer_line_done(text: str) -> bool:
     """Does `text` hold a complete "Answer: ..." line (ended by a line break), or a closed
     `\\boxed{...}`?
 
-    >>> answer_line_done("so the total is $\\\\boxed{\\\\frac{1}{2}}"), answer_line_done("\\\\boxed{4")
-    (True, False)
+    >>> answer_line_done("so the total is $\\\\boxed{\\\\frac{1}{2}}")
+    True
+    >>> answer_line_done("\\\\boxed{4")
+    False
     """
     return _ANSWER_LINE.search(text) is not None or _BOXED.search(text) is not None
 

@@ -15,6 +15,7 @@ from ui.service.gradio_calls import GradioCalls
 from ui.service.gradio_queue import mend_queue, queue_problem
 from ui.service.guards import DEFAULT_ALLOWED_HOSTS
 from ui.service.limits import MAX_BODY_BYTES
+from ui.service.queue_guard import PlaygroundQueue, QueueGuard, QueueLimits
 from ui.service.strict_json import validation_error
 
 
@@ -27,6 +28,7 @@ def create_app(
     allowed_hosts: Sequence[str] = DEFAULT_ALLOWED_HOSTS,
     access: Access | None = None,
     guarded: bool = True,
+    queue_limits: QueueLimits | None = None,
 ) -> FastAPI:
     """API routes first, so that `/api/v1/...`, `/docs` and `/openapi.json` win over the mount.
 
@@ -41,10 +43,13 @@ def create_app(
     number of calls stops it (`ui.service.gradio_queue`, whose state health reports), its
     calling routes are checked before it reads them (`ui.service.gradio_calls`), and its
     validation errors are answered by ours, which do not fail on a body that is not UTF-8.
+    Its queue is shared fairly (`ui.service.queue_guard`, within `queue_limits`): unread results
+    expire, one client holds at most its share, and health reports a queue backing up.
     """
     access = access if access is not None else Access(token)
     page = build_playground(engine)
     mend_queue(page)
+    book = PlaygroundQueue(page, queue_limits or QueueLimits())
     # Direct calls (`run/`, `api/`) skip the queue, its one-at-a-time limit included, and Gradio
     # answers any error in them with a 500, a value outside a dropdown's choices too. The page
     # and `gradio_client` join the queue; so queued functions refuse direct calls (404).
@@ -56,7 +61,7 @@ def create_app(
         allowed_hosts=allowed_hosts,
         access=access,
         guarded=guarded,
-        health_checks={"playground": lambda: queue_problem(page)},
+        health_checks={"playground": lambda: queue_problem(page) or book.problem()},
     )
 
     def user(request: Request) -> str | None:
@@ -71,13 +76,14 @@ def create_app(
         auth_dependency=user if access.required else None,
         css=PLAYGROUND_CSS,
     )
-    _harden(mounted, page)
+    _harden(mounted, page, book)
     mounted.state.playground = page  # for whoever must reach the playground's Blocks (tests)
+    mounted.state.playground_queue = book
     return mounted
 
 
-def _harden(app: FastAPI, page: gr.Blocks) -> None:
-    """Put `GradioCalls` around the Gradio app just mounted at the root, and our 422 in it.
+def _harden(app: FastAPI, page: gr.Blocks, book: PlaygroundQueue) -> None:
+    """Put `GradioCalls` and `QueueGuard` around the Gradio app mounted at the root, our 422 in it.
 
     FastAPI's default 422 handler echoes the input and fails (a 500) on bytes that are not UTF-8:
     a body sent as text/plain, form-encoded or without a content type, on every Gradio route.
@@ -88,4 +94,4 @@ def _harden(app: FastAPI, page: gr.Blocks) -> None:
     if not isinstance(gradio.app, FastAPI):  # Gradio's `App` is one; if not, read the upgrade
         raise TypeError(f"the playground's app is a {type(gradio.app).__name__}, not FastAPI")
     gradio.app.add_exception_handler(RequestValidationError, validation_error)
-    gradio.app = GradioCalls(gradio.app, page)
+    gradio.app = QueueGuard(GradioCalls(gradio.app, page), book)

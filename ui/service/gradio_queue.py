@@ -31,7 +31,7 @@ from gradio.blocks import Blocks
 from gradio.queueing import Event, Queue
 from gradio.utils import LRUCache
 
-__all__ = ["HeldSessions", "mend_queue", "queue_problem"]
+__all__ = ["HeldSessions", "drop_session", "mend_queue", "queue_problem"]
 
 
 class HeldSessions(LRUCache[str, Any]):
@@ -58,20 +58,7 @@ def mend_queue(blocks: Blocks) -> Queue:
             deliver(event, message)
 
     def let_go(session: str) -> None:
-        """What Gradio's `clean_events` does for a session, for its own events only.
-
-        `clean_events` walks every queued event; called for each session let go, that made
-        each call cost time in proportion to the backlog. Runs on the server's loop, inside
-        `Queue.push`, with no await: no other step of the queue runs in between.
-        """
-        for event_id in queue.pending_event_ids_session.pop(session, ()):
-            event = queue.event_ids_to_events.pop(event_id, None)
-            if event is None:
-                continue
-            event.alive = False  # a running event: its messages are dropped from now on
-            waiting = queue.event_queue_per_concurrency_id.get(event.concurrency_id)
-            if waiting is not None and event in waiting.queue:
-                waiting.queue.remove(event)
+        drop_session(queue, session)
 
     held = HeldSessions(queue.pending_messages_per_session.max_size, let_go)
     held.update(queue.pending_messages_per_session)
@@ -79,6 +66,25 @@ def mend_queue(blocks: Blocks) -> Queue:
     # On this one queue, not on Gradio's class: other Blocks in the process keep Gradio's own.
     queue.send_message = send_if_held  # type: ignore[method-assign, assignment]
     return queue
+
+
+def drop_session(queue: Queue, session: str) -> None:
+    """What Gradio's `clean_events` does for a session, for its own events only, and its messages.
+
+    `clean_events` walks every queued event; called for each session let go, that made each call
+    cost time in proportion to the backlog. Runs on the server's loop with no await: no other
+    step of the queue runs in between.
+    """
+    for event_id in queue.pending_event_ids_session.pop(session, ()):
+        event = queue.event_ids_to_events.pop(event_id, None)
+        if event is None:
+            continue
+        event.alive = False  # a running event: its messages are dropped from now on
+        waiting = queue.event_queue_per_concurrency_id.get(event.concurrency_id)
+        if waiting is not None and event in waiting.queue:
+            waiting.queue.remove(event)
+    # OrderedDict's own pop: the cache's `let_go` hook is for what it pushes out, not this.
+    queue.pending_messages_per_session.pop(session, None)
 
 
 def queue_problem(blocks: Blocks) -> str | None:
