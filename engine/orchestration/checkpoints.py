@@ -38,7 +38,9 @@ log = logging.getLogger(__name__)
 # evidence has since left the state (the ledger reads it from the store), which a format-2
 # checkpoint still serves: its "evidence" is ignored, so an upgrade needs no full replay.
 # 3: each path's seconds per kind (`PathSeconds`), which a format-2 checkpoint lacks.
-FORMAT = 3
+# 4: one anchor per kind (`engine.domain.kinds.distinct_anchor`): a checkpoint of format 3 may
+# hold two kinds' outcomes under one shared anchor, which only a replay of the log tells apart.
+FORMAT = 4
 # The keys of a policy's `to_dict()` that say how it is configured, not what it has learned.
 CONFIGURATION_KEYS = ("format_version", "policy", "params", "keyed_by_context")
 

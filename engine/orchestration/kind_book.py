@@ -12,7 +12,7 @@ replicas that meet one new kind of query at once end with one kind, not two.
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -57,7 +57,10 @@ class KindBook:
         self._settings = settings or KindSettings()
         self._lock = threading.RLock()
         self._kinds: dict[str, Kind] = {}
-        self._by_name: dict[str, str] = {}  # name -> kind id
+        # name -> kind id: every kind's name, and its former names (a renamed task's old name
+        # still refers to it, so clients that send the old name keep their kind)
+        self._by_name: dict[str, str] = {}
+        self._anchors: set[tuple[float, ...]] = set()  # every kind's anchor: one kind, one anchor
         self._discovered: list[Kind] = []  # the kinds an unnamed query may join, in log order
         # Their profiles (unit vectors, one row each: the mean of their first members), the
         # sums behind them, and how many members each has.
@@ -96,7 +99,14 @@ class KindBook:
 
     def find(self, query: str, *, task: str | None = None) -> KindMatch:
         """The kind of `query`: the named task's (created on its first query), else the
-        discovered kind whose anchor is nearest, if near enough, else a new kind."""
+        discovered kind whose anchor is nearest, if near enough, else a new kind.
+
+        It reads the kind log first (one indexed read of the events after the last one read),
+        so that a replica matches against the kinds, names and profiles that every other
+        process has written, never against a stale copy: a stale replica would join an older
+        kind, or give a renamed task its old name.
+        """
+        self.sync()
         if task is not None:
             return self._named(_checked_name(task), query)
         vector = self._embed(query)
@@ -134,24 +144,28 @@ class KindBook:
         (for a kind not seen yet) the anchor it would get."""
         with self._lock:
             self.sync()
-            if task is not None:
-                known = self._by_name.get(_checked_name(task))
-                if known is not None:
-                    return self._kinds[known].anchor
+            name = None if task is None else _checked_name(task)
+            if name is not None and name in self._by_name:
+                return self._kinds[self._by_name[name]].anchor
+            # the id a new kind would take, which decides how its anchor is made distinct
+            kind_id = f"task:{name}" if name is not None else f"k{self._last_seq + 1}"
             vector = self._embed(query)
             if not np.any(vector):
+                if name is not None:
+                    anchor = rules.placeholder_anchor(kind_id, self.dimension)
+                    return rules.distinct_anchor(anchor, kind_id, self._anchors)
                 unsorted = self._kinds.get(rules.UNSORTED)
                 return (
                     unsorted.anchor
                     if unsorted
                     else rules.placeholder_anchor(rules.UNSORTED, self.dimension)
                 )
-            if task is None:
+            if name is None:
                 index, similarity = rules.nearest_kind(vector, self._profiles)
                 full = len(self._discovered) >= self._settings.max_kinds
                 if index >= 0 and (similarity >= self._settings.threshold or full):
                     return self._discovered[index].anchor
-            return rules.round_anchor(vector)
+            return rules.distinct_anchor(rules.round_anchor(vector), kind_id, self._anchors)
 
     @property
     def _threshold(self) -> str:
@@ -160,7 +174,10 @@ class KindBook:
     def rename(self, kind_id: str, name: str) -> Kind:
         """Give a kind a name (a discovered kind, or a task renamed); it keeps its evidence.
 
-        The name then works as a task name: `decide(query, task=name)` joins this kind.
+        The name then works as a task name: `decide(query, task=name)` joins this kind. The
+        rename is an event in the kind log, so a restart and every replica see it. A former
+        name stays an alias of the kind: `decide(query, task=old)` joins the renamed kind (its
+        name stays the new one), and no other kind may take the old name.
         """
         name = _checked_name(name)
         for _ in range(_MAX_APPEND_TRIES):
@@ -169,7 +186,11 @@ class KindBook:
                 kind = self.kind(kind_id)
                 holder = self._by_name.get(name)
                 if holder is not None and holder != kind_id:
-                    raise InvalidKindError(f"the name {name!r} is taken by kind {holder!r}")
+                    held = self._kinds[holder]
+                    how = "its former name" if name in held.aliases else "its name"
+                    raise InvalidKindError(
+                        f"the name {name!r} is taken by kind {holder!r} ({how})"
+                    )
                 if kind.name == name:
                     return kind
                 event = KindEvent(
@@ -212,20 +233,25 @@ class KindBook:
             self._add_to_profile(index, event.anchor or ())
             return
         if event.action == "rename":
-            kind = self._kinds[event.kind_id]
-            if kind.name is not None:
-                self._by_name.pop(kind.name, None)
-            renamed = Kind(
-                kind.kind_id, kind.seq, kind.origin, event.name, kind.anchor, kind.example
-            )
-            self._kinds[kind.kind_id] = renamed
-            if event.name is not None:
-                self._by_name[event.name] = kind.kind_id
-            self._discovered = [
-                renamed if k.kind_id == kind.kind_id else k for k in self._discovered
-            ]
+            self._apply_rename(event.kind_id, event.name)
             return
-        anchor = event.anchor or rules.placeholder_anchor(event.kind_id, self.dimension)
+        if event.kind_id in self._kinds:
+            # A second "create" of one kind: written by a version that let a renamed task's old
+            # name create the task again (and lose its new name). The first create stands, and
+            # the old name is an alias of it, as a rename now leaves it.
+            logger.warning(
+                "kind log of %r: seq %d creates kind %r again; kept the kind as first created",
+                self._namespace,
+                event.seq,
+                event.kind_id,
+            )
+            return
+        anchor = rules.distinct_anchor(
+            event.anchor or rules.placeholder_anchor(event.kind_id, self.dimension),
+            event.kind_id,
+            self._anchors,
+        )
+        self._anchors.add(anchor)
         kind = Kind(event.kind_id, event.seq, event.origin, event.name, anchor, event.example)
         self._kinds[kind.kind_id] = kind
         if kind.name is not None:
@@ -235,7 +261,20 @@ class KindBook:
             self._profiles = np.vstack((self._profiles, np.zeros((1, self.dimension))))
             self._sums = np.vstack((self._sums, np.zeros((1, self.dimension))))
             self._members.append(0)
-            self._add_to_profile(len(self._discovered) - 1, anchor)
+            # the profile starts from the query's own vector, not the anchor made distinct
+            self._add_to_profile(len(self._discovered) - 1, event.anchor)
+
+    def _apply_rename(self, kind_id: str, name: str | None) -> None:
+        """The kind takes `name`; its former name stays an alias that still refers to it."""
+        kind = self._kinds[kind_id]
+        aliases = kind.aliases
+        if kind.name is not None and kind.name != name and kind.name not in aliases:
+            aliases = (*aliases, kind.name)
+        renamed = replace(kind, name=name, aliases=tuple(a for a in aliases if a != name))
+        self._kinds[kind_id] = renamed
+        if name is not None:
+            self._by_name[name] = kind_id
+        self._discovered = [renamed if k.kind_id == kind_id else k for k in self._discovered]
 
     def _add_to_profile(self, index: int, vector: Sequence[float]) -> None:
         self._sums[index] += np.asarray(vector, dtype=np.float64)
@@ -267,7 +306,11 @@ class KindBook:
                 self._sync_if_named(name)
                 known = self._by_name.get(name)
                 if known is not None:
-                    return KindMatch(self._kinds[known], None, False, f"the named task {name!r}")
+                    kind = self._kinds[known]
+                    why = f"the named task {name!r}"
+                    if kind.name != name:
+                        why += f" (renamed {kind.label!r})"
+                    return KindMatch(kind, None, False, why)
                 seq = self._last_seq
             created = self._append(seq, "task", name, self._embed(query), query)
             if created is not None:
@@ -342,11 +385,13 @@ def _checked_name(name: object) -> str:
 
 
 def describe_kinds(book: KindBook, sizes: dict[str, int]) -> list[dict[str, Any]]:
-    """The kinds as `Engine.snapshot` lists them: id, name, origin, size and example."""
+    """The kinds as `Engine.snapshot` lists them: id, name, former names, origin, size and
+    example."""
     return [
         {
             "kind": kind.kind_id,
             "name": kind.name,
+            "aliases": list(kind.aliases),
             "origin": kind.origin,
             "decisions": sizes.get(kind.kind_id, 0),
             "example": kind.example,
