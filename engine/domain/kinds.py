@@ -48,6 +48,7 @@ import numpy.typing as npt
 __all__ = [
     "DEFAULT_KIND_THRESHOLD",
     "DEFAULT_MAX_KINDS",
+    "DEFAULT_MAX_TASKS",
     "FALLBACK_DIMENSION",
     "KIND_TEXT_CHARS",
     "PROFILE_MEMBERS",
@@ -76,6 +77,10 @@ PROFILE_MEMBERS = 8
 # query"); the embedding's cost grows with the text's length.
 KIND_TEXT_CHARS = 120
 DEFAULT_MAX_KINDS = 256
+# Named tasks are bounded like discovered kinds: a client may name any task, so without a bound
+# every new name grew the policies' state (28 MB per 1,000 names). At the bound a new name is
+# refused (`InvalidKindError`); the tasks that exist, and their former names, go on.
+DEFAULT_MAX_TASKS = 256
 # The context size when no embedding model is installed: MiniLM's, so that installing the model
 # later changes no policy shape (the checkpoints' fingerprint still tells the two apart).
 FALLBACK_DIMENSION = 384

@@ -47,6 +47,7 @@ _EXAMPLES_KEPT = 3  # examples per kind in `describe`, besides its first query
 class KindSettings:
     threshold: float | None = None  # None: the embedder's stated threshold (`kind_threshold`)
     max_kinds: int = rules.DEFAULT_MAX_KINDS
+    max_tasks: int = rules.DEFAULT_MAX_TASKS
 
 
 def embedder_space(embedder: Embedder | None) -> str | None:
@@ -371,6 +372,13 @@ class KindBook:
                         why += f" (renamed {kind.label!r})"
                     return KindMatch(kind, None, False, why)
                 seq = self._last_seq
+                tasks = sum(kind.origin == "task" for kind in self._kinds.values())
+            if tasks >= self._settings.max_tasks:
+                raise InvalidKindError(
+                    f"task {name!r} is new, and the most named tasks allowed "
+                    f"({self._settings.max_tasks}) exist: send a task that exists (Engine.kinds "
+                    "lists them) or leave the task out to have the kind found from the query"
+                )
             # A task's anchor is its first query's vector, where that is of the log's space.
             vector = self._embed(query) if self._claim_space() else None
             created = self._append(seq, "task", name, vector, query)

@@ -252,3 +252,19 @@ def test_a_log_that_created_a_renamed_task_again_keeps_the_first_kind(
     (kind,) = kinds.kinds
     assert (kind.name, kind.aliases, kind.seq) == ("alpha-renamed", ("alpha",), 1)
     assert "creates kind 'task:alpha' again" in caplog.text
+
+
+def test_at_the_bound_of_named_tasks_a_new_name_is_refused_and_the_others_go_on() -> None:
+    store = InMemoryStore()
+    kinds = book(store, max_tasks=2)
+    kinds.find("add 1", task="sums")
+    kinds.find("capital of Peru", task="capitals")
+    with pytest.raises(InvalidKindError, match=r"task 'spelling' is new.*allowed \(2\) exist"):
+        kinds.find("spell apple", task="spelling")
+    assert kinds.find("add 2", task="sums").kind.kind_id == "task:sums"
+    kinds.rename("task:sums", "additions")  # a rename makes no task: its old name still works
+    assert kinds.find("add 3", task="sums").kind.kind_id == "task:sums"
+    assert kinds.find("spell apple").kind.origin == "discovered"  # unnamed: found, as ever
+    with pytest.raises(InvalidKindError, match="allowed"):
+        book(store, max_tasks=2).find("spell apple", task="spelling")  # a restart agrees
+    assert [k.kind_id for k in kinds.kinds if k.origin == "task"] == ["task:sums", "task:capitals"]
