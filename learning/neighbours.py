@@ -42,13 +42,12 @@ class NearestContexts:
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         self._k = k
-        self._dimension = dimension
-        self._units: FloatArray = np.zeros((16, dimension))  # grown by doubling: rows [0, size)
         self._size = 0
-        self._rows: list[IntArray] = []  # per context: its nearest rows, nearest first
-        self._cosines: list[FloatArray] = []  # and their cosines with it
-        # each row's k-th cosine (-inf while its list is shorter): what a new context must beat
-        self._worst: FloatArray = np.full(16, -np.inf)
+        # Grown by doubling, rows [0, size) in use: each context's unit vector, and its list
+        # (nearest first; a short list is padded with row -1 at cosine -inf, which sorts last).
+        self._units: FloatArray = np.zeros((16, dimension))
+        self._rows: IntArray = np.full((16, k), -1, dtype=np.int64)
+        self._cosines: FloatArray = np.full((16, k), -np.inf)
 
     def __len__(self) -> int:
         return self._size
@@ -56,15 +55,13 @@ class NearestContexts:
     @property
     def nbytes(self) -> int:
         """The memory its arrays hold (the unit vectors, and the lists)."""
-        lists = sum(
-            rows.nbytes + cosines.nbytes
-            for rows, cosines in zip(self._rows, self._cosines, strict=True)
-        )
-        return int(self._units.nbytes + self._worst.nbytes) + lists
+        return int(self._units.nbytes + self._rows.nbytes + self._cosines.nbytes)
 
     def neighbours(self, row: int) -> tuple[IntArray, FloatArray]:
         """The stored context's nearest other rows (nearest first) and their cosines."""
-        return self._rows[row], self._cosines[row]
+        rows = self._rows[row]
+        length = int(np.count_nonzero(rows >= 0))
+        return rows[:length], self._cosines[row, :length]
 
     def nearest(self, vector: Sequence[float] | FloatArray) -> tuple[IntArray, FloatArray]:
         """The k stored rows nearest to a context not stored, and their cosines."""
@@ -74,32 +71,33 @@ class NearestContexts:
         """Store a context as the next row; return the earlier rows whose lists it entered
         (whatever a caller derived from their lists is stale)."""
         unit = _unit(vector)
-        cosines = self._units[: self._size] @ unit
         row = self._size
-        # only the rows it beats are visited: a vector comparison, then a few list insertions
-        changed = np.flatnonzero(cosines > self._worst[:row]).tolist()
-        for other in changed:
-            self._enter(other, row, float(cosines[other]))
+        cosines = self._units[:row] @ unit
+        # the rows it beats (nearer than their k-th; a short list takes any), all at once
+        changed = np.flatnonzero(cosines > self._cosines[:row, -1])
+        if len(changed):
+            self._enter(changed, row, cosines[changed])
         if row == len(self._units):
             self._units = np.concatenate((self._units, np.zeros_like(self._units)))
-            self._worst = np.concatenate((self._worst, np.full(row, -np.inf)))
+            self._rows = np.concatenate((self._rows, np.full_like(self._rows, -1)))
+            self._cosines = np.concatenate((self._cosines, np.full_like(self._cosines, -np.inf)))
         self._units[row] = unit
-        self._size += 1
         rows, near = self._top(cosines)
-        self._rows.append(rows)
-        self._cosines.append(near)
-        if len(rows) >= self._k:
-            self._worst[row] = near[-1]
-        return changed
+        self._rows[row, : len(rows)] = rows
+        self._cosines[row, : len(rows)] = near
+        self._size += 1
+        return changed.tolist()  # type: ignore[no-any-return]  # a list of Python ints
 
-    def _enter(self, row: int, new: int, cosine: float) -> None:
-        """Put `new` in `row`'s list, which it beats (after any earlier row of equal cosine)."""
-        rows, cosines = self._rows[row], self._cosines[row]
-        place = int(np.searchsorted(-cosines, -cosine, side="right"))
-        self._rows[row] = np.insert(rows, place, new)[: self._k]
-        self._cosines[row] = kept = np.insert(cosines, place, cosine)[: self._k]
-        if len(kept) >= self._k:
-            self._worst[row] = kept[-1]
+    def _enter(self, changed: IntArray, new: int, cosines: FloatArray) -> None:
+        """Put `new` in each changed row's list: appended last, then a stable sort by cosine,
+        so that it comes after any earlier row of equal cosine; the k first are kept."""
+        merged_cosines = np.concatenate((self._cosines[changed], cosines[:, None]), axis=1)
+        merged_rows = np.concatenate(
+            (self._rows[changed], np.full((len(changed), 1), new, dtype=np.int64)), axis=1
+        )
+        order = np.argsort(-merged_cosines, axis=1, kind="stable")[:, : self._k]
+        self._rows[changed] = np.take_along_axis(merged_rows, order, axis=1)
+        self._cosines[changed] = np.take_along_axis(merged_cosines, order, axis=1)
 
     def _top(self, cosines: FloatArray) -> tuple[IntArray, FloatArray]:
         if len(cosines) == 0:
