@@ -9,7 +9,9 @@ query are; the policy has 10 arms, as the path role has. For each size J:
    Memory is what the policy's arrays hold then (`held_bytes`: every array it refers to).
 2. Decision time: an outcome in a known kind, then its draw and its P(best) (the posterior is
    recomputed after every outcome), median over 300 kinds; the same for a kind not seen yet.
-3. A new kind's cost: the outcome that creates it, median over 100 new kinds.
+3. A new kind's cost: the outcome that creates it, median over 100 new kinds; and the decision
+   in a known kind right after a new kind came (as on a server, where new kinds arrive between
+   decisions): median over the same 100.
 
     python -m experiments.benchmarks.pooling --sizes 1000,2500,5000,9900 --json out.json
 
@@ -40,7 +42,8 @@ def kinds(count: int, rng: np.random.Generator) -> np.ndarray:
     centres /= np.linalg.norm(centres, axis=1, keepdims=True)
     noise = rng.standard_normal((count, DIMENSION)) / np.sqrt(DIMENSION)
     vectors = centres[rng.integers(TOPICS, size=count)] + noise
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return unit
 
 
 def decide(policy: PooledThompsonSampling, context: np.ndarray, rng: np.random.Generator) -> None:
@@ -52,22 +55,23 @@ def decide(policy: PooledThompsonSampling, context: np.ndarray, rng: np.random.G
 
 def held_bytes(value: object, seen: set[int] | None = None) -> int:
     """The bytes of every numpy array `value` holds, through its attributes, dicts and lists
-    (an array's base counted once: the views of one buffer share it)."""
+    (an array's base counted once: the views of one buffer share it), and of its bytes keys."""
     seen = set() if seen is None else seen
     if id(value) in seen:
         return 0
     seen.add(id(value))
     if isinstance(value, np.ndarray):
         return value.nbytes if value.base is None else held_bytes(value.base, seen)
-    if isinstance(value, Mapping):
-        return sum(held_bytes(k, seen) + held_bytes(v, seen) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return sum(held_bytes(item, seen) for item in value)
     if isinstance(value, bytes):
         return len(value)
     if hasattr(value, "__dict__") and not isinstance(value, type):
-        return held_bytes(vars(value), seen)
-    return 0
+        value = vars(value)
+    parts: list[object] = []
+    if isinstance(value, Mapping):
+        parts = [*value.keys(), *value.values()]
+    elif isinstance(value, list | tuple):
+        parts = list(value)
+    return sum(held_bytes(part, seen) for part in parts)
 
 
 def micros(seconds: list[float]) -> float:
@@ -97,11 +101,15 @@ def measure(size: int, seed: int = 0) -> dict[str, Any]:
         policy.select(context=vector)
         policy.prob_best(context=vector)
         first_sight.append(time.perf_counter() - started)
-    creating = []
-    for vector in new:
+    creating, after_new = [], []
+    for vector, index in zip(new, rng.choice(size, size=len(new), replace=False), strict=True):
         started = time.perf_counter()
         policy.update(ARMS[0], 1.0, context=vector)
         creating.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        policy.select(context=known[index])
+        policy.prob_best(context=known[index])
+        after_new.append(time.perf_counter() - started)
     return {
         "kinds": size,
         "memory_mb": round(memory / 2**20, 1),
@@ -109,6 +117,7 @@ def measure(size: int, seed: int = 0) -> dict[str, Any]:
         "decision_us": micros(decision),
         "unseen_kind_decision_us": micros(first_sight),
         "new_kind_us": micros(creating),
+        "decision_after_new_kind_us": micros(after_new),
     }
 
 
