@@ -86,7 +86,7 @@ class NearestContexts:
         self._rows[row, : len(rows)] = rows
         self._cosines[row, : len(rows)] = near
         self._size += 1
-        return changed.tolist()  # type: ignore[no-any-return]  # a list of Python ints
+        return changed.tolist()
 
     def _enter(self, changed: IntArray, new: int, cosines: FloatArray) -> None:
         """Put `new` in each changed row's list: appended last, then a stable sort by cosine,
