@@ -268,3 +268,27 @@ def test_at_the_bound_of_named_tasks_a_new_name_is_refused_and_the_others_go_on(
     with pytest.raises(InvalidKindError, match="allowed"):
         book(store, max_tasks=2).find("spell apple", task="spelling")  # a restart agrees
     assert [k.kind_id for k in kinds.kinds if k.origin == "task"] == ["task:sums", "task:capitals"]
+
+
+def test_two_engines_on_one_sqlite_store_and_a_restart_agree_on_a_rename(
+    world: World, tmp_path: Any
+) -> None:
+    from engine.adapters.store.sql import SqlStore
+
+    with SqlStore(f"sqlite:///{tmp_path / 'store.sqlite3'}") as store:
+        first, second = world.engine(store=store), world.engine(store=store)
+        first.decide("What is the sum 3 + 4?", task="alpha")
+        assert first.rename_kind("task:alpha", "alpha-renamed")["aliases"] == ["alpha"]
+        decision = second.decide("What is the sum 5 + 6?", task="alpha")  # the old name
+        assert decision.kind is not None
+        assert (decision.kind.id, decision.kind.label) == ("task:alpha", "alpha-renamed")
+        assert decision.kind.why == "the named task 'alpha' (renamed 'alpha-renamed')"
+        restarted = world.engine(store=store)
+        for engine in (first, second, restarted):
+            (row,) = engine.kinds()
+            assert (row["kind"], row["name"], row["aliases"], row["decisions"]) == (
+                "task:alpha",
+                "alpha-renamed",
+                ["alpha"],
+                2,
+            )
