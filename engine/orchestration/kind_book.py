@@ -102,6 +102,7 @@ class KindBook:
         self.space = embedder_space(embedder)
         self._log_space: str | None = None  # the log's, from its first "space" event
         self._log_has_vectors = False
+        self._spaces = 0  # "space" events read: discovered ids do not count them
         self._lock = threading.RLock()
         self._kinds: dict[str, Kind] = {}
         # name -> kind id: every kind's name, and its former names (a renamed task's old name
@@ -200,7 +201,7 @@ class KindBook:
             if name is not None and name in self._by_name:
                 return self._kinds[self._by_name[name]].anchor
             # the id a new kind would take, which decides how its anchor is made distinct
-            kind_id = f"task:{name}" if name is not None else f"k{self._last_seq + 1}"
+            kind_id = f"task:{name}" if name is not None else self._discovered_id(self._last_seq)
             if self._foreign_space():
                 if name is None:
                     raise ConfigError(self._space_refusal())
@@ -284,6 +285,7 @@ class KindBook:
 
     def _apply(self, event: KindEvent) -> None:
         if event.action == "space":
+            self._spaces += 1
             if self._log_space is None:  # the first one holds: every later vector is of it
                 self._log_space = event.name
             return
@@ -423,7 +425,7 @@ class KindBook:
         """Append a new kind at `seq + 1`; None when another process took that seq first (the
         book has then read the log again). A zero anchor is no anchor (a placeholder's)."""
         if kind_id is None:
-            kind_id = f"task:{name}" if origin == "task" else f"k{seq + 1}"
+            kind_id = f"task:{name}" if origin == "task" else self._discovered_id(seq)
         if anchor is not None and not np.any(anchor):
             anchor = None
         event = KindEvent(
@@ -488,6 +490,12 @@ class KindBook:
             self._log.append_kind_event(event)
             self.sync()
         raise StoreError("could not record the embedder: other processes kept adding kinds")
+
+    def _discovered_id(self, seq: int) -> str:
+        """The id of a discovered kind appended at `seq + 1`: "k" and its seq, less the "space"
+        events before it, so that the first kind of a new log is "k1" as before the embedder was
+        recorded. Unique: the number grows by at least one from one kind to the next."""
+        return f"k{seq + 1 - self._spaces}"
 
     def _embed(self, query: str) -> np.ndarray:
         if self._embedder is None:

@@ -78,6 +78,9 @@ def test_a_log_written_before_the_embedder_was_recorded_takes_the_first_readers(
         assert kinds.find("capital of Chile").kind.kind_id == "k1"
     assert "does not say which embedder" in caplog.text
     assert store.kind_events_since("default", 1)[0].name == "another-model@2.1"
+    # ids do not count the space event: the next kind, at seq 4 (after it and a member), is k3
+    assert kinds.find("spell apple").kind.kind_id == "k3"
+    assert len({kind.kind_id for kind in book(store, WideDirections()).kinds}) == 2
     with pytest.raises(ConfigError):
         book(store, HashingEmbedder(4)).find("capital of Chile")
 
