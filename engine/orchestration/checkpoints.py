@@ -61,6 +61,11 @@ def fingerprint(
     found in the store: detours come and go with the log, and the checkpoint carries them. An
     active `price` (cost in the reward) changes what was learned from the same log, so it is
     named too; an inactive one is left out, so that prices off keep earlier fingerprints.
+
+    The embedder is not named, by design: the contexts a checkpoint holds are the kinds'
+    anchors, read from the kind log, never embedded again, so a replay by any process gives
+    the same state. Which embedder the log's vectors come from is recorded in the log itself,
+    and a process with another refuses to match queries against them (`kind_book`).
     """
     described: dict[str, Any] = {
         "format": FORMAT,
