@@ -136,8 +136,9 @@ class Settings(BaseSettings):
     seed_gate: bool = PRODUCT_SEED_GATE
     # The model's rating of cold paths (off: it did not predict outcomes, see EngineConfig).
     rate_cold_paths: bool = _ENGINE.rate_cold_paths
-    # A query joins a known kind at this cosine with its anchor; at most this many kinds.
-    kind_threshold: float = Field(default=_ENGINE.kind_threshold, gt=0, le=1)
+    # A query joins a known kind at this cosine with its profile (unset: the embedder's own);
+    # at most this many kinds.
+    kind_threshold: float | None = Field(default=_ENGINE.kind_threshold, gt=0, le=1)
     max_kinds: int = Field(default=_ENGINE.max_kinds, ge=1, le=10_000)
     # Cost in the reward (`engine.domain.pricing`): what the policies learn is the reward less
     # this much per LLM call and per second of LLM time; 0 (off) learns the raw reward.

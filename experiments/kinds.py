@@ -1,7 +1,7 @@
 """How well discovered kinds of query match the true task families, and how long finding one takes.
 
     python -m experiments.kinds [--thresholds 0.3,0.4,0.5] [--orders 3] [--per-family 20]
-        [--json results.json]
+        [--embedder shipped|hashing] [--json results.json]
 
 The queries are the development BIG-bench families (`experiments.bigbench`, 18 families) and the
 generated families (`experiments.tasks`, 7), each in `--orders` shuffled orders. Each order runs
@@ -16,7 +16,8 @@ threshold it reports, averaged over orders:
 - the ARI of the regex families, the kinds the engine used before.
 
 These are development families: the threshold is chosen on them (docs/benchmarks.md, "Kinds of
-query"); the public families the issue was tried on stay held out.
+query"); the public families the issue was tried on stay held out. `--embedder hashing` runs
+the hashing fall-back (384 wide) instead of the shipped model, to state its own threshold.
 """
 
 import argparse
@@ -31,12 +32,13 @@ from sklearn.metrics import adjusted_rand_score  # type: ignore[import-untyped]
 
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_embedder
-from engine.domain.kinds import DEFAULT_MAX_KINDS
+from engine.domain.kinds import DEFAULT_MAX_KINDS, FALLBACK_DIMENSION
 from engine.orchestration.kind_book import KindBook, KindSettings
 from engine.settings import load_settings
 from experiments.bigbench.suite import bigbench_suite
 from experiments.regex_families import family
 from experiments.tasks import Task, generate_suite
+from retrieval.embedding import HashingEmbedder
 
 __all__ = ["kind_study", "main"]
 
@@ -64,13 +66,20 @@ def assign(tasks: list[Task], threshold: float, embedder: Any) -> tuple[list[str
     return kinds, seconds
 
 
-def kind_study(thresholds: list[float], orders: int, per_family: int) -> dict[str, Any]:
+def kind_study(
+    thresholds: list[float], orders: int, per_family: int, *, embedder_name: str = "shipped"
+) -> dict[str, Any]:
     """ARI, kinds found and time to find a kind per threshold (see the module)."""
-    embedder = build_embedder(load_settings(store_url="memory"))
+    embedder = (
+        HashingEmbedder(FALLBACK_DIMENSION)
+        if embedder_name == "hashing"
+        else build_embedder(load_settings(store_url="memory"))
+    )
     embedder.embed(["warm up"])  # the model loads on its first call: not part of any figure
     tasks = study_tasks(per_family)
     truth_names = sorted({task.family for task in tasks})
     result: dict[str, Any] = {
+        "embedder": embedder.model_id,
         "tasks": len(tasks),
         "families": len(truth_names),
         "orders": orders,
@@ -109,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--thresholds", default="0.3,0.35,0.4,0.45,0.5,0.6")
     parser.add_argument("--orders", type=int, default=3)
     parser.add_argument("--per-family", type=int, default=20)
+    parser.add_argument("--embedder", choices=("shipped", "hashing"), default="shipped")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     try:
@@ -117,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--thresholds must be numbers separated by commas")
     if args.orders < 1 or args.per_family < 1 or not all(0 < t <= 1 for t in thresholds):
         parser.error("--orders and --per-family must be at least 1, thresholds in (0, 1]")
-    found = kind_study(thresholds, args.orders, args.per_family)
+    found = kind_study(thresholds, args.orders, args.per_family, embedder_name=args.embedder)
     print(json.dumps(found, indent=1))
     if args.json:
         args.json.write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")

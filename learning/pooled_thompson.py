@@ -12,12 +12,14 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
+import numpy.typing as npt
 
 from learning.base import FloatArray, array_from_state
 from learning.bayes_ucb import round_number, upper_quantiles
 from learning.contextual import CONTEXT_PARAMS, ContextualPolicy, FrozenMemo
 from learning.counting import one_hot
 from learning.errors import InvalidParameterError, StateError
+from learning.neighbours import NearestContexts
 from learning.params import Param
 from learning.posterior import beta_prob_best, beta_std
 
@@ -32,11 +34,12 @@ class PooledThompsonSampling(ContextualPolicy):
     contexts most like it.
 
     Context k (a kind of query; the engine gives each kind a fixed unit vector, its anchor) holds,
-    per arm a, its own weighted successes s_ka and failures f_ka (n_ka = s_ka + f_ka). Every
-    other context j is weighted by how alike the two are, a softmax of their cosine c_kj at
-    temperature tau, scaled so that the weights of the J other contexts sum to J::
+    per arm a, its own weighted successes s_ka and failures f_ka (n_ka = s_ka + f_ka). Each of
+    its J_k nearest other contexts N(k) (at most `neighbours`, by cosine) is weighted by how
+    alike the two are, a softmax of their cosine c_kj at temperature tau, scaled so that the
+    weights sum to J_k::
 
-        w_kj  = J exp(c_kj / tau) / sum_i exp(c_ki / tau)              (j, i != k)
+        w_kj  = J_k exp(c_kj / tau) / sum_i exp(c_ki / tau)             (j, i in N(k))
         S_ka  = sum_j w_kj s_ja,   N_ka = sum_j w_kj n_ja
         mu_ka = (a0 + S_ka) / (a0 + b0 + N_ka)
         v_ka  = min(m, N_ka)
@@ -55,6 +58,13 @@ class PooledThompsonSampling(ContextualPolicy):
     pooling.py` and "Kinds of query" in `docs/benchmarks.md`): m = 4 cut regret by 21-24 (of
     52-57 from zero) where families resemble each other and cost 1.7 [-0.7, 4.2] where they
     share nothing. The engine learns its path and tool choices with this policy by default.
+
+    Why only the nearest: at tau = 0.05 a context 0.2 less alike weighs e^-4 = 2% as much, so
+    the far ones add almost nothing, and weighing them all kept a weight vector over all
+    contexts per context (memory quadratic: 800 MB at 10,000). Each context's nearest are kept
+    as contexts come (`learning.neighbours`): memory and a new context's cost are linear in
+    contexts, a posterior reads `neighbours` rows (docs/benchmarks.md, "Pooling at 10,000
+    kinds"). With no more than `neighbours` contexts it is the full pool.
 
     A pseudo-pull counts as evidence for `is_cold`: an arm that the pool already knows is not
     cold in a new family. At most `max_contexts` contexts are kept (as in `contextual_thompson`).
@@ -98,6 +108,9 @@ class PooledThompsonSampling(ContextualPolicy):
             0.05, low=0.0, low_open=True, doc="tau: how sharply the pool favours similar contexts"
         ),
         "max_contexts": Param(10_000, low=1, integer=True, doc="distinct contexts kept at most"),
+        "neighbours": Param(
+            32, low=1, integer=True, doc="the nearest contexts a context's prior pools from"
+        ),
     }
 
     def _init_stats(self, arm_count: int, /) -> None:
@@ -105,15 +118,15 @@ class PooledThompsonSampling(ContextualPolicy):
         self._strength = float(self.params["prior_strength"] or 0.0)
         self._temperature = float(self.params["similarity_temperature"] or 1.0)
         # context bytes -> (2, K) [successes; failures] of that context alone (no prior): views
-        # of the rows of `_stacked` (J, 2, K), in the same order, which the pool reads at once
+        # of the rows of `_stacked` (capacity, 2, K), in the same order, which the pool reads
         self._counts: dict[bytes, FloatArray] = {}
-        self._stacked: FloatArray = np.zeros((0, 2, arm_count))
+        self._row_of: dict[bytes, int] = {}
+        self._stacked: FloatArray = np.zeros((16, 2, arm_count))
         self._totals: FloatArray = np.zeros((2, arm_count))  # the sum of every context's counts
-        # The contexts' unit vectors, one row per key of `_counts` in its order, and each
-        # context's pooling weights over those rows: anchors never move, so the weights change
-        # only when a context is added.
-        self._units: FloatArray = np.zeros((0, self.context_dim))
-        self._weights: dict[bytes, FloatArray] = {}
+        # Each stored context's nearest others, and (rows, weights) computed from them: anchors
+        # never move, so a context's weights change only when a new context enters its list.
+        self._nearest = NearestContexts(self.context_dim, int(self.params["neighbours"] or 1))
+        self._pools: dict[int, tuple[npt.NDArray[np.int64], FloatArray]] = {}
         self._keyed: FrozenMemo[bytes] = FrozenMemo()  # frozen contexts' keys
         self._forget_posteriors()
 
@@ -130,22 +143,26 @@ class PooledThompsonSampling(ContextualPolicy):
         read-only: the table the draws and P(best) use, computed once until the counts change."""
         return self._memoised_posterior(self._check_context(context))
 
-    def _pool_weights(self, key: bytes, vector: FloatArray) -> FloatArray:
-        """w_kj over the stored contexts (0 for the context itself), summing to J."""
-        weights = self._weights.get(key)
-        if weights is not None and len(weights) == len(self._counts):
-            return weights
-        logits = self._units @ _unit(vector) / self._temperature
-        own = np.array([stored == key for stored in self._counts], dtype=bool)
-        others = len(self._counts) - int(own.sum())
-        logits[own] = -np.inf
-        if others == 0:
-            weights = np.zeros(len(self._counts))
-        else:
-            scaled = np.exp(logits - logits[~own].max())
-            weights = others * scaled / scaled.sum()
-        self._weights[key] = weights
-        return weights
+    def _pool_weights(
+        self, key: bytes, vector: FloatArray
+    ) -> tuple[npt.NDArray[np.int64], FloatArray]:
+        """The rows of the context's nearest others, and their w_kj (summing to their count)."""
+        row = self._row_of.get(key)
+        if row is None:  # a context not stored yet: its nearest, computed (not kept)
+            return self._weigh(*self._nearest.nearest(vector))
+        pool = self._pools.get(row)
+        if pool is None:
+            pool = self._pools[row] = self._weigh(*self._nearest.neighbours(row))
+        return pool
+
+    def _weigh(
+        self, rows: npt.NDArray[np.int64], cosines: FloatArray
+    ) -> tuple[npt.NDArray[np.int64], FloatArray]:
+        if len(rows) == 0:
+            return rows, np.zeros(0)
+        logits = cosines / self._temperature
+        scaled = np.exp(logits - logits.max())
+        return rows, len(rows) * scaled / scaled.sum()
 
     def _posterior(self, context: FloatArray | None, /) -> FloatArray:
         # The formulas of the class docstring, in the same floating-point operations as written
@@ -155,10 +172,11 @@ class PooledThompsonSampling(ContextualPolicy):
         vector = self._vector(context)
         key = self._key(context)
         own = self._counts.get(key)
-        weights = self._pool_weights(key, vector)
+        rows, weights = self._pool_weights(key, vector)
         shape = self._totals.shape
         if len(weights):
-            others = np.dot(weights, self._stacked.reshape(len(weights), -1)).reshape(shape)
+            pooled = self._stacked[rows].reshape(len(rows), -1)
+            others = np.dot(weights, pooled).reshape(shape)
         else:
             others = np.zeros(shape)
         others_pulls = others[0] + others[1]
@@ -217,17 +235,24 @@ class PooledThompsonSampling(ContextualPolicy):
         self._totals[1, index] += weight - gain
 
     def _add_context(self, key: bytes, vector: FloatArray, counts: FloatArray) -> FloatArray:
-        self._units = np.vstack((self._units, _unit(vector)[None, :]))
-        self._weights.clear()  # every context's weights gain a row
-        self._restack(np.concatenate((self._stacked, counts[None])), [*self._counts, key])
+        row = len(self._counts)
+        if row == len(self._stacked):  # grown by doubling: adding J contexts copies O(J) rows
+            grown = np.concatenate((self._stacked, np.zeros_like(self._stacked)))
+            self._restack(grown, list(self._counts))
+        self._stacked[row] = counts
+        self._counts[key] = self._stacked[row]
+        self._row_of[key] = row
+        for changed in self._nearest.add(vector):
+            self._pools.pop(changed, None)
         return self._counts[key]
 
     def _restack(self, stacked: FloatArray, keys: list[bytes]) -> None:
-        """Hold `stacked` (one (2, K) row per key, in order) and each context's counts as a view
-        of its row, so that an update in place is what the pool reads. Why: stacking the
-        contexts' counts anew for every posterior was a fifth of computing it."""
+        """Hold `stacked` (one (2, K) row per key, in order, then spare rows) and each context's
+        counts as a view of its row, so that an update in place is what the pool reads. Why:
+        stacking the contexts' counts anew for every posterior was a fifth of computing it."""
         self._stacked = stacked
         self._counts = {key: stacked[row] for row, key in enumerate(keys)}
+        self._row_of = {key: row for row, key in enumerate(keys)}
 
     def _probabilities(self, context: FloatArray | None, /) -> FloatArray:
         table = self._memoised_posterior(context)
@@ -252,7 +277,7 @@ class PooledThompsonSampling(ContextualPolicy):
 
     def _append_arm(self) -> None:
         self._forget_posteriors()
-        added = np.zeros((len(self._counts), 2, 1))
+        added = np.zeros((len(self._stacked), 2, 1))
         self._restack(np.concatenate((self._stacked, added), axis=2), list(self._counts))
         self._totals = np.concatenate((self._totals, np.zeros((2, 1))), axis=1)
 
@@ -278,9 +303,10 @@ class PooledThompsonSampling(ContextualPolicy):
             raise StateError("state stats 'contexts' must be a list of context vectors")
         count, arms = len(contexts), len(self._arms)
         self._forget_posteriors()
-        self._restack(np.zeros((0, 2, arms)), [])
+        self._restack(np.zeros((16, 2, arms)), [])
         self._totals = np.zeros((2, arms))
-        self._units, self._weights = np.zeros((0, self.context_dim)), {}
+        self._nearest = NearestContexts(self.context_dim, int(self.params["neighbours"] or 1))
+        self._pools = {}
         if count == 0:
             return  # (a context's first update creates its counts; the totals start at 0)
         vectors = array_from_state(stats, "contexts", (count, self.context_dim))
@@ -293,18 +319,13 @@ class PooledThompsonSampling(ContextualPolicy):
         keys = [vector.tobytes() for vector in vectors]
         if len(set(keys)) != count:
             raise StateError("state stats 'contexts' holds the same context twice")
-        self._units = np.stack([_unit(vector) for vector in vectors])  # row by row, as when added
+        for vector in vectors:  # row by row, as when added: the same nearest lists
+            self._nearest.add(vector)
         self._restack(np.stack((successes, failures), axis=1), keys)
         totals = array_from_state(stats, "totals", (2, arms))
         if not np.allclose(totals, np.stack((successes.sum(axis=0), failures.sum(axis=0)))):
             raise StateError("state stats 'totals' are not the sums of the contexts' counts")
         self._totals = totals
-
-
-def _unit(vector: FloatArray) -> FloatArray:
-    """The context's direction: its vector over its norm (a zero vector as it is)."""
-    norm = float(np.linalg.norm(vector))
-    return vector / norm if norm > 0 else vector
 
 
 class PooledBayesUCB(PooledThompsonSampling):

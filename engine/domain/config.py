@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.domain.budget import Budget
-from engine.domain.kinds import DEFAULT_KIND_THRESHOLD, DEFAULT_MAX_KINDS
+from engine.domain.kinds import DEFAULT_MAX_KINDS
 from engine.domain.pricing import CostPrice, DrawPrice
 from engine.domain.procedures import MAX_PROCEDURE_CALLS
 
@@ -83,9 +83,10 @@ class EngineConfig:
     rating_cache_size: int = 256
     min_rating_to_explore: int = 2  # cold arms rated below this are not explored on the LLM's word
     rate_cold_paths: bool = PRODUCT_RATE_COLD_PATHS  # ask the model to rate cold paths first
-    # Kinds of query (`engine.domain.kinds`): the cosine at which a query joins a known kind,
-    # and the most kinds a namespace discovers (then a query joins its nearest kind).
-    kind_threshold: float = DEFAULT_KIND_THRESHOLD
+    # Kinds of query (`engine.domain.kinds`): the cosine at which a query joins a known kind
+    # (None: the embedder's own, `kind_threshold`, measured per embedder), and the most kinds a
+    # namespace discovers (then a query joins its nearest kind).
+    kind_threshold: float | None = None
     max_kinds: int = DEFAULT_MAX_KINDS
     detour: DetourRules = field(default_factory=DetourRules)
     # The catalogue model that writes the program tool's programs (a coder model writes programs

