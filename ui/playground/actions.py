@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from engine import ArmStats, Decision, Engine, checker_for
@@ -27,10 +27,11 @@ from ui.playground.views import (
     card_markdown,
     check_set_by,
     cost_markdown,
+    shown_answer,
     standing_scores,
     trace_rows,
 )
-from ui.progress import CALL_TITLES, ProgressQueue, describe_stage
+from ui.progress import CALL_TITLES, ProgressQueue, describe_stage, working_on
 
 if TYPE_CHECKING:  # matplotlib loads when a figure is first drawn (`ui.playground.figures`)
     from matplotlib.figure import Figure
@@ -59,7 +60,7 @@ class AskView:
     raw_trace: list[dict[str, Any]] = field(default_factory=list)
     chosen_path: str | None = None
     kind_note: str = ""  # kept with the decision on screen, so a re-drawn card keeps it
-    answer: str = ""  # the answer as the model or tool wrote it, for the copy button
+    answer: str = ""  # the answer as the card shows it (`shown_answer`), for the copy button
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,10 @@ class Actions:
 
     # -- Ask -------------------------------------------------------------------------------------
 
+    def now(self) -> float:
+        """The clock the progress and the card's time read (the page stamps Ask with it)."""
+        return self._clock()
+
     def ask(self, text: str, expected_text: str, answer_kind: str, task: str = "") -> AskView:
         """Decide and return the finished view (the page uses `ask_live` for progress)."""
         *_, (_, view) = self.ask_live(text, expected_text, answer_kind, task)
@@ -98,11 +103,22 @@ class Actions:
         return view
 
     def ask_live(
-        self, text: str, expected_text: str, answer_kind: str, task: str = ""
+        self,
+        text: str,
+        expected_text: str,
+        answer_kind: str,
+        task: str = "",
+        asked_at: float | None = None,
     ) -> Iterator[tuple[str, AskView | None]]:
-        """Yield (progress so far, None) as each stage finishes, then (progress, the view).
+        """Yield (progress so far, None) at once, as each stage finishes or a model call starts
+        and each second; then (progress ending in "Done", the view without its plot), and last
+        (the same progress, the view with its plot).
 
-        `task` names the kind of query (blank: the engine finds it from the query)."""
+        The card comes with "Done": the plot, the slow part to draw and send, follows it.
+        `task` names the kind of query (blank: the engine finds it from the query); `asked_at`
+        is when Ask was pressed (`now`), so the seconds said are the seconds the user waited.
+        """
+        began = self._clock() if asked_at is None else asked_at
         try:
             checker, kind_note = expected_checker(expected_text, answer_kind)
         except (ThinkPathError, ValueError) as error:
@@ -110,8 +126,9 @@ class Actions:
             return
         lines: list[str] = []
         answer_so_far = ""
-        began = self._clock()
-        working = "Starting"  # what runs now: the last model call announced, or the next step
+        # What runs now, named from its first second (`working_on`), and since when.
+        working, since = working_on(None), self._clock()
+        yield self._working(lines, working, since, began), None
         listener = ProgressQueue()
         events = listener.run(
             # The expected answer is the user's claim: scored as theirs, theirs to correct.
@@ -125,41 +142,53 @@ class Actions:
             TICK_S,
         )
         for kind, value in events:
-            now = f"- *{working}... ({self._clock() - began:.0f} s so far)*"
             if kind == "call":
-                working = CALL_TITLES.get(value, f"Calling the model ({value})")
+                working, since = (
+                    CALL_TITLES.get(value, f"Calling the model ({value})"),
+                    self._clock(),
+                )
                 answer_so_far = ""
             elif kind == "stage":
                 lines.append(f"- {describe_stage(value)} ({value.seconds:.1f} s)")
-                working = "Working on the next step"
+                working, since = working_on(value), self._clock()
             elif kind == "token":
                 answer_so_far += value
                 said = plain_text(clip(answer_so_far, 200, keep_end=True))
-                now = f"- *{CALL_TITLES['answer']}:* {said}"
+                yield "\n".join([*lines, f"- *{CALL_TITLES['answer']}:* {said}"]), None
+                continue
             if kind == "error":
                 if not isinstance(value, ThinkPathError | ValueError):
                     raise value
                 yield "\n".join(lines), AskView(None, f"**Error:** {value}")
             elif kind == "done":
-                lines.append(f"- **Done** in {self._clock() - began:.1f} s.")
-                yield "\n".join(lines), self._view(value, kind_note)
+                view, waited = self._view(value, kind_note, began)
+                lines.append(f"- **Done** in {waited:.1f} s.")
+                yield "\n".join(lines), view
+                yield "\n".join(lines), replace(view, posteriors=self._paths_figure(value))
             else:
-                if kind != "token":
-                    now = f"- *{working}... ({self._clock() - began:.0f} s so far)*"
-                yield "\n".join([*lines, now]), None
+                yield self._working(lines, working, since, began), None
 
-    def _view(self, decision: Decision, kind_note: str) -> AskView:
-        return AskView(
+    def _working(self, lines: list[str], working: str, since: float, began: float) -> str:
+        """The progress so far, and what runs now with its seconds and the whole wait's."""
+        now = self._clock()
+        return "\n".join(
+            [*lines, f"- *{working}... ({now - since:.0f} s; {now - began:.0f} s in all)*"]
+        )
+
+    def _view(self, decision: Decision, kind_note: str, began: float) -> tuple[AskView, float]:
+        """The finished view but its plot, and the seconds waited until it was ready."""
+        card = card_markdown(decision, kind_note, self._kind_size(decision))
+        view = AskView(
             decision_id=decision.id,
-            card=card_markdown(decision, kind_note, self._kind_size(decision)),
-            cost=cost_markdown(decision),
-            posteriors=self._paths_figure(decision),
+            card=card,
             trace=trace_rows(decision),
             raw_trace=decision.model_dump(mode="json")["trace"],
             chosen_path=decision.path.arm_id,
             kind_note=kind_note,
-            answer=decision.answer or "",
+            answer=shown_answer(decision.answer),
         )
+        waited = self._clock() - began
+        return replace(view, cost=cost_markdown(decision, waited)), waited
 
     def _kind_size(self, decision: Decision) -> int | None:
         """How many decisions the decision's kind of query has (for "and N more")."""

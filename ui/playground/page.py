@@ -4,7 +4,7 @@ Ask locks itself while a decision runs: the query, Ask and every score button ar
 the decision on screen is cleared, so a score can only ever go to the decision being shown.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import gradio as gr
@@ -130,38 +130,32 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         raw = gr.JSON()
 
     controls = [query, ask, good, bad, record]
+    asked_at = gr.State(None)  # when Ask was pressed: the card's seconds are the user's wait
 
     # A new question clears the last one's card, plot and trace: a stale plot under a new
     # question's progress read as its result.
     def lock() -> tuple[Any, ...]:
         cleared: tuple[Any, ...] = (None, "", "", "", "Starting...", None, [], None, "", "")
-        return (*(gr.update(interactive=False) for _ in controls), *cleared)
+        return (*(gr.update(interactive=False) for _ in controls), *cleared, actions.now())
 
     def unlock(current: str | None) -> tuple[Any, ...]:
         scorable = gr.update(interactive=current is not None)
         return (gr.update(interactive=True), gr.update(interactive=True), *[scorable] * 3)
 
-    def run(
-        text: str, expected_text: str, answer_kind: str, task_name: str
-    ) -> Iterator[dict[Any, Any]]:
-        for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name):
-            if view is None:
-                yield {progress: lines}
-                continue
-            yield {
-                progress: lines,
-                decision_id: view.decision_id,
-                chosen: view.chosen_path,
-                card: view.card,
-                cost: view.cost,
-                posteriors: view.posteriors,
-                trace: view.trace,
-                raw: view.raw_trace,
-                kind_note: view.kind_note,
-                answer_copy: view.answer,
-                id_copy: view.decision_id or "",
-            }
-
+    parts = {
+        "progress": progress,
+        "decision_id": decision_id,
+        "chosen": chosen,
+        "card": card,
+        "cost": cost,
+        "posteriors": posteriors,
+        "trace": trace,
+        "raw": raw,
+        "kind_note": kind_note,
+        "answer_copy": answer_copy,
+        "id_copy": id_copy,
+    }
+    run = _runner(actions, parts)
     outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw, kind_note]
     outputs += [answer_copy, id_copy]
     # The Ask button's run is the page's API for programs (`gradio_client`: api_name "/ask");
@@ -170,11 +164,15 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         cleared = [
             *controls,
             *(decision_id, score_status, card, cost, progress),
-            *(posteriors, trace, raw, answer_copy, id_copy),
+            *(posteriors, trace, raw, answer_copy, id_copy, asked_at),
         ]
         visibility: Literal["public", "private"] = "public" if name else "private"
         trigger(lock, None, cleared, queue=False, api_visibility="private").then(
-            run, [query, expected, kind, task], outputs, api_name=name, api_visibility=visibility
+            run,
+            [query, expected, kind, task, asked_at],
+            outputs,
+            api_name=name,
+            api_visibility=visibility,
         ).then(unlock, decision_id, controls, queue=False, api_visibility="private")
 
     def scorer(fixed: float | None) -> Any:
@@ -199,6 +197,39 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         record.click(scorer(None), **scoring),
     ]
     return {"score_buttons": scored}
+
+
+def _runner(actions: Actions, parts: dict[str, Any]) -> Callable[..., Iterator[dict[Any, Any]]]:
+    """The Ask run over the components in `parts`: the progress as it comes, then the card with
+    "Done" in one update, then the card's plot alone (the slow part to draw and send)."""
+
+    def run(
+        text: str, expected_text: str, answer_kind: str, task_name: str, pressed: float | None
+    ) -> Iterator[dict[Any, Any]]:
+        shown = None  # the decision whose card is on screen
+        for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name, pressed):
+            if view is None:
+                yield {parts["progress"]: lines}
+            elif shown is not None and view.decision_id == shown:
+                yield {parts["posteriors"]: view.posteriors}
+            else:
+                shown = view.decision_id
+                values = {
+                    "progress": lines,
+                    "decision_id": view.decision_id,
+                    "chosen": view.chosen_path,
+                    "card": view.card,
+                    "cost": view.cost,
+                    "posteriors": view.posteriors,
+                    "trace": view.trace,
+                    "raw": view.raw_trace,
+                    "kind_note": view.kind_note,
+                    "answer_copy": view.answer,
+                    "id_copy": view.decision_id or "",
+                }
+                yield {parts[name]: value for name, value in values.items()}
+
+    return run
 
 
 ALL_KINDS = ("all kinds (or the query's, if one is typed)", "")
