@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from engine import ArmStats, Decision, Engine, checker_for
+from engine import PROB_BEST_MEANING, ArmStats, Decision, Engine, checker_for
 from engine.errors import ThinkPathError
 from templates import parse_template
 from ui.markup import clip, code_span, plain_text, quoted
@@ -21,7 +21,6 @@ from ui.playground.figures import (
     posterior_figure,
     regret_figure,
     reward_figure,
-    shown_prob_best,
 )
 from ui.playground.views import (
     card_markdown,
@@ -40,10 +39,9 @@ __all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView", "ScoreView"]
 
 ARM_COLUMNS = ["role", "arm", "origin", "pulls", "mean", "outcomes", "state", "P(best)", "retired"]
 PULLS_NOTE = (
-    "*Pulls* count effective observations: each score counts with its weight (yours 1.0, the "
-    "referee's less), so a fractional count such as 4.5 means some scores were half-weight; "
-    "*mean* is the weighted mean of the scores. *P(best)* is read off the posteriors plotted "
-    "below (all questions together), within each role."
+    "*Pulls* count effective observations, all questions together: each score counts with its "
+    "weight (yours 1.0, the referee's less), so a fractional count such as 4.5 means some "
+    "scores were half-weight; *mean* is the weighted mean of the scores. " + PROB_BEST_MEANING
 )
 TICK_S = 1.0  # how often the progress line's seconds count up while nothing else happens
 
@@ -198,7 +196,10 @@ class Actions:
         return sizes.get(decision.kind.id)
 
     def _paths_figure(self, decision: Decision) -> Figure:
-        live = [s for s in self.engine.arms() if s.role == "path" and not s.retired]
+        """The path arms, with P(best) for the decision's kind (as the Arms tab shows it)."""
+        kind = decision.kind.id if decision.kind is not None else None
+        stats = self.engine.arms(kind=kind) if kind is not None else self.engine.arms()
+        live = [s for s in stats if s.role == "path" and not s.retired]
         return posterior_figure(live, "path arms", chosen=decision.path.arm_id)
 
     def score(self, decision_id: str | None, reward: float, kind_note: str = "") -> ScoreView:
@@ -266,10 +267,12 @@ class Actions:
             asked, kind = "", ""
         if kind:
             note.append(f"*State* and P(best) for the kind of query {code_span(kind)}.")
-        elif not asked:
+        elif asked:
+            note.append("*State* and P(best) for the kind of query this question would join.")
+        else:
             note.append(
-                "*State* (cold or confident) depends on the question, because the engine learns "
-                "per kind of question: type one above and press Refresh."
+                "*State* (cold or confident) and P(best) are per kind of query, because the "
+                "engine learns per kind: choose a kind or type a question above."
             )
         if not any(stat.outcomes for stat in stats):
             note.append("No scores yet: ask something on the Ask tab and score it.")
@@ -371,7 +374,8 @@ def kind_label(row: dict[str, Any]) -> str:
 
 
 def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
-    """One row per arm; P(best) from the same posteriors the figure draws (`shown_prob_best`)."""
+    """One row per arm; P(best) the engine's own for the kind the stats were read for
+    (`engine.PROB_BEST_MEANING`), blank without one, as in /api/v1/arms."""
     return [
         [
             stat.role,
@@ -381,10 +385,10 @@ def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
             None if stat.mean_reward is None else round(stat.mean_reward, 3),
             stat.outcomes,
             "cold" if stat.cold else ("confident" if stat.cold is False else "-"),
-            None if chance is None else round(chance, 3),
+            None if stat.prob_best is None else round(stat.prob_best, 3),
             stat.retired_reason or "",
         ]
-        for stat, chance in zip(stats, shown_prob_best(stats), strict=True)
+        for stat in stats
     ]
 
 

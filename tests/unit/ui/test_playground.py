@@ -30,7 +30,7 @@ ROLE, ARM, STATE = (ARM_COLUMNS.index(name) for name in ("role", "arm", "state")
 
 def test_the_arms_tab_says_why_columns_are_empty(engine: Engine) -> None:
     view = Actions(engine).arms()
-    assert "type one above" in view.note
+    assert "choose a kind or type a question above" in view.note
     assert "No scores yet" in view.note
     assert {row[STATE] for row in view.table} == {"-"}
     # every arm is listed, tools included, and the plot lists paths in the table's order
