@@ -32,9 +32,21 @@ ARMS_SCROLL_HINT = (
 # scrolls sideways inside itself (measured: at 1023 px it does, at 1024 px it fits), and a phone
 # shows no scrollbar until one swipes, so a hint says so there.
 NARROW_PX = 1023
+# Below it, Gradio's column widths (shares of the table's box) left the trace table's "seconds"
+# and "LLM calls" 26 px wide at 390 px, one letter per line, and cut template ids mid-word. There,
+# a table's box keeps a width its columns can be read at, and scrolls sideways inside the page
+# as the Arms table does: Gradio sizes the columns from the box, so header and rows stay aligned.
+NARROW_TABLE_PX = {"#trace-table": 760, "#templates-table": 960, "#detours-table": 640}
+_NARROW_TABLES = "\n".join(
+    f"  {table} {{ overflow-x: auto; }}\n  {table} .table-container {{ min-width: {px}px; }}"
+    for table, px in NARROW_TABLE_PX.items()
+)
 PLAYGROUND_CSS = f"""
 .narrow-only {{ display: none; }}
-@media (max-width: {NARROW_PX}px) {{ .narrow-only {{ display: block; }} }}
+@media (max-width: {NARROW_PX}px) {{
+  .narrow-only {{ display: block; }}
+{_NARROW_TABLES}
+}}
 """
 EXAMPLE_TEMPLATE = '''id = "check_units"
 name = "Check the units"
@@ -123,7 +135,7 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         max_height=TALL,
         # One width per column, summing to the table's: the last ("LLM calls") was cut off at
         # 1280 px when only four were given.
-        column_widths=["19%", "17%", "48%", "8%", "8%"],
+        column_widths=["18%", "16%", "46%", "10%", "10%"],
         wrap=True,
     )
     with gr.Accordion("Raw trace (JSON)", open=False, elem_id="raw-trace"):
@@ -305,7 +317,7 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
         interactive=False,
         elem_id="templates-table",
         max_height=TALL,
-        column_widths=["20%", "20%", "42%", "18%"],
+        column_widths=["24%", "18%", "40%", "18%"],  # the longest built-in id whole
         wrap=True,
     )
     new_template = gr.Code(

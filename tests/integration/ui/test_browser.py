@@ -120,7 +120,7 @@ def test_ask_is_locked_while_it_runs_and_shows_progress_and_a_card(
     expect(page.locator("#score-status")).to_contain_text(f"for {second}")
     assert user_scored(slow_service_url, second)
     page.get_by_role("tab", name="Arms").click()
-    expect(page.locator("#arms-note")).to_contain_text("type one above")
+    expect(page.locator("#arms-note")).to_contain_text("choose a kind or type a question above")
     row = page.locator("#arms-table").get_by_role("row").filter(has_text=arm).first
     # the outcomes column (the sixth) says what the engine learned, score included: no Refresh
     # click needed (how many outcomes one decision counts for is the engine's rule)
