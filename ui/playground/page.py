@@ -213,19 +213,18 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
 
 def _runner(actions: Actions, parts: dict[str, Any]) -> Callable[..., Iterator[dict[Any, Any]]]:
     """The Ask run over the components in `parts`: the progress as it comes, then the card with
-    "Done" in one update, then the card's plot alone (the slow part to draw and send)."""
+    "Done" in one update, then the same with the card's plot (the slow part to draw and send).
+
+    The last update repeats the card with its plot, unchanged: a program calling "/ask" gets the
+    last update as its result, and one holding the plot alone gave it no card."""
 
     def run(
         text: str, expected_text: str, answer_kind: str, task_name: str, pressed: float | None
     ) -> Iterator[dict[Any, Any]]:
-        shown = None  # the decision whose card is on screen
         for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name, pressed):
             if view is None:
                 yield {parts["progress"]: lines}
-            elif shown is not None and view.decision_id == shown:
-                yield {parts["posteriors"]: view.posteriors}
             else:
-                shown = view.decision_id
                 values = {
                     "progress": lines,
                     "decision_id": view.decision_id,
