@@ -142,13 +142,17 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         raw = gr.JSON()
 
     controls = [query, ask, good, bad, record]
-    asked_at = gr.State(None)  # when Ask was pressed: the card's seconds are the user's wait
+    # When each session pressed Ask, so the card's seconds are the user's whole wait. Not a
+    # State input: "/ask" keeps the four inputs programs call it with.
+    pressed: dict[str, float] = {}
 
     # A new question clears the last one's card, plot and trace: a stale plot under a new
     # question's progress read as its result.
-    def lock() -> tuple[Any, ...]:
+    def lock(request: gr.Request) -> tuple[Any, ...]:
+        if request.session_hash:
+            pressed[request.session_hash] = actions.now()
         cleared: tuple[Any, ...] = (None, "", "", "", "Starting...", None, [], None, "", "")
-        return (*(gr.update(interactive=False) for _ in controls), *cleared, actions.now())
+        return (*(gr.update(interactive=False) for _ in controls), *cleared)
 
     def unlock(current: str | None) -> tuple[Any, ...]:
         scorable = gr.update(interactive=current is not None)
@@ -167,7 +171,7 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         "answer_copy": answer_copy,
         "id_copy": id_copy,
     }
-    run = _runner(actions, parts)
+    run = _runner(actions, parts, pressed)
     outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw, kind_note]
     outputs += [answer_copy, id_copy]
     # The Ask button's run is the page's API for programs (`gradio_client`: api_name "/ask");
@@ -176,12 +180,12 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         cleared = [
             *controls,
             *(decision_id, score_status, card, cost, progress),
-            *(posteriors, trace, raw, answer_copy, id_copy, asked_at),
+            *(posteriors, trace, raw, answer_copy, id_copy),
         ]
         visibility: Literal["public", "private"] = "public" if name else "private"
         trigger(lock, None, cleared, queue=False, api_visibility="private").then(
             run,
-            [query, expected, kind, task, asked_at],
+            [query, expected, kind, task],
             outputs,
             api_name=name,
             api_visibility=visibility,
@@ -211,7 +215,9 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     return {"score_buttons": scored}
 
 
-def _runner(actions: Actions, parts: dict[str, Any]) -> Callable[..., Iterator[dict[Any, Any]]]:
+def _runner(
+    actions: Actions, parts: dict[str, Any], pressed: dict[str, float]
+) -> Callable[..., Iterator[dict[Any, Any]]]:
     """The Ask run over the components in `parts`: the progress as it comes, then the card with
     "Done" in one update, then the same with the card's plot (the slow part to draw and send).
 
@@ -219,9 +225,11 @@ def _runner(actions: Actions, parts: dict[str, Any]) -> Callable[..., Iterator[d
     last update as its result, and one holding the plot alone gave it no card."""
 
     def run(
-        text: str, expected_text: str, answer_kind: str, task_name: str, pressed: float | None
+        text: str, expected_text: str, answer_kind: str, task_name: str, request: gr.Request
     ) -> Iterator[dict[Any, Any]]:
-        for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name, pressed):
+        # a program's call has no lock step before it: its wait starts here
+        asked_at = pressed.pop(request.session_hash, None) if request.session_hash else None
+        for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name, asked_at):
             if view is None:
                 yield {parts["progress"]: lines}
             else:
