@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     )
     from engine.domain.evidence import Evidence, client_source, in_force, split_source_key, teaches
     from engine.domain.models import (
+        PROB_BEST_MEANING,
         ArmStats,
         Choice,
         Decision,
@@ -59,6 +60,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ANSWER_KINDS",
     "LLM",
+    "PROB_BEST_MEANING",
     "ArmStats",
     "ChatMessage",
     "ChatOptions",
@@ -118,6 +120,7 @@ _HOMES = {
     ),
     **dict.fromkeys(
         [
+            "PROB_BEST_MEANING",
             "ArmStats",
             "Choice",
             "Decision",

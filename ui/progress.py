@@ -6,10 +6,16 @@ turns the step into a line a first-time user can read ("Searched: 2 passages fou
 `worked_example` from what it has learned"), without the engine's internal words. The playground
 and `thinkpath ask` print the same lines, so the two never explain a stage differently.
 
+While a stage works, `working_on` names it: the stages run in one order
+(`engine.orchestration.pipeline`), so the stage after the one that last finished is the one at
+work, and a display says so from its first second ("Choosing the tool", not "working").
+
 >>> from engine import TraceStep
 >>> describe_stage(TraceStep(stage="selection", reason="cold_start",
 ...                          outputs={"arm": "direct_answer", "propensity": 0.5}))[41:]
-'(the paths are still new, so the rating led; it makes this pick 50% of the time in this state)'
+'(the paths are still new here, so it explored; it makes this pick 50% of the time in this state)'
+>>> working_on(TraceStep(stage="selection", reason="done"))
+'Choosing the tool'
 """
 
 import queue
@@ -35,6 +41,7 @@ __all__ = [
     "money_text",
     "seed_gate_words",
     "tool_facts",
+    "working_on",
 ]
 
 # What each stage is for, in the words shown before its result.
@@ -73,7 +80,10 @@ _REASONS = {
     "skipped": "skipped",
     "cached": "reused from an earlier decision",
     "chose_by_posterior": "chosen from what it has learned",
-    "cold_start": "the arms are still new, so the model's rating led",
+    # A cold pick is exploration, whatever led it (an exact tool that read the question, a redraw
+    # among the arms a new kind may try, or a rating where the rating is on): the detail says
+    # which, from the step's own "why"; this word claims no rating that did not run.
+    "cold_start": "explored: the arms are still new here",
     "detour_trigger": "a new path was created",
     "retired": "retired",
     "weak_seed": "too weak to use",
@@ -191,7 +201,7 @@ def _choice(outputs: dict[str, Any], step: TraceStep) -> str:
     tail = f"; {chance_words(float(chance))}" if chance is not None else ""
     noun = "paths" if step.stage == "selection" else "tools"
     why = str(outputs.get("why") or "") or (
-        f"the {noun} are still new, so the rating led"
+        f"the {noun} are still new here, so it explored"
         if step.reason == "cold_start"
         else "from what it has learned"
     )
@@ -336,6 +346,46 @@ _DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
     "referee": _referee,
     "retirement": _retirement,
 }
+
+
+# What runs after each stage finishes, until the next one does (the pipeline's order); a model
+# call, when one starts, is named more exactly by `CALL_TITLES`.
+_NEXT = {
+    "kind": "Reading the options",
+    "options": "Deciding on a thinking seed",
+    "search": "Checking the passages",
+    "seed_check": "Writing the thinking seed",
+    "seed": "Choosing the reasoning path",
+    "rating": "Choosing the reasoning path",
+    "detour": "Choosing the reasoning path",
+    "selection": "Choosing the tool",
+    "answer_direct": "Writing the answer",
+    "answer": "Checking the answer",
+    "checker": "Saving the decision",
+    "referee": "Saving the decision",
+}
+FIRST_STAGE = "Finding the kind of query"
+
+
+def working_on(step: TraceStep | None) -> str:
+    """The stage at work once `step` has finished (None: the decision has just begun).
+
+    >>> working_on(None), working_on(TraceStep(stage="answer", reason="done"))
+    ('Finding the kind of query', 'Checking the answer')
+    >>> working_on(TraceStep(stage="tool_selection", reason="cold_start",
+    ...                      outputs={"arm": "units+direct"}))
+    'Running the tool `units`'
+    """
+    if step is None:
+        return FIRST_STAGE
+    if step.stage == "seed_check" and step.reason != "done":  # too weak: no brief is written
+        return _NEXT["seed"]
+    if step.stage in ("tool_selection", "tool_fallback"):
+        tool = str(step.outputs.get("arm", "none")).split("+")[0]
+        return "Writing the answer" if tool == "none" else f"Running the tool `{tool}`"
+    if step.stage == "tool":
+        return "Writing the answer" if step.outputs.get("ok") else "Falling back to another tool"
+    return _NEXT.get(step.stage, "Going on to the next stage")
 
 
 def money_text(cost: Cost) -> str:

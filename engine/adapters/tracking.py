@@ -23,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from engine.domain.models import PROB_BEST_MEANING, ArmStats
 from engine.domain.records import DecisionRecord, LearnedOutcome
 from engine.errors import ConfigError, StoreError
 
@@ -219,8 +220,9 @@ class MLflowTracker:
     """The engine's `Tracker` port on MLflow: live decisions and outcomes as one run's metrics.
 
     The run starts with the first event and stays open until `close()`. Each decision logs its
-    propensities and a running count of each chosen arm; each outcome logs its reward (overall
-    and per source) and each arm's running mean reward, at the outcome's learning seq.
+    propensities and a running count of each chosen arm, then its kind's P(best) per arm once
+    its own outcomes are learned (`log_prob_best`); each outcome logs its reward (overall and
+    per source) and each arm's running mean reward, at the outcome's learning seq.
     Thread-safe: the service logs from its request threads.
     """
 
@@ -241,6 +243,7 @@ class MLflowTracker:
         self._decisions = 0
         self._choice_counts: dict[str, int] = {}
         self._arm_totals: dict[str, tuple[float, float]] = {}
+        self._prob_best_said: str | None = None  # the run whose tags say what P(best) is
 
     @property
     def run_id(self) -> str | None:
@@ -283,6 +286,23 @@ class MLflowTracker:
                 self._arm_totals[key] = (total, weight)
                 metrics[key] = total / weight
             self._active().log_metrics(metrics, step=outcome.seq)
+
+    def log_prob_best(self, kind: str, arms: Sequence[ArmStats]) -> None:
+        """Each live arm's P(best) for `kind` (`engine.PROB_BEST_MEANING`), at the step of the
+        decision just logged: one curve per kind, role and arm."""
+        metrics = {
+            metric_key("prob_best", kind, arm.role, arm.arm_id): float(arm.prob_best)
+            for arm in arms
+            if arm.prob_best is not None and not arm.retired
+        }
+        if not metrics:
+            return
+        with self._lock, _as_store_error():
+            run = self._active()
+            if self._prob_best_said != run.run_id:  # each run says what its P(best) curves are
+                run.set_tags({"prob_best": PROB_BEST_MEANING})
+                self._prob_best_said = run.run_id
+            run.log_metrics(metrics, step=self._decisions)
 
     def close(self) -> None:
         """End the live run as FINISHED (a later event starts a new one)."""

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.domain.records import Cost
 
 __all__ = [
+    "PROB_BEST_MEANING",
     "ArmStats",
     "Candidate",
     "Choice",
@@ -176,6 +177,16 @@ class Decision(_Frozen):
         raise KeyError(f"decision {self.id} has no {stage!r} step")
 
 
+# The one P(best) (`engine.orchestration.arm_stats` computes it): the Arms tab, /api/v1/arms (its
+# schema's description), `Engine.snapshot()` and MLflow read that number and say this of it.
+PROB_BEST_MEANING = (
+    "P(best) is, for one kind of query, the chance that an arm has the highest mean reward of "
+    "its role (path or tool) on that kind, under the engine's policy for the kind as it stands "
+    "now: the number its choices draw on. It is defined for a kind only; pulls and mean count "
+    "every question together."
+)
+
+
 class ArmStats(_Frozen):
     """Learning statistics of one arm, as learned from outcomes only."""
 
@@ -188,4 +199,4 @@ class ArmStats(_Frozen):
     retired: bool = False
     retired_reason: str | None = None
     cold: bool | None = None  # for the query given to `Engine.arms`, if any
-    prob_best: float | None = None
+    prob_best: float | None = Field(default=None, description=PROB_BEST_MEANING)

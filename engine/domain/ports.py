@@ -10,7 +10,7 @@ from typing import Protocol
 
 from engine.domain.kinds import KindEvent
 from engine.domain.likelihood import Likelihoods
-from engine.domain.models import TraceStep
+from engine.domain.models import ArmStats, TraceStep
 from engine.domain.records import (
     ArmRecord,
     CheckpointRecord,
@@ -174,6 +174,10 @@ class Tracker(Protocol):
     def log_decision(self, decision: DecisionRecord) -> None: ...
 
     def log_outcome(self, outcome: LearnedOutcome) -> None: ...
+
+    def log_prob_best(self, kind: str, arms: Sequence[ArmStats]) -> None:
+        """Each live arm's P(best) for `kind`, as `Engine.arms(kind=...)` gives it now."""
+        ...
 
 
 class Tool(Protocol):

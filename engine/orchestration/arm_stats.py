@@ -18,8 +18,9 @@ __all__ = ["arm_stats", "describe_learning"]
 def arm_stats(
     learner: Learner, origin: Callable[[str, str], str], context: Sequence[float] | None
 ) -> list[ArmStats]:
-    """Every arm's statistics, retired ones included; with a context, also whether each live
-    arm is cold and its P(best) there. `origin(role, arm)` says where an arm came from."""
+    """Every arm's statistics, retired ones included; with a context (a kind's anchor), also
+    whether each live arm is cold and its P(best) there (`engine.PROB_BEST_MEANING`). `origin(role,
+    arm)` says where an arm came from."""
     rows = []
     for role in (role for role in POLICY_ROLES if role in learner.policies):
         policy = learner.policies[role]

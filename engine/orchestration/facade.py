@@ -243,7 +243,8 @@ class Engine:
         For each policy role ("path", "tool", "seed", "model"): the policy's name, and for every
         arm its pulls, mean reward and outcomes (decisions in force), whether it is retired and
         why, and, for each kind of query it has learned from, whether it is still cold or
-        confident and its P(best). Under "referee": the referee's measured reliability per kind
+        confident and its P(best) (`engine.PROB_BEST_MEANING`: the same number
+        `arms(kind=...)` gives). Under "referee": the referee's measured reliability per kind
         of query. Under "kinds": every kind of query, with its origin, name, size (decisions)
         and the query that created it.
         """
@@ -283,7 +284,8 @@ class Engine:
         self, query: str | None = None, *, kind: str | None = None, task: str | None = None
     ) -> list[ArmStats]:
         """Every arm's statistics; for a kind (its id), a named `task`, or the kind a query
-        would join, also whether each arm is cold there and its P(best) there."""
+        would join, also whether each arm is cold there and its P(best) there
+        (`engine.PROB_BEST_MEANING`)."""
         self.refresh()  # what every process has recorded so far, as `snapshot` reads it
         if kind is not None:
             return self._book.stats(self._kinds.kind(kind).anchor)
@@ -367,6 +369,11 @@ class Engine:
         ]
         # The catalogue was read when this decision began, and its own new arms are in already.
         self._book.refresh(catalog=False)
+        if self._tracker is not None and decision.kind is not None:
+            # MLflow's P(best) for the kind is the one `arms(kind=...)` gives, once the
+            # decision's own outcomes are learned (`arm_stats.PROB_BEST_MEANING`).
+            anchor = self._kinds.kind(decision.kind.id).anchor
+            self._tracker.log_prob_best(decision.kind.id, self._book.stats(anchor))
         return decision.model_copy(update={"outcomes": results})
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from engine import ArmStats, Decision, Engine, checker_for
+from engine import PROB_BEST_MEANING, ArmStats, Decision, Engine, checker_for
 from engine.errors import ThinkPathError
 from templates import parse_template
 from ui.markup import clip, code_span, plain_text, quoted
@@ -21,16 +21,16 @@ from ui.playground.figures import (
     posterior_figure,
     regret_figure,
     reward_figure,
-    shown_prob_best,
 )
 from ui.playground.views import (
     card_markdown,
     check_set_by,
     cost_markdown,
+    shown_answer,
     standing_scores,
     trace_rows,
 )
-from ui.progress import CALL_TITLES, ProgressQueue, describe_stage
+from ui.progress import CALL_TITLES, ProgressQueue, describe_stage, working_on
 
 if TYPE_CHECKING:  # matplotlib loads when a figure is first drawn (`ui.playground.figures`)
     from matplotlib.figure import Figure
@@ -39,10 +39,9 @@ __all__ = ["ARM_COLUMNS", "Actions", "ArmsView", "AskView", "ScoreView"]
 
 ARM_COLUMNS = ["role", "arm", "origin", "pulls", "mean", "outcomes", "state", "P(best)", "retired"]
 PULLS_NOTE = (
-    "*Pulls* count effective observations: each score counts with its weight (yours 1.0, the "
-    "referee's less), so a fractional count such as 4.5 means some scores were half-weight; "
-    "*mean* is the weighted mean of the scores. *P(best)* is read off the posteriors plotted "
-    "below (all questions together), within each role."
+    "*Pulls* count effective observations, all questions together: each score counts with its "
+    "weight (yours 1.0, the referee's less), so a fractional count such as 4.5 means some "
+    "scores were half-weight; *mean* is the weighted mean of the scores. " + PROB_BEST_MEANING
 )
 TICK_S = 1.0  # how often the progress line's seconds count up while nothing else happens
 
@@ -59,7 +58,7 @@ class AskView:
     raw_trace: list[dict[str, Any]] = field(default_factory=list)
     chosen_path: str | None = None
     kind_note: str = ""  # kept with the decision on screen, so a re-drawn card keeps it
-    answer: str = ""  # the answer as the model or tool wrote it, for the copy button
+    answer: str = ""  # the answer as the card shows it (`shown_answer`), for the copy button
 
 
 @dataclass(frozen=True)
@@ -91,6 +90,10 @@ class Actions:
 
     # -- Ask -------------------------------------------------------------------------------------
 
+    def now(self) -> float:
+        """The clock the progress and the card's time read (the page stamps Ask with it)."""
+        return self._clock()
+
     def ask(self, text: str, expected_text: str, answer_kind: str, task: str = "") -> AskView:
         """Decide and return the finished view (the page uses `ask_live` for progress)."""
         *_, (_, view) = self.ask_live(text, expected_text, answer_kind, task)
@@ -98,11 +101,22 @@ class Actions:
         return view
 
     def ask_live(
-        self, text: str, expected_text: str, answer_kind: str, task: str = ""
+        self,
+        text: str,
+        expected_text: str,
+        answer_kind: str,
+        task: str = "",
+        asked_at: float | None = None,
     ) -> Iterator[tuple[str, AskView | None]]:
-        """Yield (progress so far, None) as each stage finishes, then (progress, the view).
+        """Yield (progress so far, None) at once, as each stage finishes or a model call starts
+        and each second; then (progress ending in "Done", the view without its plot), and last
+        (the same progress, the view with its plot).
 
-        `task` names the kind of query (blank: the engine finds it from the query)."""
+        The card comes with "Done": the plot, the slow part to draw and send, follows it.
+        `task` names the kind of query (blank: the engine finds it from the query); `asked_at`
+        is when Ask was pressed (`now`), so the seconds said are the seconds the user waited.
+        """
+        began = self._clock() if asked_at is None else asked_at
         try:
             checker, kind_note = expected_checker(expected_text, answer_kind)
         except (ThinkPathError, ValueError) as error:
@@ -110,8 +124,9 @@ class Actions:
             return
         lines: list[str] = []
         answer_so_far = ""
-        began = self._clock()
-        working = "Starting"  # what runs now: the last model call announced, or the next step
+        # What runs now, named from its first second (`working_on`), and since when.
+        working, since = working_on(None), self._clock()
+        yield self._working(lines, working, since, began), None
         listener = ProgressQueue()
         events = listener.run(
             # The expected answer is the user's claim: scored as theirs, theirs to correct.
@@ -125,41 +140,53 @@ class Actions:
             TICK_S,
         )
         for kind, value in events:
-            now = f"- *{working}... ({self._clock() - began:.0f} s so far)*"
             if kind == "call":
-                working = CALL_TITLES.get(value, f"Calling the model ({value})")
+                working, since = (
+                    CALL_TITLES.get(value, f"Calling the model ({value})"),
+                    self._clock(),
+                )
                 answer_so_far = ""
             elif kind == "stage":
                 lines.append(f"- {describe_stage(value)} ({value.seconds:.1f} s)")
-                working = "Working on the next step"
+                working, since = working_on(value), self._clock()
             elif kind == "token":
                 answer_so_far += value
                 said = plain_text(clip(answer_so_far, 200, keep_end=True))
-                now = f"- *{CALL_TITLES['answer']}:* {said}"
+                yield "\n".join([*lines, f"- *{CALL_TITLES['answer']}:* {said}"]), None
+                continue
             if kind == "error":
                 if not isinstance(value, ThinkPathError | ValueError):
                     raise value
                 yield "\n".join(lines), AskView(None, f"**Error:** {value}")
             elif kind == "done":
-                lines.append(f"- **Done** in {self._clock() - began:.1f} s.")
-                yield "\n".join(lines), self._view(value, kind_note)
+                view, waited = self._view(value, kind_note, began)
+                lines.append(f"- **Done** in {waited:.1f} s.")
+                yield "\n".join(lines), view
+                yield "\n".join(lines), replace(view, posteriors=self._paths_figure(value))
             else:
-                if kind != "token":
-                    now = f"- *{working}... ({self._clock() - began:.0f} s so far)*"
-                yield "\n".join([*lines, now]), None
+                yield self._working(lines, working, since, began), None
 
-    def _view(self, decision: Decision, kind_note: str) -> AskView:
-        return AskView(
+    def _working(self, lines: list[str], working: str, since: float, began: float) -> str:
+        """The progress so far, and what runs now with its seconds and the whole wait's."""
+        now = self._clock()
+        return "\n".join(
+            [*lines, f"- *{working}... ({now - since:.0f} s; {now - began:.0f} s in all)*"]
+        )
+
+    def _view(self, decision: Decision, kind_note: str, began: float) -> tuple[AskView, float]:
+        """The finished view but its plot, and the seconds waited until it was ready."""
+        card = card_markdown(decision, kind_note, self._kind_size(decision))
+        view = AskView(
             decision_id=decision.id,
-            card=card_markdown(decision, kind_note, self._kind_size(decision)),
-            cost=cost_markdown(decision),
-            posteriors=self._paths_figure(decision),
+            card=card,
             trace=trace_rows(decision),
             raw_trace=decision.model_dump(mode="json")["trace"],
             chosen_path=decision.path.arm_id,
             kind_note=kind_note,
-            answer=decision.answer or "",
+            answer=shown_answer(decision.answer),
         )
+        waited = self._clock() - began
+        return replace(view, cost=cost_markdown(decision, waited)), waited
 
     def _kind_size(self, decision: Decision) -> int | None:
         """How many decisions the decision's kind of query has (for "and N more")."""
@@ -169,7 +196,10 @@ class Actions:
         return sizes.get(decision.kind.id)
 
     def _paths_figure(self, decision: Decision) -> Figure:
-        live = [s for s in self.engine.arms() if s.role == "path" and not s.retired]
+        """The path arms, with P(best) for the decision's kind (as the Arms tab shows it)."""
+        kind = decision.kind.id if decision.kind is not None else None
+        stats = self.engine.arms(kind=kind) if kind is not None else self.engine.arms()
+        live = [s for s in stats if s.role == "path" and not s.retired]
         return posterior_figure(live, "path arms", chosen=decision.path.arm_id)
 
     def score(self, decision_id: str | None, reward: float, kind_note: str = "") -> ScoreView:
@@ -237,10 +267,12 @@ class Actions:
             asked, kind = "", ""
         if kind:
             note.append(f"*State* and P(best) for the kind of query {code_span(kind)}.")
-        elif not asked:
+        elif asked:
+            note.append("*State* and P(best) for the kind of query this question would join.")
+        else:
             note.append(
-                "*State* (cold or confident) depends on the question, because the engine learns "
-                "per kind of question: type one above and press Refresh."
+                "*State* (cold or confident) and P(best) are per kind of query, because the "
+                "engine learns per kind: choose a kind or type a question above."
             )
         if not any(stat.outcomes for stat in stats):
             note.append("No scores yet: ask something on the Ask tab and score it.")
@@ -342,7 +374,8 @@ def kind_label(row: dict[str, Any]) -> str:
 
 
 def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
-    """One row per arm; P(best) from the same posteriors the figure draws (`shown_prob_best`)."""
+    """One row per arm; P(best) the engine's own for the kind the stats were read for
+    (`engine.PROB_BEST_MEANING`), blank without one, as in /api/v1/arms."""
     return [
         [
             stat.role,
@@ -352,10 +385,10 @@ def arms_table(stats: list[ArmStats]) -> list[list[Any]]:
             None if stat.mean_reward is None else round(stat.mean_reward, 3),
             stat.outcomes,
             "cold" if stat.cold else ("confident" if stat.cold is False else "-"),
-            None if chance is None else round(chance, 3),
+            None if stat.prob_best is None else round(stat.prob_best, 3),
             stat.retired_reason or "",
         ]
-        for stat, chance in zip(stats, shown_prob_best(stats), strict=True)
+        for stat in stats
     ]
 
 

@@ -11,11 +11,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine import ArmStats, Evidence, LearnedOutcome, in_force, split_source_key, teaches
+from engine import (
+    PROB_BEST_MEANING,
+    ArmStats,
+    Evidence,
+    LearnedOutcome,
+    in_force,
+    split_source_key,
+    teaches,
+)
 from engine.errors import ConfigError
 from experiments.environments import experiment_workloads
 from learning import KeyedPolicy, make_policy
-from learning.posterior import beta_prob_best
 from learning.registry import AUTO, reads_context
 
 # matplotlib and scipy.stats (about 3 s of imports on two cores) load when a figure is first
@@ -35,17 +42,17 @@ __all__ = [
     "posterior_figure",
     "regret_figure",
     "reward_figure",
-    "shown_prob_best",
 ]
 
 HIGHLIGHT = "tab:orange"
 
 
 POSTERIOR_NOTE = (
-    "Each dot is an arm's posterior mean reward (its weighted scores with a uniform prior), the "
-    "bar its 90% credible interval; P(best) is the chance, under these same posteriors, that the "
-    "arm's true mean is the highest of its role."
+    "Each dot is an arm's posterior mean reward over all questions (its weighted scores with a "
+    "uniform prior), the bar its 90% credible interval. The bars beside them are P(best) for the "
+    "kind of query shown (none without one). " + PROB_BEST_MEANING
 )
+NO_KIND = "no kind chosen:\nP(best) is per kind"
 REWARD_NOTE = (
     "The running weighted mean of each arm's scores, outcome by outcome (a referee's score "
     "counts at its weight, as in the table): a line that settles high is an arm that keeps "
@@ -74,26 +81,10 @@ def beta_parameters(stats: Sequence[ArmStats]) -> tuple[np.ndarray, np.ndarray]:
     return 1.0 + successes, 1.0 + pulls - successes
 
 
-def shown_prob_best(stats: Sequence[ArmStats]) -> list[float | None]:
-    """P(best) of each live arm among the live arms of its role, from `beta_parameters`: the
-    figure's own posteriors, so the number and the bars can never disagree. None if retired."""
-    best: list[float | None] = [None] * len(stats)
-    for role in dict.fromkeys(stat.role for stat in stats):
-        rows = [i for i, stat in enumerate(stats) if stat.role == role and not stat.retired]
-        if not rows:
-            continue
-        alpha, beta_ = beta_parameters([stats[i] for i in rows])
-        # Exact (quadrature) while every parameter is at least 1, as here: the generator is
-        # only a fallback, seeded so the same statistics always show the same numbers.
-        chances = beta_prob_best(alpha, beta_, np.random.default_rng(0))
-        for row, chance in zip(rows, chances, strict=True):
-            best[row] = float(chance)
-    return best
-
-
 def posterior_figure(stats: Sequence[ArmStats], title: str, chosen: str | None = None) -> Figure:
-    """Posterior mean reward with a 90% Beta credible interval per arm, and P(best) beside it,
-    both from `beta_parameters`.
+    """Posterior mean reward with a 90% Beta credible interval per arm (`beta_parameters`, all
+    questions together), and beside it the engine's P(best) for the kind the stats were read for
+    (`ArmStats.prob_best`, the number the table, the API and MLflow show).
 
     Arms run top to bottom in the order given (the table's order); an arm of another role than
     the first is labelled with its role; `chosen` is drawn in orange.
@@ -131,8 +122,11 @@ def posterior_figure(stats: Sequence[ArmStats], title: str, chosen: str | None =
         tick.set_color(colour)
     means_axis.invert_yaxis()  # first arm of the table at the top
     means_axis.set_title(title)
-    best_axis.barh(positions, [chance or 0.0 for chance in shown_prob_best(stats)], color=colours)
-    best_axis.set(xlim=(0, 1), xlabel="P(best) in its role")
+    chances = [stat.prob_best for stat in stats]
+    best_axis.barh(positions, [chance or 0.0 for chance in chances], color=colours)
+    best_axis.set(xlim=(0, 1), xlabel="P(best) in its role, for the kind")
+    if all(chance is None for chance in chances):
+        best_axis.text(0.5, 0.5, NO_KIND, ha="center", va="center", transform=best_axis.transAxes)
     figure.tight_layout()
     return figure
 

@@ -4,7 +4,7 @@ Ask locks itself while a decision runs: the query, Ask and every score button ar
 the decision on screen is cleared, so a score can only ever go to the decision being shown.
 """
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 import gradio as gr
@@ -32,9 +32,21 @@ ARMS_SCROLL_HINT = (
 # scrolls sideways inside itself (measured: at 1023 px it does, at 1024 px it fits), and a phone
 # shows no scrollbar until one swipes, so a hint says so there.
 NARROW_PX = 1023
+# Below it, Gradio's column widths (shares of the table's box) left the trace table's "seconds"
+# and "LLM calls" 26 px wide at 390 px, one letter per line, and cut template ids mid-word. There,
+# a table's box keeps a width its columns can be read at, and scrolls sideways inside the page
+# as the Arms table does: Gradio sizes the columns from the box, so header and rows stay aligned.
+NARROW_TABLE_PX = {"#trace-table": 760, "#templates-table": 960, "#detours-table": 640}
+_NARROW_TABLES = "\n".join(
+    f"  {table} {{ overflow-x: auto; }}\n  {table} .table-container {{ min-width: {px}px; }}"
+    for table, px in NARROW_TABLE_PX.items()
+)
 PLAYGROUND_CSS = f"""
 .narrow-only {{ display: none; }}
-@media (max-width: {NARROW_PX}px) {{ .narrow-only {{ display: block; }} }}
+@media (max-width: {NARROW_PX}px) {{
+  .narrow-only {{ display: block; }}
+{_NARROW_TABLES}
+}}
 """
 EXAMPLE_TEMPLATE = '''id = "check_units"
 name = "Check the units"
@@ -123,17 +135,22 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         max_height=TALL,
         # One width per column, summing to the table's: the last ("LLM calls") was cut off at
         # 1280 px when only four were given.
-        column_widths=["19%", "17%", "48%", "8%", "8%"],
+        column_widths=["18%", "16%", "46%", "10%", "10%"],
         wrap=True,
     )
     with gr.Accordion("Raw trace (JSON)", open=False, elem_id="raw-trace"):
         raw = gr.JSON()
 
     controls = [query, ask, good, bad, record]
+    # When each session pressed Ask, so the card's seconds are the user's whole wait. Not a
+    # State input: "/ask" keeps the four inputs programs call it with.
+    pressed: dict[str, float] = {}
 
     # A new question clears the last one's card, plot and trace: a stale plot under a new
     # question's progress read as its result.
-    def lock() -> tuple[Any, ...]:
+    def lock(request: gr.Request) -> tuple[Any, ...]:
+        if request.session_hash:
+            pressed[request.session_hash] = actions.now()
         cleared: tuple[Any, ...] = (None, "", "", "", "Starting...", None, [], None, "", "")
         return (*(gr.update(interactive=False) for _ in controls), *cleared)
 
@@ -141,27 +158,20 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         scorable = gr.update(interactive=current is not None)
         return (gr.update(interactive=True), gr.update(interactive=True), *[scorable] * 3)
 
-    def run(
-        text: str, expected_text: str, answer_kind: str, task_name: str
-    ) -> Iterator[dict[Any, Any]]:
-        for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name):
-            if view is None:
-                yield {progress: lines}
-                continue
-            yield {
-                progress: lines,
-                decision_id: view.decision_id,
-                chosen: view.chosen_path,
-                card: view.card,
-                cost: view.cost,
-                posteriors: view.posteriors,
-                trace: view.trace,
-                raw: view.raw_trace,
-                kind_note: view.kind_note,
-                answer_copy: view.answer,
-                id_copy: view.decision_id or "",
-            }
-
+    parts = {
+        "progress": progress,
+        "decision_id": decision_id,
+        "chosen": chosen,
+        "card": card,
+        "cost": cost,
+        "posteriors": posteriors,
+        "trace": trace,
+        "raw": raw,
+        "kind_note": kind_note,
+        "answer_copy": answer_copy,
+        "id_copy": id_copy,
+    }
+    run = _runner(actions, parts, pressed)
     outputs = [progress, decision_id, chosen, card, cost, posteriors, trace, raw, kind_note]
     outputs += [answer_copy, id_copy]
     # The Ask button's run is the page's API for programs (`gradio_client`: api_name "/ask");
@@ -174,7 +184,11 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         ]
         visibility: Literal["public", "private"] = "public" if name else "private"
         trigger(lock, None, cleared, queue=False, api_visibility="private").then(
-            run, [query, expected, kind, task], outputs, api_name=name, api_visibility=visibility
+            run,
+            [query, expected, kind, task],
+            outputs,
+            api_name=name,
+            api_visibility=visibility,
         ).then(unlock, decision_id, controls, queue=False, api_visibility="private")
 
     def scorer(fixed: float | None) -> Any:
@@ -199,6 +213,42 @@ def _ask_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
         record.click(scorer(None), **scoring),
     ]
     return {"score_buttons": scored}
+
+
+def _runner(
+    actions: Actions, parts: dict[str, Any], pressed: dict[str, float]
+) -> Callable[..., Iterator[dict[Any, Any]]]:
+    """The Ask run over the components in `parts`: the progress as it comes, then the card with
+    "Done" in one update, then the same with the card's plot (the slow part to draw and send).
+
+    The last update repeats the card with its plot, unchanged: a program calling "/ask" gets the
+    last update as its result, and one holding the plot alone gave it no card."""
+
+    def run(
+        text: str, expected_text: str, answer_kind: str, task_name: str, request: gr.Request
+    ) -> Iterator[dict[Any, Any]]:
+        # a program's call has no lock step before it: its wait starts here
+        asked_at = pressed.pop(request.session_hash, None) if request.session_hash else None
+        for lines, view in actions.ask_live(text, expected_text, answer_kind, task_name, asked_at):
+            if view is None:
+                yield {parts["progress"]: lines}
+            else:
+                values = {
+                    "progress": lines,
+                    "decision_id": view.decision_id,
+                    "chosen": view.chosen_path,
+                    "card": view.card,
+                    "cost": view.cost,
+                    "posteriors": view.posteriors,
+                    "trace": view.trace,
+                    "raw": view.raw_trace,
+                    "kind_note": view.kind_note,
+                    "answer_copy": view.answer,
+                    "id_copy": view.decision_id or "",
+                }
+                yield {parts[name]: value for name, value in values.items()}
+
+    return run
 
 
 ALL_KINDS = ("all kinds (or the query's, if one is typed)", "")
@@ -274,7 +324,7 @@ def _templates_tab(actions: Actions) -> dict[str, Any]:
         interactive=False,
         elem_id="templates-table",
         max_height=TALL,
-        column_widths=["20%", "20%", "42%", "18%"],
+        column_widths=["24%", "18%", "40%", "18%"],  # the longest built-in id whole
         wrap=True,
     )
     new_template = gr.Code(

@@ -44,7 +44,9 @@ __all__ = [
     "card_markdown",
     "check_set_by",
     "cost_markdown",
+    "shown_answer",
     "standing_scores",
+    "time_line",
     "trace_rows",
 ]
 
@@ -53,9 +55,42 @@ SHOWN_ANSWER_CHARS = 700  # longer answers (often a small model looping) are fol
 _SHORT_REASON = 4  # a referee "reason" shorter than this explains nothing ("x")
 # The answer's own label: the card's heading already says "Answer".
 _LABEL = re.compile(r"^\s*(?:\*\*)?answer\s*:\s*(?:\*\*)?\s*", re.IGNORECASE)
+_NOT_WORDS = re.compile(r"[^\w]+")
 TOOL_STAGES = ("tool", "tool_fallback", "answer_direct")
 SEED_STAGES = ("search", "seed_check", "seed")
 _VERIFIERS = ("checker", "user")  # sources whose score checks the answer; a referee's is a view
+
+
+def shown_answer(answer: str | None) -> str:
+    r"""The answer as the card shows it and the copy field holds it: said once.
+
+    A one-line answer loses its "Answer:" label (the card's heading says it). A final
+    "Answer: X" line that repeats the line before it word for word is dropped, so a sentence
+    the model wrote and then labelled shows once; a final line that adds something (working,
+    then its result) stays.
+
+    >>> shown_answer("Answer: 210")
+    '210'
+    >>> shown_answer("Canberra is the capital.\n\nAnswer: Canberra is the capital.")
+    'Canberra is the capital.'
+    >>> shown_answer("3.5 hours * 60 = 210 minutes.\nAnswer: 210")
+    '3.5 hours * 60 = 210 minutes.\nAnswer: 210'
+    """
+    text = (answer or "").strip()
+    if "\n" not in text:
+        return _LABEL.sub("", text, count=1)
+    body, _, last = text.rpartition("\n")
+    said = _words(_LABEL.sub("", last, count=1))
+    labelled = _LABEL.match(last) is not None
+    before = [line for line in body.splitlines() if line.strip()]
+    if labelled and said and before and _words(before[-1]) == said:
+        return body.strip()
+    return text
+
+
+def _words(text: str) -> str:
+    """Text compared for repeats: its words in lower case, without punctuation or markup."""
+    return " ".join(_NOT_WORDS.sub(" ", text.casefold()).split())
 
 
 def answer_markdown(answer: str | None, notes: dict[str, Any] | None = None) -> str:
@@ -76,7 +111,7 @@ def answer_markdown(answer: str | None, notes: dict[str, Any] | None = None) -> 
     said = "; ".join(answer_notes(notes))
     tail = f"\n\n*Note: {said}.*" if said else ""
     loop = notes["loop"]
-    answer = _LABEL.sub("", answer, count=1) if "\n" not in answer.strip() else answer
+    answer = shown_answer(answer)
     if len(answer) <= SHOWN_ANSWER_CHARS and not loop:
         return plain_text(answer) + tail
     cut = answer[:SHOWN_ANSWER_CHARS]
@@ -101,9 +136,11 @@ def _choice_line(label: str, choice: Choice, decision: Decision) -> str:
     stage = "selection" if choice.role == "path" else "tool_selection"
     steps = _steps(decision, (stage,))
     said = str(steps[-1].outputs.get("why") or "") if steps else ""
+    # A cold pick names a rating only where its step says one led (the rating is off by
+    # default); without its own words, it was exploration among arms still new here.
     why = said or {
         "chose_by_posterior": "chosen by the learning policy from the scores so far",
-        "cold_start": "still new, so the model's own rating of the options led",
+        "cold_start": "still new here, so it explored",
     }.get(choice.reason, describe_reason(choice.reason))
     return f"**{label}:** {code_span(choice.arm_id)} - {why}; {chance_words(choice.propensity)}"
 
@@ -154,12 +191,19 @@ def _producer(decision: Decision) -> str:
 
 
 def _seed_lines(decision: Decision) -> list[str]:
-    """The seed's verdict, then each seed step in the progress log's words."""
-    steps = [f"  - {describe_stage(step)}" for step in _steps(decision, SEED_STAGES)]
+    """The seed's verdict once, then the steps that led to it in the progress log's words.
+
+    The seed step's own line is the verdict (its brief, or why there is none), so it is said
+    in the first line only; the search and the passages' check follow it, and the check's
+    reasons are said by its line, not again beside the verdict.
+    """
+    led = [step for step in _steps(decision, SEED_STAGES) if step.stage != "seed"]
+    steps = [f"  - {describe_stage(step)}" for step in led]
     seed = decision.seed
     if seed.brief is None:
         why = _why_no_seed(decision)
-        detail = "; ".join(r for r in seed.check_reasons if r not in why)
+        checked = any(step.stage == "seed_check" for step in led)
+        detail = "" if checked else "; ".join(r for r in seed.check_reasons if r not in why)
         return [
             f"**Thinking seed:** none - {why}, so the answer was written without background "
             "notes." + (f" *(check: {detail})*" if detail else ""),
@@ -357,15 +401,40 @@ def _options_lines(decision: Decision) -> list[str]:
     return [line, ""]
 
 
-def cost_markdown(decision: Decision) -> str:
-    """Calls, tokens and time; money as "free (local)" when no call had a price."""
+def cost_markdown(decision: Decision, waited_s: float | None = None) -> str:
+    """The time the user waited and what the decision cost: calls, tokens, money ("free
+    (local)" when no call had a price); one paragraph each, so another line can join them.
+
+    `waited_s` is the wall clock from pressing Ask to the card (`Actions.ask_live`): a decision
+    that made no model call can still keep someone waiting, and the model's seconds alone
+    ("0.00 s") said otherwise. Without it (a card drawn again later), the model's time alone.
+    """
+    return "\n\n".join([time_line(decision, waited_s), _cost_line(decision)])
+
+
+def time_line(decision: Decision, waited_s: float | None) -> str:
+    """How long the user waited, with the model's share of it."""
     cost = decision.cost
-    money = money_text(cost)
-    calls = f"{cost.calls} model call{'s' * (cost.calls != 1)}"
-    return (
-        f"**Cost:** {calls}, {cost.prompt_tokens} prompt + "
-        f"{cost.completion_tokens} answer tokens, {cost.seconds:.2f} s, {money}"
+    model = (
+        "no model call"
+        if cost.calls == 0
+        else f"{_calls(cost.calls)} took {cost.seconds:.1f} s of it"
     )
+    if waited_s is None:
+        return f"**Time:** {model.replace(' of it', '')}"
+    return f"**Time:** you waited {waited_s:.1f} s, from Ask to this card ({model})"
+
+
+def _cost_line(decision: Decision) -> str:
+    cost = decision.cost
+    return (
+        f"**Cost:** {_calls(cost.calls)}, {cost.prompt_tokens} prompt + "
+        f"{cost.completion_tokens} answer tokens, {money_text(cost)}"
+    )
+
+
+def _calls(count: int) -> str:
+    return f"{count} model call{'s' * (count != 1)}"
 
 
 def trace_rows(decision: Decision) -> list[list[Any]]:

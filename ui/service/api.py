@@ -120,7 +120,9 @@ def build_router(engine: Engine, checks: HealthChecks | None = None) -> APIRoute
         kind: Annotated[str | None, Query(max_length=128)] = None,
     ) -> list[ArmStats]:
         """Every arm's statistics; with `query` (the kind it would join) or `kind` (a kind's
-        id), also cold/confident and P(best) for that kind of query."""
+        id), also cold/confident and P(best) for that kind of query: the chance that the arm
+        has the highest mean reward of its role on that kind, under the engine's policy for it
+        now (the same number as the playground's Arms tab, `snapshot()` and MLflow)."""
         return engine.arms(query, kind=kind)
 
     @router.get("/kinds", tags=["learning"])

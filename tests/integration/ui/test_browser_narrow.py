@@ -4,6 +4,11 @@ At 390 px the Arms table is wider than the page: it scrolls sideways inside itse
 it says so, and its last column can be reached; nothing widens the page itself. The plots' titles
 sit above their figures instead of floating over the figures' first rows. The 390 px screenshot
 goes to `playground-arms-390.png` (docs/screenshots/ when THINKPATH_SCREENSHOT_DIR names it).
+
+At 390 px no table breaks a word (issue 40: trace headers one letter per line, template ids cut
+mid-word): the trace, templates and detours tables keep a readable width and scroll sideways;
+`playground-ask-390.png` and `playground-templates-390.png` show it. "Done" and the card come
+together there too.
 """
 
 from pathlib import Path
@@ -11,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, FloatRect, Locator, Page, expect
 
-from tests.integration.ui.test_browser import settled
+from tests.integration.ui.test_browser import ask, settled
 from tests.integration.ui.test_browser_card import COLUMNS
 
 PHONE = 390
@@ -101,3 +106,72 @@ def test_the_arms_tab_fits_the_viewport(
     if width == PHONE:
         page.locator("#arms-table thead th").first.scroll_into_view_if_needed()
         page.screenshot(path=str(screenshots / "playground-arms-390.png"), full_page=True)
+
+
+# Each word of the text under `root` whose letters land on more than one line: a header wrapped
+# one letter per line, an id cut mid-word. A break after a hyphen is an ordinary line break.
+BROKEN_WORDS = r"""(root) => { const broken = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node; (node = walker.nextNode());) {
+    for (const match of node.textContent.matchAll(/[^\s-]+-?/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
+        .map(r => Math.round(r.top)));
+      if (lines.size > 1) broken.push(match[0]);
+    } }
+  return broken; }"""
+# Records whether the card was on the page the moment "Done" first showed (issue 40: "Done"
+# came seconds before the card).
+WATCH_DONE = r"""() => { window.cardWithDone = null;
+  new MutationObserver(() => {
+    const done = /Done in/.test(document.querySelector('#progress').innerText);
+    if (done && window.cardWithDone === null)
+      window.cardWithDone = /decision [0-9a-f]{32}/.test(document.querySelector('#card').innerText);
+  }).observe(document.body, {subtree: true, childList: true, characterData: true}); }"""
+
+
+def calm(page: Page) -> Page:
+    """`settled`, waiting longer first: on a loaded two-core machine a tab's refresh can run for
+    more than the 5 s `settled` allows."""
+    expect(page.locator(".pending")).to_have_count(0, timeout=60_000)
+    return settled(page)
+
+
+def expect_no_word_broken(page: Page, table: str) -> None:
+    headers = page.locator(f"{table} thead th")
+    expect(headers.first).to_be_visible()
+    broken = page.locator(table).evaluate(BROKEN_WORDS)
+    assert broken == [], (table, broken)
+
+
+def test_at_390_px_every_table_reads_whole_words_and_done_comes_with_the_card(
+    slow_service_url: str, browser: Browser, screenshots: Path
+) -> None:
+    page = browser.new_page(viewport={"width": PHONE, "height": 800})
+    page.set_default_timeout(120_000)
+    page.goto(slow_service_url)
+    page.evaluate(WATCH_DONE)
+    ask(page, "What is 17 * 23?")
+    expect(page.locator("#progress")).to_contain_text("Done in")
+    assert page.evaluate("window.cardWithDone") is True
+    expect(page.locator("#trace-table")).to_contain_text("Chose the tool")
+    expect(page.locator("#ask-posteriors img")).to_be_visible(timeout=60_000)  # it follows
+    calm(page)
+    expect_no_word_broken(page, "#trace-table")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE  # tables scroll
+    page.screenshot(path=str(screenshots / "playground-ask-390.png"), full_page=True)
+
+    page.get_by_role("tab", name="Templates").click()
+    expect(page.locator("#templates-table")).to_contain_text("systematic_decomposition")
+    calm(page)
+    for table in ("#templates-table", "#detours-table"):
+        expect_no_word_broken(page, table)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE
+    page.screenshot(path=str(screenshots / "playground-templates-390.png"), full_page=True)
+
+    page.get_by_role("tab", name="Arms").click()
+    expect(page.locator("#arms-table")).to_contain_text("analogy")
+    calm(page)
+    expect_no_word_broken(page, "#arms-table")

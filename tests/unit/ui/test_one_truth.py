@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from engine import Decision, Engine, Seed, TraceStep
+from ui.markup import plain_text
 from ui.playground.views import SEED_STAGES, TOOL_STAGES, card_markdown, cost_markdown
 from ui.progress import describe_stage
 
@@ -99,9 +100,14 @@ def test_every_tool_and_seed_line_of_the_progress_log_is_on_the_card(
 ) -> None:
     decision = _decision(engine, name)
     card = card_markdown(decision)
-    said = [describe_stage(s) for s in decision.trace if s.stage in TOOL_STAGES + SEED_STAGES]
-    assert said
+    # the seed step's own line is the card's verdict on the seed, said once (below)
+    steps = [s for s in decision.trace if s.stage in TOOL_STAGES + SEED_STAGES]
+    said = [describe_stage(s) for s in steps if s.stage != "seed"]
+    assert said or name == "tool direct"
     assert [line for line in said if f"  - {line}" not in card] == []
+    for seed in (s for s in decision.trace if s.stage == "seed"):
+        told = str(seed.outputs.get("why") or seed.outputs.get("brief") or seed.error)
+        assert max(card.count(told), card.count(plain_text(told))) == 1, (told, card)
 
 
 CLAIMS: dict[str, Callable[[str], bool]] = {

@@ -30,7 +30,7 @@ ROLE, ARM, STATE = (ARM_COLUMNS.index(name) for name in ("role", "arm", "state")
 
 def test_the_arms_tab_says_why_columns_are_empty(engine: Engine) -> None:
     view = Actions(engine).arms()
-    assert "type one above" in view.note
+    assert "choose a kind or type a question above" in view.note
     assert "No scores yet" in view.note
     assert {row[STATE] for row in view.table} == {"-"}
     # every arm is listed, tools included, and the plot lists paths in the table's order
@@ -46,13 +46,19 @@ def test_the_arms_tab_says_why_columns_are_empty(engine: Engine) -> None:
 
 def test_live_progress_names_each_stage_before_the_result(engine: Engine) -> None:
     updates = list(Actions(engine).ask_live("What is 12 + 30?", "", ""))
-    *progress, (final_lines, view) = updates
+    *progress, (card_lines, card), (final_lines, view) = updates
     assert view is not None
+    assert card is not None
     assert all(update[1] is None for update in progress)
-    # the first stage: the query's kind (a new one here), said with why
-    assert progress[0][0].startswith("- Kind of query: the kind `k1`, new: a new kind")
+    # named from the first moment, then the query's kind (a new one here), said with why
+    assert progress[0][0].startswith("- *Finding the kind of query... (0 s; 0 s in all)*")
+    stages = [lines for lines, _ in progress if not lines.startswith("- *Finding")]
+    assert stages[0].startswith("- Kind of query: the kind `k1`, new: a new kind")
     assert "- Chose the reasoning path `" in final_lines
     assert re.search(r"- \*\*Done\*\* in \d+\.\d s\.$", final_lines)
+    assert card_lines == final_lines  # "Done" comes with the card; only the plot follows
+    assert card.posteriors is None
+    assert view.posteriors is not None
     assert len(progress) >= 6  # one update per finished stage, at least
 
 
@@ -233,7 +239,8 @@ def test_answer_tokens_show_while_the_answer_is_written(
 
     monkeypatch.setattr(engine, "decide", streaming)
     updates = [lines for lines, view in Actions(engine).ask_live("What is 2 + 3?", "", "")]
-    assert "- *Writing the answer:* Answer\\: 5" in updates[1]
+    assert updates[0].startswith("- *Finding the kind of query...")
+    assert "- *Writing the answer:* Answer\\: 5" in updates[2]
 
 
 def test_a_detour_is_listed_with_why_it_was_created(tmp_path: Path) -> None:
@@ -314,7 +321,8 @@ def test_asking_clears_the_last_plot_and_offers_copy_buttons(engine: Engine) -> 
     ]
     assert [props["buttons"] for props in copies] == [["copy"], ["copy"]]
     view = Actions(engine).ask("What is 2 + 3?", "", "")
-    assert view.answer == "Answer: 5"
+    assert view.answer == "5"  # as the card shows it: "Answer: 5" under the heading "Answer"
+    assert "\n5\n" in view.card
 
 
 def test_retire_can_be_cancelled_and_the_why_box_clears(engine: Engine) -> None:

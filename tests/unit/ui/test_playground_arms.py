@@ -1,4 +1,4 @@
-"""The Arms tab: P(best) agrees with the posteriors it draws, one weighting, tools plotted."""
+"""The Arms tab: P(best) is the engine's for a kind, one weighting, tools plotted."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from engine.domain.models import ArmStats
 from engine.domain.records import LearnedOutcome
 from engine.orchestration.facade import Engine
 from ui.playground import ARM_COLUMNS, Actions
-from ui.playground.figures import beta_parameters, reward_figure, shown_prob_best
+from ui.playground.figures import reward_figure
 
 ROLE, ARM, PULLS, MEAN, OUTCOMES, STATE, PROB_BEST = (
     ARM_COLUMNS.index(name)
@@ -21,49 +21,35 @@ def _arm(arm: str, pulls: float, mean: float | None, role: str = "path") -> ArmS
     )
 
 
-def _monte_carlo(stats: list[ArmStats], draws: int = 400_000) -> np.ndarray:
-    alpha, beta = beta_parameters(stats)
-    samples = np.random.default_rng(7).beta(alpha, beta, size=(draws, len(stats)))
-    return np.bincount(samples.argmax(axis=1), minlength=len(stats)) / draws
-
-
-@pytest.mark.parametrize(
-    "stats",
-    [
-        # the issue's case: one arm at 2 of 3 (posterior mean 0.6), eleven untried
-        [_arm("good", 3.0, 2 / 3)] + [_arm(f"new_{i}", 0.0, None) for i in range(11)],
-        # weighted scores: 4.5 effective pulls, means that are not k / n
-        [_arm("a", 4.5, 0.5555), _arm("b", 1.0, 1.0), _arm("c", 7.25, 0.31)],
-    ],
-)
-def test_prob_best_agrees_with_a_monte_carlo_estimate_on_the_same_posteriors(
-    stats: list[ArmStats],
-) -> None:
-    shown = np.array(shown_prob_best(stats), dtype=float)
-    assert shown == pytest.approx(_monte_carlo(stats), abs=0.005)
-    assert shown.sum() == pytest.approx(1.0, abs=1e-3)
-
-
-@pytest.mark.parametrize(("untried", "exact"), [(2, 12 / 30), (11, 12 / 210)])
-def test_a_tried_arm_gets_the_chance_its_posterior_gives_it(untried: int, exact: float) -> None:
-    # Beta(3, 2) against `untried` uniform posteriors: P(best) = integral of 12 x^2 (1 - x) x^k,
-    # 0.4 against two (it leads), 0.057 against eleven (one of eleven unknowns is likely above
-    # 0.9). The table showed 1/12 = 0.083, the policy's figure for a kind of question it had no
-    # score for, beside a plot of the scores of every kind: the two now come from one posterior.
-    stats = [_arm("good", 3.0, 2 / 3)] + [_arm(f"new_{i}", 0.0, None) for i in range(untried)]
-    best = shown_prob_best(stats)
-    assert best[0] == pytest.approx(exact, abs=0.002)
-    assert len({round(chance or 0.0, 6) for chance in best[1:]}) == 1  # untried arms alike
-
-
-def test_prob_best_is_within_each_role_and_absent_for_retired_arms() -> None:
-    retired = _arm("old", 3.0, 1.0).model_copy(update={"retired": True})
-    stats = [_arm("p1", 2.0, 1.0), _arm("p2", 2.0, 0.0), retired]
-    stats += [_arm("calculator", 1.0, 1.0, "tool"), _arm("none", 1.0, 1.0, "tool")]
-    best = shown_prob_best(stats)
-    assert best[2] is None
-    assert (best[0] or 0) + (best[1] or 0) == pytest.approx(1.0, abs=1e-3)
-    assert best[3] == pytest.approx(0.5, abs=1e-3)  # equal tools tie exactly
+def test_prob_best_is_the_engines_for_a_kind_and_blank_without_one(engine: Engine) -> None:
+    """The tab showed calculator 0.031 for a kind where /api/v1/arms said 0.099 (issue 40): its
+    own Beta posteriors over every question against the engine's policy for the kind. Now the
+    table and the plot show the engine's number for the kind, and none without a kind."""
+    actions = Actions(engine)
+    view = actions.ask("What is 2 + 3?", "5", "numeric")
+    decision = engine.get_decision(str(view.decision_id))
+    assert decision.kind is not None
+    kind = decision.kind.id
+    truth = {(s.role, s.arm_id): s.prob_best for s in engine.arms(kind=kind)}
+    shown = actions.arms(kind=kind)
+    for row in shown.table:
+        expected = truth[(row[ROLE], row[ARM])]
+        assert row[PROB_BEST] == (None if expected is None else round(expected, 3)), row
+    live = [row for row in shown.table if not row[-1]]
+    _, best_axis = shown.posteriors.axes
+    bars = [bar.get_width() for bar in best_axis.containers[0]]
+    assert bars == pytest.approx([truth[(r[ROLE], r[ARM])] for r in live], abs=1e-9)
+    assert "P(best) is, for one kind of query" in shown.note
+    assert "all questions together" not in shown.note.split("P(best) is")[1]
+    # no kind, no P(best): none of a second kind computed over every question
+    unkinded = actions.arms()
+    assert {row[PROB_BEST] for row in unkinded.table} == {None}
+    assert "P(best) are per kind of query" in unkinded.note
+    # the Ask tab's plot shows the decision's kind's P(best) too
+    assert view.posteriors is not None
+    path_bars = [bar.get_width() for bar in view.posteriors.axes[1].containers[0]]
+    paths = [s for s in engine.arms(kind=kind) if s.role == "path" and not s.retired]
+    assert path_bars == pytest.approx([s.prob_best for s in paths], abs=1e-9)
 
 
 def test_after_a_score_table_and_plot_show_the_same_numbers_tools_included(

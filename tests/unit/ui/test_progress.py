@@ -113,7 +113,8 @@ def test_each_model_call_is_named_as_it_starts_with_the_seconds_so_far(engine: E
     updates = [lines for lines, _view in actions.ask_live("Who wrote Hamlet?", "", "")]
     naming = [u for u in updates if u.splitlines()[-1].startswith("- *Writing the answer...")]
     assert naming  # the answer call was named before the answer stage finished
-    assert re.search(r"\(\d+ s so far\)\*$", naming[0])
+    # the call's own seconds, then the whole wait's
+    assert re.search(r"\(\d+ s; \d+ s in all\)\*$", naming[0])
     finished = updates[-1].splitlines()
     assert re.fullmatch(r"- \*\*Done\*\* in \d+\.\d s\.", finished[-1])
     assert all(re.search(r"\(\d+\.\d s\)$", line) for line in finished[:-1])
