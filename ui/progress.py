@@ -38,6 +38,7 @@ __all__ = [
     "describe_reason",
     "describe_stage",
     "kind_words",
+    "model_words",
     "money_text",
     "seed_gate_words",
     "tool_facts",
@@ -47,6 +48,7 @@ __all__ = [
 # What each stage is for, in the words shown before its result.
 STAGE_TITLES = {
     "kind": "Kind of query",
+    "model": "Chose the model",
     "options": "Read the options",
     "retirement": "Retired a path",
     "search": "Searched for background",
@@ -324,12 +326,33 @@ def _retirement(outputs: dict[str, Any], step: TraceStep) -> str:
     return f" `{step.inputs.get('arm', '?')}`: {outputs.get('why', 'no reason given')}"
 
 
+def model_words(outputs: dict[str, Any]) -> str:
+    """The model a decision runs on, why, and its price on the kind, from its trace step.
+
+    >>> model_words({"model": "local/smollm2", "why": "pinned by the client",
+    ...              "mean_seconds": {"local/smollm2": 0.71}, "charges": {}})
+    '`local/smollm2` (pinned by the client; 0.7 s a decision on this kind)'
+    """
+    model = str(outputs.get("model", "?"))
+    seconds = (outputs.get("mean_seconds") or {}).get(model)
+    charge = (outputs.get("charges") or {}).get(model)
+    price = "" if seconds is None else f"; {float(seconds):.1f} s a decision on this kind"
+    if charge:
+        price += f", charged {float(charge):.2f} at the draw"
+    return f"`{model}` ({outputs.get('why', 'chosen')}{price})"
+
+
+def _model(outputs: dict[str, Any], _step: TraceStep) -> str:
+    return f": {model_words(outputs)}"
+
+
 def _generic(_outputs: dict[str, Any], step: TraceStep) -> str:
     return f": {describe_reason(step.reason)}"
 
 
 _DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
     "kind": _kind,
+    "model": _model,
     "options": _options,
     "search": _search,
     "seed": _seed,
@@ -351,7 +374,8 @@ _DETAILS: dict[str, Callable[[dict[str, Any], TraceStep], str]] = {
 # What runs after each stage finishes, until the next one does (the pipeline's order); a model
 # call, when one starts, is named more exactly by `CALL_TITLES`.
 _NEXT = {
-    "kind": "Reading the options",
+    "kind": "Choosing the model",
+    "model": "Reading the options",
     "options": "Deciding on a thinking seed",
     "search": "Checking the passages",
     "seed_check": "Writing the thinking seed",

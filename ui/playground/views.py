@@ -33,6 +33,7 @@ from ui.progress import (
     describe_reason,
     describe_stage,
     kind_words,
+    model_words,
     money_text,
     seed_gate_words,
     tool_facts,
@@ -369,6 +370,7 @@ def card_markdown(decision: Decision, kind_note: str = "", kind_size: int | None
     verdict = _verdict(decision, standing)
     lines += [verdict, ""] if verdict else []
     lines += _kind_line(decision, kind_size)
+    lines += _model_lines(decision)
     lines += _options_lines(decision)
     lines += [_path_line(decision), ""]
     lines += [*_tool_lines(decision), ""]
@@ -385,6 +387,16 @@ def card_markdown(decision: Decision, kind_note: str = "", kind_size: int | None
     if decision.degraded:
         lines += ["", f"**Degraded:** {'; '.join(decision.degraded_reasons)}"]
     return "\n".join(lines)
+
+
+def _model_lines(decision: Decision) -> list[str]:
+    """The model every call ran on, why, how likely, and its seconds on the kind: from the
+    model step, as the progress log says it (nothing for a decision made before models)."""
+    steps = _steps(decision, ("model",))
+    if decision.model is None or not steps:
+        return []
+    chance = chance_words(decision.model.propensity)
+    return [f"**Model:** {model_words(steps[-1].outputs)}; {chance}", ""]
 
 
 def _options_lines(decision: Decision) -> list[str]:

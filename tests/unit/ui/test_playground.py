@@ -135,9 +135,10 @@ def test_a_local_models_cost_is_free_not_zero_dollars(engine: Engine) -> None:
 def test_the_trace_table_has_a_row_per_stage(engine: Engine) -> None:
     view = Actions(engine).ask("What is 12 + 30?", "", "")
     stages = [row[0] for row in view.trace]
-    assert stages[0] == "Kind of query"  # then the options it offers (none here)
-    assert stages[1] == "Read the options"  # then the seed, or the seed gate's choice to skip it
-    assert stages[2] in ("Searched for background", "Thinking seed")
+    assert stages[0] == "Kind of query"  # then the model every later call runs on
+    assert stages[1] == "Chose the model"  # then the options it offers (none here)
+    assert stages[2] == "Read the options"  # then the seed, or the seed gate's choice to skip it
+    assert stages[3] in ("Searched for background", "Thinking seed")
     assert "Chose the reasoning path" in stages
     assert len(view.trace) == len(view.raw_trace)
     selection = next(row for row in view.trace if row[0] == "Chose the reasoning path")
@@ -152,7 +153,7 @@ def test_describe_stage_covers_faults_and_every_stage_name() -> None:
     )
     weak = TraceStep(stage="seed_check", reason="weak_seed", error="retrieval returned no passages")
     assert "answering without background" in describe_stage(weak)
-    for stage in ("seed", "tool", "checker", "referee", "detour", "tool_selection"):
+    for stage in ("seed", "tool", "checker", "referee", "detour", "tool_selection", "model"):
         assert describe_stage(TraceStep(stage=stage, reason="done"))
 
 
@@ -346,3 +347,11 @@ def test_the_card_shows_the_options_and_the_one_chosen(engine: Engine) -> None:
     assert "Read the options" in stages
     plain = Actions(engine).ask("What is the capital of Australia?", "", "")
     assert "**Options:**" not in plain.card
+
+
+def test_the_card_says_which_model_answered_why_and_how_likely(engine: Engine) -> None:
+    view = Actions(engine).ask("What is 12 + 30?", "", "")
+    model = next(line for line in view.card.splitlines() if line.startswith("**Model:**"))
+    assert "`scripted`" in model
+    assert "the only model in the catalogue" in model
+    assert "it makes this pick every time in this state" in model
