@@ -94,7 +94,7 @@ def write_program(
         seed=seed,
         retries=retries,
     )
-    program = _strip_fence(reply.program)
+    program = _strip_json_tail(_strip_fence(reply.program))
     # The 135M model often copies the example; run, the copy would print the example's answer.
     if program == _EXAMPLE_PROGRAM:
         raise LLMOutputError("the model copied the worked example instead of writing a program")
@@ -107,6 +107,29 @@ def _strip_fence(program: str) -> str:
     if len(lines) >= 2 and lines[0].startswith("```") and lines[-1].strip() == "```":
         lines = lines[1:-1]
     return "\n".join(lines).strip() or program.strip()
+
+
+def _strip_json_tail(program: str) -> str:
+    """The program without a `}` the model carried over from the JSON object around it, where
+    that brace alone keeps it from compiling (Qwen2.5-Coder wrote `print(3 * 8 / 5)}` on 4 of
+    40 word problems). Compiling runs nothing; any other syntax error is left for the sandbox
+    to report.
+
+    >>> _strip_json_tail("print(3 * 8 / 5)}"), _strip_json_tail("d = {1: 2}\\nprint(d)")
+    ('print(3 * 8 / 5)', 'd = {1: 2}\\nprint(d)')
+    """
+    if not program.endswith("}") or _compiles(program):
+        return program
+    trimmed = program[:-1].rstrip()
+    return trimmed if _compiles(trimmed) else program
+
+
+def _compiles(program: str) -> bool:
+    try:
+        compile(program, "<program>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 @dataclass(frozen=True)

@@ -2,15 +2,21 @@
 
     python -m experiments.word_problems.measure --model local/qwen2.5-coder-1.5b
     python -m experiments.word_problems.measure --model local/smollm2 --limit 10
+    python -m experiments.word_problems.measure --model local/qwen2.5-coder-1.5b \\
+        --problems experiments/word_problems/everyday_2.jsonl
 
-Each question of `everyday.jsonl` (40 problems written before any code that answers them: wages,
-shares of a bill, percentages, areas, powers, rates) goes to the program tool as the engine runs
-it (`engine.stages.program.solve_with_program`: one constrained call, then the sandbox). It
-*answers* when the program ran and printed one number and nothing else (the tool's last line,
-"Answer: <what it printed>"); it is *right* when that
-number, rounded to the decimals of the expected answer, is the expected answer. Precision is
-right / answered; a program that failed, printed nothing or printed words is a refusal, which is
-what a user would rather have than a wrong number.
+Each question of a set goes to the program tool as the engine runs it
+(`engine.stages.program.solve_with_program`: one constrained call, then the sandbox). The sets:
+`everyday.jsonl`, 40 problems written before any code that answers them (wages, shares of a bill,
+percentages, areas, powers, rates), measured once and then training data: its failures changed
+the program stage (`_strip_json_tail`); `everyday_2.jsonl`, 40 more, written after seeing those
+failures and before that change, so nothing was changed in the light of its own.
+
+The tool *answers* when the program ran and printed one number and nothing else (the tool's last
+line, "Answer: <what it printed>"); it is *right* when that number, rounded to the decimals of
+the expected answer, is the expected answer. Precision is right / answered; a program that
+failed, printed nothing or printed words is a refusal, which is what a user would rather have
+than a wrong number.
 """
 
 import argparse
@@ -69,7 +75,7 @@ def right(value: float, expected: float) -> bool:
     return math.isclose(round(value, decimals), expected, rel_tol=0, abs_tol=1e-9)
 
 
-def run(model: str, limit: int | None = None) -> list[Outcome]:
+def run(model: str, limit: int | None = None, problems: Path = PROBLEMS) -> list[Outcome]:
     from engine.adapters.tools import ToolRegistry  # noqa: PLC0415 - one adapter's benchmark
     from engine.adapters.tools.program import ProgramTool  # noqa: PLC0415
     from engine.compose import build_llm  # noqa: PLC0415
@@ -78,7 +84,7 @@ def run(model: str, limit: int | None = None) -> list[Outcome]:
 
     llm = build_llm(load_settings(model=model))
     toolbox = ToolRegistry([ProgramTool()])
-    rows = [json.loads(line) for line in PROBLEMS.read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in problems.read_text().splitlines() if line.strip()]
     outcomes = []
     for row in rows[:limit]:
         started = time.perf_counter()
@@ -117,11 +123,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--model", action="append", required=True, help="repeat for each")
     parser.add_argument("--limit", type=int, default=None, help="the first N problems only")
+    parser.add_argument("--problems", type=Path, default=PROBLEMS, help="a JSONL set")
     parser.add_argument("--json-out", type=Path, help="every outcome and the summaries")
     args = parser.parse_args(argv)
     document: dict[str, Any] = {"summaries": [], "outcomes": {}}
     for model in args.model:
-        outcomes = run(model, args.limit)
+        outcomes = run(model, args.limit, args.problems)
         document["summaries"].append(summary(model, outcomes))
         document["outcomes"][model] = [asdict(o) for o in outcomes]
         print(json.dumps(document["summaries"][-1]))
