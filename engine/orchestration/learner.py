@@ -63,9 +63,9 @@ def roles_taught_by(source: str) -> tuple[str, ...]:
     and the checker's and the referee's together measure the referee.
 
     >>> roles_taught_by("tool"), roles_taught_by("user#2")
-    (('tool',), ('path', 'tool', 'seed'))
+    (('tool',), ('path', 'tool', 'seed', 'model'))
     >>> roles_taught_by("referee")
-    ('path', 'tool', 'seed', 'referee')
+    ('path', 'tool', 'seed', 'model', 'referee')
     """
     name, _revision = split_source_key(source)
     taught = tuple(role for role in POLICY_ROLES if teaches(name, role))

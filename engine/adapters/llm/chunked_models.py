@@ -185,6 +185,13 @@ def join_chunks(model: ChunkedModel, chunks: Sequence[Chunk], target: Path) -> N
 
 def _chunk_of(model: ChunkedModel, name: str, distribution: metadata.Distribution) -> Chunk:
     files = [file for file in distribution.files or () if file.name.endswith(".bin")]
+    if not files:
+        # importlib_metadata's backport (which litellm puts on sys.meta_path) lists only the
+        # files that exist: a deleted chunk is then missing from the list, not from the disk.
+        raise ModelFileError(
+            f"the chunk file of {name} is missing (its package lists no .bin chunk); "
+            f"{model.reinstall_hint([name])}"
+        )
     if len(files) != 1:
         raise ModelFileError(
             f"the package {name} should hold one .bin chunk, it lists {len(files)}; "

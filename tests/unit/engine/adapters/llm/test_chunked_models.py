@@ -179,7 +179,9 @@ def test_a_wrong_file_without_chunks_to_join_is_refused_not_loaded(fake: Fake) -
     fake.models_dir.mkdir()
     (fake.models_dir / "fake-model-0123.gguf").write_bytes(b"not the model")
     fake.chunk_files[0].unlink()
-    with pytest.raises(ModelFileError, match=r"chunk file .*part01\.bin .* is missing"):
+    # the file named where the stdlib lists it; the package named where the backport that
+    # litellm installs leaves a missing file out of the list
+    with pytest.raises(ModelFileError, match=r"chunk file .*(part01\.bin|-part1) .*is missing"):
         ensure_joined(fake.model, fake.models_dir)
 
 
