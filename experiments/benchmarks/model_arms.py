@@ -2,7 +2,7 @@
 asked bare and against fixed (model, path) pairs, on the same stream (issue 38 item 5).
 
     python -m experiments.benchmarks.model_arms --per-family 2 --orders 3 \\
-        --fixed bare_question --json-out docs/benchmarks-data/model_arms.json
+        --fixed step_by_step_check --json-out docs/benchmarks-data/model_arms.json
 
 The stream is the development suite (`experiments.online_experiment.task_suite`, suite
 "development": the public BIG-bench development families and the generated development
@@ -195,7 +195,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", action="append", help="a catalogue model (repeat); default both")
     parser.add_argument("--per-family", type=int, default=2)
     parser.add_argument("--orders", type=int, default=3)
-    parser.add_argument("--fixed", default="bare_question", help="templates forced per model")
+    parser.add_argument(
+        "--fixed", default="", help="templates forced per model, comma-separated (default none)"
+    )
     parser.add_argument("--home", type=Path, default=Path("/tmp/thinkpath-model-arms"))
     parser.add_argument("--json-out", type=Path)
     parser.add_argument("--plot", type=Path, help="a PNG of the big model's share per family")
@@ -208,7 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     tasks = list(task_suite(OnlineParams(suite="development", per_family=args.per_family)).tasks)
     settings = load_settings(home=args.home, store_url="memory")
     max_tokens = settings.engine_config().answer_max_tokens
-    templates = list(chosen_templates(tuple(t for t in args.fixed.split(",") if t)))
+    fixed = tuple(t for t in args.fixed.split(",") if t)
+    templates = list(chosen_templates(fixed)) if fixed else []  # none given: bare alone
     cached, scorers, static = {}, {}, {}
     for model in models:
         raw = compose.build_llm(settings.model_copy(update={"model": model}))
