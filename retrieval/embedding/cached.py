@@ -81,6 +81,13 @@ class CachedEmbedder:
         self.inner = inner
         self.cache = cache if cache is not None else shared(inner.model_id)
 
+    def __getattr__(self, name: str) -> object:
+        # What the kind book reads of an embedder besides these (its `version`, its
+        # `kind_threshold`) is the inner one's: the cache changes no vector, so no identity.
+        if name == "inner":  # not set yet (a copy being built): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
     @property
     def model_id(self) -> str:
         return self.inner.model_id

@@ -89,3 +89,13 @@ def test_a_bare_string_is_refused_as_by_the_model() -> None:
         CachedEmbedder(HashingEmbedder(8), VectorCache()).embed("one text")
     with pytest.raises(ValueError, match="at least one"):
         VectorCache(size=0)
+
+
+def test_the_cache_keeps_the_inner_embedders_identity_and_threshold() -> None:
+    """The kind book records an embedder's version and takes its threshold: a cache around it
+    must hand both on, or a replica's kinds would be matched at another embedder's threshold."""
+    inner = HashingEmbedder(8)
+    wrapped = CachedEmbedder(inner, VectorCache())
+    assert wrapped.version == inner.version
+    assert wrapped.kind_threshold == inner.kind_threshold
+    assert getattr(wrapped, "no_such_attribute", None) is None
