@@ -38,7 +38,7 @@ from typing import Any
 
 import httpx
 
-from experiments.benchmarks.serve_start import POLL_S, free_port, launch_order
+from experiments.benchmarks.serve_start import POLL_S, free_port, launch_order, stop
 
 # (the tool meant to read it, the question, the answer it gives)
 FIRST = [
@@ -119,14 +119,7 @@ def launch(source: Path, home: Path, limit_s: float) -> dict[str, Any]:
             first = [ask(client, base, server.pid, question) for question in FIRST]
             later = [ask(client, base, server.pid, question) for question in LATER]
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        if server.stderr:
-            server.stderr.close()
+        stop(server)
     return {
         "ready_s": round(ready_s, 2),
         "cpu_at_ready_s": round(cpu_at_ready_s, 2),

@@ -84,15 +84,20 @@ def start_once(
                 else:
                     time.sleep(POLL_S)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        if server.stderr:
-            server.stderr.close()
+        stop(server)
     return {"answers_s": answers_s, "ready_s": ready_s, "first_answer": first_status}
+
+
+def stop(server: "subprocess.Popen[Any]") -> None:
+    """End a service started for a measurement: asked first, killed after 20 s."""
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+    if server.stderr:
+        server.stderr.close()
 
 
 def launch_order(labels: list[str], repeats: int) -> list[tuple[int, str]]:
