@@ -94,7 +94,9 @@ def _balanced(text: str) -> bool:
 # A header that says a list of choices follows: "Options:", "Labels:", "Pick one:", "… one of:",
 # "… one of the following labels:". Then the list, which ends its line or its sentence.
 _LISTED_CHOICES = re.compile(
-    r"(?:^|(?<=[.?!\n])\s*)(?P<header>(?:answer\s+)?(?:options|choices|labels)"
+    # after a sentence's end, a quoted sentence's too ("… 'How do I reset it?' Categories: …")
+    r"(?:^|(?<=[.?!\n])\s*|(?<=[.?!][\"'”’])\s+)"
+    r"(?P<header>(?:answer\s+)?(?:options|choices|labels|categories|classes)"
     r"|(?:[^.?!\n:]*\s)?(?:pick|choose|select)\s+one"
     r"|[^.?!\n:]*\bone\s+of(?:\s+the\s+following(?:\s+\w+)?)?)"
     r":[ \t]*(?P<listed>[^\n.?!]+?)[ \t]*(?:[.][ \t]*(?=\s|$)|\n|$)",
@@ -248,6 +250,7 @@ _AFTER_LABEL = re.compile(
     r"(?(mark)|[:?])\s*(?P<material>\"[^\"]+\"|“[^”]+”|'.+'|‘[^’]+’)\s*$"
 )
 _CLASS_LABEL_WORDS = 6
+_CLASS_REQUEST_WORDS = 10
 
 
 def read_bracketed_labels(text: str) -> BlockReading:
@@ -282,6 +285,9 @@ def _class_label(text: str, trailing: re.Match[str] | None, match: re.Match[str]
             return None
         return text[: trailing.start()].split(":", 1)[0]
     label = match.group("label")
-    if len(label.split()) > _CLASS_LABEL_WORDS or opener in WH_WORDS | AUXILIARIES:
+    # A verb of putting in a class names its one thing at any length up to a clause's ("Tag the
+    # priority of this bug report (low, medium, high): '…'"); a bare label is short.
+    longest = _CLASS_REQUEST_WORDS if opener in _CLASS_VERBS else _CLASS_LABEL_WORDS
+    if len(label.split()) > longest or opener in WH_WORDS | AUXILIARIES:
         return None
     return label

@@ -163,6 +163,9 @@ def _in_clause(text: str, body: str) -> BlockReading:
     return _headless(text, body)
 
 
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
+
+
 def _list_first(body: str) -> str | None:
     """The part of `body` that holds the alternatives: the list where it comes first and a
     picking wh-question follows ("Tea or coffee: which …?", "Hydrogen or helium — which is
@@ -174,7 +177,8 @@ def _list_first(body: str) -> str | None:
     # should a beginner read first?" asks for advice about both.
     if colon and first_word(asked) in _PICKING and not re.search(r"\bor\b", asked):
         return None if SECOND_QUESTION.search(asked) else listed
-    if colon.strip() == ":" and len(listed.split()) <= _LABEL_WORDS and "or" not in listed:
+    # "or" as a word: "Sodium chloride: ionic or covalent?" has its letters in "chloride".
+    if colon.strip() == ":" and len(listed.split()) <= _LABEL_WORDS and not _OR.search(listed):
         return asked
     return body
 
