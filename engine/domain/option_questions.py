@@ -177,8 +177,14 @@ def _list_first(body: str) -> str | None:
     # should a beginner read first?" asks for advice about both.
     if colon and first_word(asked) in _PICKING and not re.search(r"\bor\b", asked):
         return None if SECOND_QUESTION.search(asked) else listed
-    # "or" as a word: "Sodium chloride: ionic or covalent?" has its letters in "chloride".
-    if colon.strip() == ":" and len(listed.split()) <= _LABEL_WORDS and not _OR.search(listed):
+    # "or" as a word: "Sodium chloride: ionic or covalent?" has its letters in "chloride". A
+    # wh-head before the colon ("Which weighs more: a litre of … or …?") is no label.
+    if (
+        colon.strip() == ":"
+        and len(listed.split()) <= _LABEL_WORDS
+        and not _OR.search(listed)
+        and first_word(listed) not in WH_WORDS
+    ):
         return asked
     return body
 

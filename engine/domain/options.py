@@ -230,8 +230,14 @@ def _understood(text: str) -> Options | NoOptions:
         readings.append(named)
     for reader in readers:
         result = reader(text)
-        if isinstance(result, str):
+        if isinstance(result, str) and named is None:
             return NoOptions(result)
+        if isinstance(result, str):
+            # A sentence that names the answers ("Answer 1, 2, both, or neither.") is the answer
+            # space; a structure another reader cannot account for ("Statement 1: …" in prose)
+            # is what those answers refer to, not a second answer space. A second reading that
+            # differs still refuses, below.
+            continue
         if result is not None:
             readings.append(result)
     refusal = _refusal(text) if readings else None
