@@ -114,6 +114,9 @@ def _polar_clause(question: str) -> str | None:
 _QUALIFYING = re.compile(r"\b(?:whether|either)\b", re.IGNORECASE)
 
 _PICKING = frozenset(words_of("which who whom whose"))
+_CONTEXT_THEN_WH = re.compile(
+    r"(?P<context>[^?]+),\s+(?P<clause>(?:what|which|who|whom|whose)\b[^,]+)$", re.IGNORECASE
+)
 _LABEL_WORDS = 3
 _CONTEXT_THEN_CLAUSE = re.compile(
     r"(?P<context>[^?]+),\s+(?P<clause>(?:is|are|was|were)\b(?:(?!,\s+(?:is|are|was|were)\b).)+)$",
@@ -141,6 +144,13 @@ def read_alternatives(text: str) -> BlockReading:
         return "alternatives asked about in two questions"
     if first_word(listed) in WH_WORDS:
         return _picked(text, listed, _HEAD.match(listed))
+    # Context before the wh-clause: "Given the sentence 'Anna gave Ben her umbrella', who does
+    # 'her' refer to: Anna or Ben?" The context offers nothing ("or" nowhere in it) and asks
+    # nothing; the clause after its last comma is read as a question of its own.
+    context = _CONTEXT_THEN_WH.match(listed)
+    if context and not _OR.search(context.group("context")):
+        clause = context.group("clause")
+        return _picked(text, clause, _HEAD.match(clause))
     return _in_clause(text, listed)
 
 
