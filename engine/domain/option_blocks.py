@@ -384,11 +384,14 @@ def _block_problem(texts: list[str], one_per_line: bool) -> str | None:
 
 # ---- bulleted options under a header -----------------------------------------------------------
 
+# The header line ends with "?" or ":", or holds a blank the bullets fill ("Hot is to cold as up
+# is to ___."); blank lines may stand between it and the bullets.
 _BULLETED = re.compile(
-    r"(?:^|\n)[ \t]*(?P<header>[^\n]*?[?:])[ \t]*\n"
+    r"(?:^|\n)[ \t]*(?P<header>[^\n]*?(?:[?:]|_{2,}[^\n]*))[ \t]*\n(?:[ \t]*\n)*"
     r"(?P<items>(?:[ \t]*[-*•][ \t]+\S[^\n]*(?:\n|$)){2,})$"
 )
 _BULLET = re.compile(r"^[ \t]*[-*•][ \t]+")
+_BLANK = re.compile(r"_{2,}")
 # A bulleted list is options only under a header that says so: "Ingredients:\n- flour" after a
 # question is a list the question is about.
 _OPTION_HEADER_WORDS = frozenset({"option", "options", "choice", "choices", "answers"})
@@ -403,7 +406,8 @@ def read_bulleted(text: str) -> BlockReading:
         return None
     header = match.group("header")
     header_words = words_of(header)
-    if header_words[:1] and header_words[0] in _ASKS_TO_CHOOSE:
+    # A blank in the header ("Fill the gap: The cat sat ___ the mat.") is what the bullets fill.
+    if header_words[:1] and (header_words[0] in _ASKS_TO_CHOOSE or _BLANK.search(header)):
         stem = text[: match.end("header")].strip()
     elif (
         header.endswith(":")

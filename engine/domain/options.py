@@ -267,7 +267,9 @@ _ASKS_FOR_SEVERAL = re.compile(
     r"\bhow\s+many\s+of\b"
     r"|\bwhich\s+(?:ones\b|(?:of\s+(?:these|those|them|the\s+following)\s+)?(?:are|were)\b)"
     r"|\b(?:select|choose|pick|tick|mark|name|list)\s+(?:all|every|each|both|two|three|four)\b"
-    r"|\ball\s+(?:that|which)\s+apply\b",
+    r"|\ball\s+(?:that|which)\s+apply\b"
+    # "… for each?", "each of them": something is asked of every option, not one picked
+    r"|\bfor\s+each\b|\beach\s+of\s+(?:them|these|those)\b",
     re.IGNORECASE,
 )
 
