@@ -426,6 +426,6 @@ def read_bulleted(text: str) -> BlockReading:
     if any(not option or len(option) > MAX_OPTION_CHARS for option in texts):
         return "a bulleted option is empty or too long"
     understood = f"{len(texts)} bulleted options after {header.strip()!r:.60}"
-    return OptionBlock(
-        tuple(texts), (), stem, understood, asks=stem != text[: match.end("header")].strip()
-    )
+    # A blank to fill asks for what fills it, as a question does.
+    asks = stem != text[: match.end("header")].strip() or bool(_BLANK.search(header))
+    return OptionBlock(tuple(texts), (), stem, understood, asks=asks)

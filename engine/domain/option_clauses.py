@@ -229,11 +229,16 @@ def put_to_clause(text: str, body: str) -> BlockReading:
             continue
         rest = tokens[start:]
         ends = [len(rest)] + [i for i, token in enumerate(rest) if token.casefold() == "than"]
+        # The compared pair may stand before an adverbial that still precedes its "than": "Is
+        # light faster or slower in water than in a vacuum?"; every end before "than" is tried,
+        # and only alike alternatives are kept, so "slower in water" is never one.
+        than = ends[1] if len(ends) > 1 else 0
+        ends += list(range(1, than))
         for end in ends:
             items = list_items(" ".join(rest[:end]))
             if isinstance(items, str) or not alike(items) or end <= 0:
                 continue
-            if _exclusive(first_word(body), clause, items, compared=end < len(rest)):
+            if _exclusive(first_word(body), clause, items, compared=end <= than):
                 found[tuple(items)] = " ".join(clause)
     subject = _subject_alternatives(tokens)
     if subject is not None:
