@@ -407,7 +407,9 @@ def read_bulleted(text: str) -> BlockReading:
     header = match.group("header")
     header_words = words_of(header)
     # A blank in the header ("Fill the gap: The cat sat ___ the mat.") is what the bullets fill.
-    if header_words[:1] and (header_words[0] in _ASKS_TO_CHOOSE or _BLANK.search(header)):
+    # A header that ends in ":" with a blank in it ("Notes from the ___ meeting:") labels a list.
+    gap = bool(_BLANK.search(header)) and not header.rstrip().endswith(":")
+    if header_words[:1] and (header_words[0] in _ASKS_TO_CHOOSE or gap):
         stem = text[: match.end("header")].strip()
     elif (
         header.endswith(":")
@@ -427,5 +429,5 @@ def read_bulleted(text: str) -> BlockReading:
         return "a bulleted option is empty or too long"
     understood = f"{len(texts)} bulleted options after {header.strip()!r:.60}"
     # A blank to fill asks for what fills it, as a question does.
-    asks = stem != text[: match.end("header")].strip() or bool(_BLANK.search(header))
+    asks = stem != text[: match.end("header")].strip() or gap
     return OptionBlock(tuple(texts), (), stem, understood, asks=asks)

@@ -238,6 +238,8 @@ def put_to_clause(text: str, body: str) -> BlockReading:
             items = list_items(" ".join(rest[:end]))
             if isinstance(items, str) or not alike(items) or end <= 0:
                 continue
+            if end < than and not _ends_compared(rest[end], items):
+                continue  # "cheaper or more | expensive to fly than …" cuts an alternative
             if _exclusive(first_word(body), clause, items, compared=end <= than):
                 found[tuple(items)] = " ".join(clause)
     subject = _subject_alternatives(tokens)
@@ -272,6 +274,17 @@ def _exclusive(auxiliary: str, clause: list[str], items: list[str], *, compared:
         and all(token[:1].isupper() for token in name)
         and preposition.casefold() in _PLACE
     )
+
+
+# Where a compared pair may end before its "than": at a preposition opening an adverbial ("in
+# water than in a vacuum"), or after comparatives in "-er" ("louder or quieter underwater").
+_ADVERBIAL = frozenset(words_of("in at on per for during under over with by from after before"))
+
+
+def _ends_compared(following: str, items: list[str]) -> bool:
+    if first_word(following) in _ADVERBIAL:
+        return True
+    return all(re.fullmatch(r"[A-Za-z]+er", item) for item in items)
 
 
 def _is_clause(tokens: list[str]) -> bool:

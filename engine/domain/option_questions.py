@@ -187,6 +187,10 @@ def _list_first(body: str) -> str | None:
     # should a beginner read first?" asks for advice about both.
     if colon and first_word(asked) in _PICKING and not re.search(r"\bor\b", asked):
         return None if SECOND_QUESTION.search(asked) else listed
+    # Context, then the picking question that holds the list: "Density of gold vs silver: which
+    # is higher, gold or silver?" The context offers nothing and asks nothing.
+    if colon.strip() == ":" and first_word(asked) in _PICKING and not _OR.search(listed):
+        return asked
     # "or" as a word: "Sodium chloride: ionic or covalent?" has its letters in "chloride". A
     # wh-head before the colon ("Which weighs more: a litre of … or …?") is no label.
     if (
