@@ -36,7 +36,7 @@ import re
 from engine.domain.option_requests import is_request
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, words_of
 
-__all__ = ["INSTRUCTING", "frame_problem"]
+__all__ = ["INSTRUCTING", "frame_problem", "instructs"]
 
 # Verbs of answering and choosing, and of reading what the question is about: the instructions
 # a question with options is posed in ("Read the passage and choose …", "Consider the table.").
@@ -279,3 +279,9 @@ def _instruction_problem(sentence: str) -> str | None:
     if verdict is None and joined and not _answers_named(sentence):
         verb, verdict = joined.group(1).casefold(), "is a second instruction, joined by 'and'"
     return f"'{verb}' {verdict}: {sentence!r:.80}" if verdict else None
+
+
+def instructs(context: str) -> bool:
+    """Whether `context` before a question is an instruction other than to answer ("Find a
+    better wording for this question, …"), not material the question is about."""
+    return _instruction_problem(context) is not None

@@ -26,6 +26,7 @@ from engine.domain.option_clauses import (
     put_to_clause,
     put_to_subject,
 )
+from engine.domain.option_frame import instructs
 from engine.domain.option_lists import list_items
 from engine.domain.option_requests import is_request
 from engine.domain.option_texts import unquoted
@@ -148,7 +149,7 @@ def read_alternatives(text: str) -> BlockReading:
     # 'her' refer to: Anna or Ben?" The context offers nothing ("or" nowhere in it) and asks
     # nothing; the clause after its last comma is read as a question of its own.
     context = _CONTEXT_THEN_WH.match(listed)
-    if context and not _OR.search(context.group("context")):
+    if context and not _OR.search(context.group("context")) and not instructs(context.group(1)):
         clause = context.group("clause")
         return _picked(text, clause, _HEAD.match(clause))
     return _in_clause(text, listed)
@@ -189,7 +190,12 @@ def _list_first(body: str) -> str | None:
         return None if SECOND_QUESTION.search(asked) else listed
     # Context, then the picking question that holds the list: "Density of gold vs silver: which
     # is higher, gold or silver?" The context offers nothing and asks nothing.
-    if colon.strip() == ":" and first_word(asked) in _PICKING and not _OR.search(listed):
+    if (
+        colon.strip() == ":"
+        and first_word(asked) in _PICKING
+        and not re.search(r"\bor\b|,", listed, re.IGNORECASE)
+        and not instructs(listed)
+    ):
         return asked
     # "or" as a word: "Sodium chloride: ionic or covalent?" has its letters in "chloride". A
     # wh-head before the colon ("Which weighs more: a litre of … or …?") is no label.
