@@ -39,13 +39,15 @@ from engine.domain.sentences import AUXILIARIES, WH_WORDS, words_of
 __all__ = ["INSTRUCTING", "frame_problem", "instructs"]
 
 # Verbs of answering and choosing, and of reading what the question is about: the instructions
-# a question with options is posed in ("Read the passage and choose …", "Consider the table.").
+# a question with options is posed in ("Read the passage and choose …", "Consider the table."),
+# and the verbs of putting one thing in a class that `option_lists` reads ("Rate the severity
+# of this outage (minor, major): …").
 _ANSWERING = frozenset(
     words_of(
         "answer choose pick select identify decide determine classify categorise categorize label "
         "reply respond circle mark tick say state tell name read consider look use assume suppose "
         "imagine note remember recall find solve complete fill guess spot let tag triage route "
-        "assign"
+        "assign rate"
     )
 )
 # Verbs of giving that are answering only when what they give is the answer: "Write the letter

@@ -143,15 +143,14 @@ def read_alternatives(text: str) -> BlockReading:
     listed = _list_first(body)
     if listed is None:
         return "alternatives asked about in two questions"
-    if first_word(listed) in WH_WORDS:
-        return _picked(text, listed, _HEAD.match(listed))
     # Context before the wh-clause: "Given the sentence 'Anna gave Ben her umbrella', who does
     # 'her' refer to: Anna or Ben?" The context offers nothing ("or" nowhere in it) and asks
     # nothing; the clause after its last comma is read as a question of its own.
     context = _CONTEXT_THEN_WH.match(listed)
     if context and not _OR.search(context.group("context")) and not instructs(context.group(1)):
-        clause = context.group("clause")
-        return _picked(text, clause, _HEAD.match(clause))
+        listed = context.group("clause")
+    if first_word(listed) in WH_WORDS:
+        return _picked(text, listed, _HEAD.match(listed))
     return _in_clause(text, listed)
 
 
