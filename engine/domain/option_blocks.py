@@ -270,7 +270,8 @@ _BLANK = re.compile(r"_{3,}")
 # of the above is a mammal?", "Which one of these is prime?". ("Which of the above are …?" asks
 # for several and is refused in `engine.domain.options`.)
 _ASKS_ABOUT_THE_LIST = re.compile(
-    r"which\s+(?:one\s+)?of\s+(?:the\s+above|these|those|them|the\s+(?:options|choices))\s+"
+    # "Which of these is …?", "Which one is on the timetable above?": one of the list, picked
+    r"which\s+(?:one\s+)?(?:of\s+(?:the\s+above|these|those|them|the\s+(?:options|choices))\s+)?"
     r"(?:is|was)\b[^?\n]*\?$",
     re.IGNORECASE,
 )

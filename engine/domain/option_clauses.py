@@ -136,6 +136,10 @@ def put_to_subject(text: str, body: str) -> BlockReading:
     # A quoted sentence is one word of the subject: "Is the sentence 'It was eaten' passive or
     # active?"; a quote among the alternatives leaves them unread.
     tokens = _QUOTED_SPAN.sub(_QUOTE_TOKEN, body).split()
+    # The quoted sentence the subject stands in, after the alternatives: "Is the word 'lead' a
+    # noun or a verb in 'Lead the way'?" is the question without its "in <quote>".
+    if len(tokens) > 3 and tokens[-1] == _QUOTE_TOKEN and tokens[-2].casefold() == "in":
+        tokens = tokens[:-2]
     splits = []
     for start in range(2, len(tokens)):
         items = list_items(" ".join(tokens[start:]))

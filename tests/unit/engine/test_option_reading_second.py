@@ -69,3 +69,22 @@ def test_new_classes_are_read(question: str, texts: tuple[str, ...]) -> None:
 )
 def test_near_misses_stay_refused(question: str) -> None:
     assert isinstance(understand_options(question), NoOptions), understand_options(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "texts", "form"),
+    [
+        # the list's own picking question after the last inline option
+        (
+            "Lunch is served at: A. noon B. 1 pm. Which one is on the menu card?",
+            ("noon", "1 pm"),
+            "letter",
+        ),
+        # the quoted sentence the subject stands in, after the alternatives
+        ("Is the word 'run' a noun or a verb in 'Go for a run'?", ("a noun", "a verb"), "word"),
+    ],
+)
+def test_trailing_parts_are_read(question: str, texts: tuple[str, ...], form: str) -> None:
+    reading = read_options(question)
+    assert reading is not None, understand_options(question)
+    assert (reading.texts, reading.form) == (texts, form)
