@@ -33,6 +33,11 @@ class PathSeconds:
             if total[1] <= 0:
                 del tally[path]
 
+    def forget(self, path: str) -> None:
+        """Drop a path's seconds everywhere (an archived arm: see `Learner.archive`)."""
+        for tally in (*self._by_kind.values(), self._overall):
+            tally.pop(path, None)
+
     def means(self, key: Hashable, paths: Iterable[str]) -> dict[str, float]:
         """The mean seconds of each of `paths` for this kind (see the module); timed ones only.
 
