@@ -72,10 +72,10 @@ class ArmBook:
         seed: int | None = None,
         context_of: Callable[[str], Sequence[float] | None] | None = None,
         models: Sequence[str] = (),
-        keep_retired: int = KEEP_RETIRED,
+        keep_retired: int | None = None,
     ) -> None:
         self._store = store
-        self._keep_retired = keep_retired
+        self._keep_retired = KEEP_RETIRED if keep_retired is None else keep_retired
         # The ids of archived paths (`archived_paths`): their definitions and statistics are gone
         # from memory, their ids stay taken and their late outcomes recognised.
         self._archived: set[str] = set()
@@ -312,7 +312,7 @@ class ArmBook:
         """Retire a path arm (template or detour) for good; its statistics stay for the record.
 
         Retiring a retired path again changes nothing. Raises `UnknownArmError` for an id that
-        is no path, `TemplateError` for a missing reason (1 to 200 characters), the last live
+        is no path or an archived one (`archived_paths`), `TemplateError` for a missing reason (1 to 200 characters), the last live
         template, or the last live path that answers with an option on any model
         (`engine.domain.option_arms`).
         """
@@ -327,8 +327,11 @@ class ArmBook:
         with self._lock:
             self._sync_catalog()
             path = self._paths.get(arm_id)
-            if arm_id in self._archived:
-                return  # retired long ago
+            if arm_id in self._archived:  # no statistics left in memory to show for it
+                raise UnknownArmError(
+                    f"{arm_id!r} was retired and has been archived: its outcomes are in the log, "
+                    "its id stays taken, and there is nothing left to retire"
+                )
             if path is None:
                 raise UnknownArmError(
                     f"no path with the id {arm_id!r}: no template or detour has it"
@@ -343,6 +346,8 @@ class ArmBook:
             if last is not None:
                 raise TemplateError(last)
             self._learner.retire("path", arm_id, why)
+            # Archived, if it is among the oldest retired, at the next read of the catalogue:
+            # the caller reads its statistics first (`Engine.retire_template`).
             self._save_retirement("path", arm_id, why, trace=False)
 
     def _live_templates(self) -> list[str]:
