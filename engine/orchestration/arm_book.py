@@ -295,8 +295,9 @@ class ArmBook:
         """Add a template path as a new arm, saved in the catalogue for every process.
 
         Refused (`TemplateError`) for an id taken or too close to a taken one, retired and
-        archived ones included, when the live templates reached `max_templates`, and when the templates kept,
-        live and retired but not archived, reached `max_kept` (see `admit_template`).
+        archived ones included, when the live templates reached `max_templates`, and when the
+        templates kept, live and retired but not archived, reached `max_kept` (see
+        `admit_template`).
         """
         with self._lock:
             self._sync_catalog()
@@ -312,9 +313,9 @@ class ArmBook:
         """Retire a path arm (template or detour) for good; its statistics stay for the record.
 
         Retiring a retired path again changes nothing. Raises `UnknownArmError` for an id that
-        is no path or an archived one (`archived_paths`), `TemplateError` for a missing reason (1 to 200 characters), the last live
-        template, or the last live path that answers with an option on any model
-        (`engine.domain.option_arms`).
+        is no path or an archived one (`archived_paths`), `TemplateError` for a missing reason
+        (1 to 200 characters), the last live template, or the last live path that answers with
+        an option on any model (`engine.domain.option_arms`).
         """
         why = reason.strip() if isinstance(reason, str) else ""
         if not why or len(why) > MAX_REASON_CHARS:
@@ -466,13 +467,11 @@ def archived_paths(records: Iterable[ArmRecord], keep: int) -> set[str]:
     once, by the process that created the arm.
     """
     retired = sorted(
-        (
-            (record.created_at, record.arm_id)  # `_in_creation_order`'s order
-            for record in records
-            if record.role == "path"
-            and record.origin in ("detour", "template")
-            and record.retired_at is not None
-        )
+        (record.created_at, record.arm_id)  # `_in_creation_order`'s order
+        for record in records
+        if record.role == "path"
+        and record.origin in ("detour", "template")
+        and record.retired_at is not None
     )
     return {arm for _created, arm in retired[: max(0, len(retired) - keep)]}
 

@@ -2,14 +2,15 @@
 and the learner's tables stay bounded however many templates and detours are retired."""
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
 from engine.adapters.store.sql import SqlStore
 from engine.domain.config import DetourRules, EngineConfig
-from engine.domain.records import PathDefinition
+from engine.domain.records import ArmRecord, PathDefinition
 from engine.errors import TemplateError, UnknownArmError
 from engine.orchestration import arm_book
 from engine.orchestration.facade import Engine
@@ -153,22 +154,20 @@ def test_a_detour_the_learner_retires_is_archived_everywhere(
 
 
 def test_the_archive_rule_is_the_oldest_created_retired_paths() -> None:
-    from datetime import UTC, datetime, timedelta
-
-    from engine.domain.records import ArmRecord
-
     start = datetime(2026, 1, 1, tzinfo=UTC)
 
-    def record(arm: str, minute: int, retired: bool, origin: str = "template") -> ArmRecord:
+    def record(
+        arm: str, minute: int, retired: bool, origin: Literal["template", "detour"] = "template"
+    ) -> ArmRecord:
         created = start + timedelta(minutes=minute)
-        return ArmRecord("ns", "path", arm, origin, {}, created, created if retired else None)  # type: ignore[arg-type]
+        return ArmRecord("ns", "path", arm, origin, {}, created, created if retired else None)
 
     records = [
         record("b", 2, True),
         record("a", 1, True, "detour"),
         record("c", 3, False),
         record("d", 4, True),
-        ArmRecord("ns", "tool", "t", "tool", {}, start, start),  # type: ignore[arg-type]
+        ArmRecord("ns", "tool", "t", "tool", {}, start, start),
     ]
     assert arm_book.archived_paths(records, 1) == {"a", "b"}
     assert arm_book.archived_paths(records, 2) == {"a"}
