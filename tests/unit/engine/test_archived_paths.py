@@ -173,3 +173,27 @@ def test_the_archive_rule_is_the_oldest_created_retired_paths() -> None:
     assert arm_book.archived_paths(records, 2) == {"a"}
     assert arm_book.archived_paths(reversed(records), 2) == {"a"}  # whatever the listing order
     assert arm_book.archived_paths(records, 3) == set()
+
+
+@pytest.mark.parametrize("checkpoint_every", [0, 2])
+def test_an_archived_built_in_template_stays_archived_after_a_restart(
+    world: World, monkeypatch: Any, checkpoint_every: int
+) -> None:
+    monkeypatch.setattr(arm_book, "KEEP_RETIRED", 1)
+    config = EngineConfig(seed=5, checkpoint_every=checkpoint_every)
+    engine = world.engine(config=config)
+    engine.decide("What is 1 + 1?", force_path="ramble")
+    engine.retire_template("ramble", "never right")  # a template the configuration still names
+    cycle(engine, 0)
+    for n in range(3):
+        engine.decide(f"What is {n} + 2?")
+    restarted = world.engine(config=config)  # built with "ramble" among its templates
+    for process in (engine, restarted):
+        process.refresh()
+        assert "ramble" not in {a.arm_id for a in process.arms()}
+        assert "ramble" not in {t.arm_id for t in process.templates()}
+        assert "ramble" not in process._book.live_paths()
+        with pytest.raises(TemplateError, match="exists already"):
+            process.add_template(replace(TEMPLATES[0], id="ramble", name="Ramble again"))
+    assert restarted.arms() == engine.arms()
+    assert restarted.decide("What is 7 + 2?").path.arm_id != "ramble"
