@@ -40,6 +40,10 @@ from templates.text import hidden_character
 __all__ = ["ArmBook", "ModelChoice", "PolicyView", "SeedChoice"]
 
 MAX_REASON_CHARS = 200
+# Retired paths (templates and detours together) kept in memory with their statistics; older ones
+# are archived (`archived_paths`). 64 is a long record of what was tried, and with the 64 live
+# templates (`EngineConfig.max_templates`) stays well within the 256 templates kept.
+KEEP_RETIRED = 64
 REPLAY_BATCH = 10_000  # outcomes read from the log at a time
 # The charged path draw's stream of the engine's seed: the policies take streams 0-2 (one per
 # role), the chooser 0 and scoring's audit 1 of theirs; this one is apart from all of them.
@@ -68,8 +72,13 @@ class ArmBook:
         seed: int | None = None,
         context_of: Callable[[str], Sequence[float] | None] | None = None,
         models: Sequence[str] = (),
+        keep_retired: int | None = None,
     ) -> None:
         self._store = store
+        self._keep_retired = KEEP_RETIRED if keep_retired is None else keep_retired
+        # The ids of archived paths (`archived_paths`): their definitions and statistics are gone
+        # from memory, their ids stay taken and their late outcomes recognised.
+        self._archived: set[str] = set()
         # The model role's arms: the catalogue's model ids (`engine.domain.catalogue`); an engine
         # given no catalogue learns no model choice (its decisions choose none).
         self._models = list(models)
@@ -107,6 +116,7 @@ class ArmBook:
             ),
             retirable=lambda role, arm: role == "path" and self._is_detour(arm),
             retirement_rule=lambda _role, _arm, tally: retirement_reason(tally, detour_rules),
+            archived=lambda role, arm: role == "path" and arm in self._archived,
         )
         configured = {"path": path_arms, "tool": self._tools, "seed": [SEED, NO_SEED]}
         if self._models:
@@ -119,6 +129,10 @@ class ArmBook:
             every=checkpoint_every,
         )
         self._checkpoints.restore()  # then refresh() replays only the outcomes after it
+        # after the restore: a checkpoint saved before an arm was archived still holds its tally
+        for arm in self._archived:
+            self._paths.pop(arm, None)
+            self._learner.archive("path", arm)
         self._adopted: list[ArmRecord] = []  # the catalogue's records as last adopted
 
     # -- reading ---------------------------------------------------------------------------------
@@ -170,8 +184,9 @@ class ArmBook:
             return self._learner.policies["path"].arms
 
     def known_path_ids(self) -> frozenset[str]:
+        """Every path id taken here, archived ones included (a new detour must not reuse one)."""
         with self._lock:
-            return frozenset(self._paths)
+            return frozenset(self._paths) | self._archived
 
     def templates(self) -> list[PathDefinition]:
         """The template paths: built-in, from user folders, added at run time."""
@@ -235,15 +250,20 @@ class ArmBook:
             if not batch or batch[-1].seq <= before:  # nothing new (or a store that repeats)
                 self._checkpoints.save_if_due()
                 return applied
-            if not catalog and any(o.choices.get("path") not in self._paths for o in batch):
+            if not catalog and any(self._unknown_path(o.choices.get("path")) for o in batch):
                 self._sync_catalog()  # a path another process added: know it, then learn
             report = self._learner.apply(self._charger.charge(self._in_context(batch)))
             applied += report.applied
             for role, arm, reason in report.retired:
                 self._save_retirement(role, arm, reason)
+            if report.retired:
+                self._sync_catalog()  # the retirements may archive older retired paths
             if len(batch) < REPLAY_BATCH:  # the end of the log: no second read to learn so
                 self._checkpoints.save_if_due()
                 return applied
+
+    def _unknown_path(self, arm: str | None) -> bool:
+        return arm is not None and arm not in self._paths and arm not in self._archived
 
     def _in_context(self, batch: list[LearnedOutcome]) -> list[LearnedOutcome]:
         """Each outcome under its decision's kind's anchor (read here, never recomputed)."""
@@ -274,14 +294,17 @@ class ArmBook:
     ) -> None:
         """Add a template path as a new arm, saved in the catalogue for every process.
 
-        Refused (`TemplateError`) for an id taken or too close to a taken one, retired ones
-        included, when the live templates reached `max_templates`, and when the templates kept,
-        live and retired, reached `max_kept` (see `admit_template`).
+        Refused (`TemplateError`) for an id taken or too close to a taken one, retired and
+        archived ones included, when the live templates reached `max_templates`, and when the
+        templates kept, live and retired but not archived, reached `max_kept` (see
+        `admit_template`).
         """
         with self._lock:
             self._sync_catalog()
             live = len(self._live_templates())
-            admit_template(path, self._paths, live, max_templates, max_kept=max_kept)
+            admit_template(
+                path, self._paths, live, max_templates, max_kept=max_kept, archived=self._archived
+            )
             self._save(path, "template")
             self._paths[path.arm_id] = path
             self._learner.add_arm("path", path.arm_id)
@@ -290,9 +313,9 @@ class ArmBook:
         """Retire a path arm (template or detour) for good; its statistics stay for the record.
 
         Retiring a retired path again changes nothing. Raises `UnknownArmError` for an id that
-        is no path, `TemplateError` for a missing reason (1 to 200 characters), the last live
-        template, or the last live path that answers with an option on any model
-        (`engine.domain.option_arms`).
+        is no path or an archived one (`archived_paths`), `TemplateError` for a missing reason
+        (1 to 200 characters), the last live template, or the last live path that answers with
+        an option on any model (`engine.domain.option_arms`).
         """
         why = reason.strip() if isinstance(reason, str) else ""
         if not why or len(why) > MAX_REASON_CHARS:
@@ -305,6 +328,11 @@ class ArmBook:
         with self._lock:
             self._sync_catalog()
             path = self._paths.get(arm_id)
+            if arm_id in self._archived:  # no statistics left in memory to show for it
+                raise UnknownArmError(
+                    f"{arm_id!r} was retired and has been archived: its outcomes are in the log, "
+                    "its id stays taken, and there is nothing left to retire"
+                )
             if path is None:
                 raise UnknownArmError(
                     f"no path with the id {arm_id!r}: no template or detour has it"
@@ -319,6 +347,8 @@ class ArmBook:
             if last is not None:
                 raise TemplateError(last)
             self._learner.retire("path", arm_id, why)
+            # Archived, if it is among the oldest retired, at the next read of the catalogue:
+            # the caller reads its statistics first (`Engine.retire_template`).
             self._save_retirement("path", arm_id, why, trace=False)
 
     def _live_templates(self) -> list[str]:
@@ -356,7 +386,10 @@ class ArmBook:
             if ("tool", tool) not in known:
                 self._store.save_arm(ArmRecord(self._namespace, "tool", tool, "tool", {}, now))
         live = []
+        self._archived = archived_paths(known.values(), self._keep_retired)
         for record in _in_creation_order(known.values()):
+            if record.arm_id in self._archived:
+                continue  # dropped once the learner is built (a template may be configured)
             if record.role == "path" and record.origin == "detour":
                 self._paths[record.arm_id] = stored_path(record)
                 if record.retired_at is None:
@@ -375,8 +408,15 @@ class ArmBook:
         if len(records) == len(self._adopted) and all(map(operator.is_, records, self._adopted)):
             return
         live = set(self._learner.policies["path"].arms)
+        archived = archived_paths(records, self._keep_retired)
+        for arm in archived - self._archived:
+            self._paths.pop(arm, None)
+            self._learner.archive("path", arm)
+        self._archived |= archived  # never shrinks, whatever a store hands out
         for record in _in_creation_order(records):
             if record.role != "path" or record.origin not in ("detour", "template"):
+                continue
+            if record.arm_id in self._archived:
                 continue
             if record.arm_id not in self._paths:
                 self._paths[record.arm_id] = stored_path(record)
@@ -414,6 +454,26 @@ class ArmBook:
         if role in ("tool", "seed", "model"):
             return role
         return "detour" if self._is_detour(arm) else "template"
+
+
+def archived_paths(records: Iterable[ArmRecord], keep: int) -> set[str]:
+    """The path arms archived: the retired ones but the `keep` created last.
+
+    A function of the catalogue alone (which arms are retired, and their creation order, both
+    stored), so every process sharing a store archives the same arms whenever it reads it. It
+    only grows as arms retire: an arm archived once is among the oldest retired for good.
+    Creation order, not retirement order: a learner retires a failing detour in every replica
+    that replays its outcomes, each saving its own retirement time; the creation time is saved
+    once, by the process that created the arm.
+    """
+    retired = sorted(
+        (record.created_at, record.arm_id)  # `_in_creation_order`'s order
+        for record in records
+        if record.role == "path"
+        and record.origin in ("detour", "template")
+        and record.retired_at is not None
+    )
+    return {arm for _created, arm in retired[: max(0, len(retired) - keep)]}
 
 
 def _in_creation_order(records: Iterable[ArmRecord]) -> list[ArmRecord]:

@@ -301,10 +301,12 @@ class Engine:
         """Add a template as a new path arm, saved in the store so other processes adopt it too.
 
         Raises `TemplateError` when a path with that id (or one differing only in '-' against
-        '_') exists already, retired ones included: templates are not edited in place, an arm's
-        statistics belong to the prompt that earned them. Also when the live templates reach
-        `config.max_templates`, which bounds the rating prompt, or when the namespace keeps
-        `config.max_templates_kept` templates, live and retired (retired ones are kept for good).
+        '_') exists already, retired and archived ones included: templates are not edited in
+        place, an arm's statistics belong to the prompt that earned them. Also when the live
+        templates reach `config.max_templates`, which bounds the rating prompt, or when the
+        namespace keeps
+        `config.max_templates_kept` templates, live and retired (retired paths past the newest 64
+        are archived and count no more: `arm_book.archived_paths`).
         """
         path = PathDefinition.from_template(template)
         self._book.add_template(
@@ -320,8 +322,8 @@ class Engine:
 
         Saved as retired in the store's arm catalogue, so every process sharing the store stops
         choosing it at its next refresh. Retiring a retired path again changes nothing. Raises
-        `UnknownArmError` for an id that is no path, and `TemplateError` for an empty reason or
-        the last live template (the path policy needs an arm to choose).
+        `UnknownArmError` for an id that is no path or an archived one, and `TemplateError` for
+        an empty reason or the last live template (the path policy needs an arm to choose).
         """
         self._book.retire_path(arm_id, reason)
         return next(row for row in self.arms() if row.role == "path" and row.arm_id == arm_id)

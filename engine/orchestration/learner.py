@@ -95,6 +95,7 @@ class Learner:
         history: History,
         retirable: Callable[[str, str], bool] | None = None,
         retirement_rule: RetirementRule | None = None,
+        archived: Callable[[str, str], bool] | None = None,
         recent_window: int = 8,
     ) -> None:
         # The learner is the one writer of its state; the arm book and the checkpoints read it
@@ -110,6 +111,9 @@ class Learner:
         # Without a rule nothing is ever retired (templates are never retired).
         self._retirable = retirable or (lambda _role, _arm: False)
         self._retirement_rule = retirement_rule or (lambda _role, _arm, _tally: None)
+        # Archived arms (`archive`): retired long ago, their statistics dropped from memory; the
+        # owner (the arm book) keeps their ids, so that their late outcomes are still recognised.
+        self._archived = archived or (lambda _role, _arm: False)
         self._recent: dict[ContextKey, deque[float]] = {}
         self._recent_window = recent_window
         # A decision's earlier outcomes, read from the store when a later one arrives (`ledger`),
@@ -234,8 +238,8 @@ class Learner:
             if arm in policy.arms:
                 known.append(role)
                 live.add(role)
-            elif (role, arm) in self._retired:  # not one this namespace never had
-                known.append(role)
+            elif (role, arm) in self._retired or self._archived(role, arm):
+                known.append(role)  # not one this namespace never had
         return known, live
 
     def _move(
@@ -254,14 +258,19 @@ class Learner:
         old, new = change
         if live:
             self._move_policy(role, arm, change, at[0])
+        if role == "path":
+            self._move_path(change, at[1])
+        if not live and self._archived(role, arm):
+            # Counted in no arm's statistics (they were dropped), only in the kind's recent
+            # rewards, as it was while the arm was retired: so that the state is the same
+            # whenever a process archived it (mid-batch, at a sync, or before a replay).
+            return
         tally = self._tallies.get((role, arm), _EMPTY_TALLY)
         if old is not None:
             tally = tally.minus(old.reward, old.weight)
         if new is not None:
             tally = tally.plus(new.reward, new.weight)
         self._tallies[(role, arm)] = tally
-        if role == "path":
-            self._move_path(change, at[1])
         if role in TIMED_ROLES:
             self._count_seconds(role, arm, outcome.seconds, change, at[1])
 
@@ -401,7 +410,11 @@ class Learner:
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""
-        if arm not in self.policies[role].arms and (role, arm) not in self.retired:
+        if (
+            arm not in self.policies[role].arms
+            and (role, arm) not in self.retired
+            and not self._archived(role, arm)
+        ):
             self.policies[role].add_arm(arm)
 
     def retire(self, role: str, arm: str, reason: str) -> None:
@@ -409,6 +422,16 @@ class Learner:
         if arm in self.policies[role].arms:
             self.policies[role].remove_arm(arm)
         self._retired[(role, arm)] = reason
+
+    def archive(self, role: str, arm: str) -> None:
+        """Drop a retired arm's statistics from memory for good (the outcome log keeps its
+        outcomes); the owner's `archived` predicate says it is archived from now on. Idempotent."""
+        if arm in self.policies[role].arms:
+            self.policies[role].remove_arm(arm)
+        self._tallies.pop((role, arm), None)
+        self._retired.pop((role, arm), None)
+        if role in TIMED_ROLES:
+            self._seconds[role].forget(arm)
 
 
 def _context_key(context: Sequence[float]) -> ContextKey:

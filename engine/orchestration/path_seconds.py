@@ -33,6 +33,14 @@ class PathSeconds:
             if total[1] <= 0:
                 del tally[path]
 
+    def forget(self, path: str) -> None:
+        """Drop a path's seconds everywhere (an archived arm: see `Learner.archive`)."""
+        self._overall.pop(path, None)
+        for key in [key for key, tallies in self._by_kind.items() if path in tallies]:
+            del self._by_kind[key][path]
+            if not self._by_kind[key]:  # as if never timed: a replay that skips it has no key
+                del self._by_kind[key]
+
     def means(self, key: Hashable, paths: Iterable[str]) -> dict[str, float]:
         """The mean seconds of each of `paths` for this kind (see the module); timed ones only.
 

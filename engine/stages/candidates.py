@@ -1,6 +1,6 @@
 """Stage 3, candidate paths: the templates plus the live detour arms, in the policy's arm order."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from engine.domain.records import PathDefinition, TemplateLike
 from engine.errors import ConfigError, TemplateError
@@ -39,16 +39,20 @@ def admit_template(
     cap: int,
     *,
     max_kept: int | None = None,
+    archived: Collection[str] = (),
 ) -> None:
     """Raise `TemplateError` unless `path` may join `paths` as a new template arm.
 
-    Its id must be new, also as people read it ('-' and '_' are one separator), and retired ids
-    stay taken: an arm's statistics belong to the prompt that earned them. Its name must not
+    Its id must be new, also as people read it ('-' and '_' are one separator), and retired ids,
+    `archived` ones included, stay taken: an arm's statistics (and its outcomes in the log)
+    belong to the prompt that earned them. Its name must not
     read like another path's (case and spacing aside). The live templates
     must stay within `cap`: each one is a candidate in the rating prompt. The templates kept,
-    live and retired, must stay within `max_kept`: retired ones are kept for good.
+    live and retired, must stay within `max_kept`; archived ones (`arm_book.archived_paths`) are
+    not in `paths` and count towards nothing, so retiring always makes room in the end.
     """
-    twin = next((arm for arm in paths if template_key(arm) == template_key(path.arm_id)), None)
+    key = template_key(path.arm_id)
+    twin = next((arm for arm in (*paths, *archived) if template_key(arm) == key), None)
     if twin is not None:
         close = "" if twin == path.arm_id else f" (too close to {path.arm_id!r})"
         raise TemplateError(f"a path with the id {twin!r} exists already{close}")
@@ -66,7 +70,8 @@ def admit_template(
         raise TemplateError(
             f"the namespace keeps {kept} templates ({live_templates} live, "
             f"{kept - live_templates} retired, each kept with its statistics and history); the "
-            f"cap is {max_kept} (THINKPATH_MAX_TEMPLATES_KEPT), so no more can be added here: "
+            f"cap is {max_kept} (THINKPATH_MAX_TEMPLATES_KEPT), so no more can be added now: "
+            "retired paths past the newest 64 are archived and count no more; or "
             "use another namespace (THINKPATH_NAMESPACE) or raise the cap"
         )
     if live_templates >= cap:
