@@ -330,11 +330,11 @@ def model_words(outputs: dict[str, Any]) -> str:
     """The model a decision runs on, why, and its price on the kind, from its trace step.
 
     >>> model_words({"model": "local/smollm2", "why": "pinned by the client",
-    ...              "mean_seconds": {"local/smollm2": 0.71}, "charges": {}})
+    ...              "expected_seconds": {"local/smollm2": 0.71}, "charges": {}})
     '`local/smollm2` (pinned by the client; 0.7 s a decision on this kind)'
     """
     model = str(outputs.get("model", "?"))
-    seconds = (outputs.get("mean_seconds") or {}).get(model)
+    seconds = (outputs.get("expected_seconds") or {}).get(model)
     charge = (outputs.get("charges") or {}).get(model)
     price = "" if seconds is None else f"; {float(seconds):.1f} s a decision on this kind"
     if charge:

@@ -35,6 +35,7 @@ __all__ = [
     "ToolAnswer",
     "ToolResult",
     "cost_of_payload",
+    "tokens_of_payload",
 ]
 
 # The tool arm that means "answer without a tool", so that the tool policy can learn that tools
@@ -183,6 +184,22 @@ def cost_of_payload(payload: Mapping[str, Any]) -> tuple[int, float] | None:
     return calls, float(seconds)
 
 
+def tokens_of_payload(payload: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(prompt tokens, completion tokens) from a stored decision's payload; None when absent.
+
+    >>> tokens_of_payload({"cost": {"calls": 1, "prompt_tokens": 40, "completion_tokens": 7}})
+    (40, 7)
+    >>> tokens_of_payload({"cost": {"calls": 1, "prompt_tokens": -1, "completion_tokens": 7}})
+    """
+    cost = payload.get("cost")
+    if not isinstance(cost, Mapping):
+        return None
+    counts = cost.get("prompt_tokens"), cost.get("completion_tokens")
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in counts):
+        return None
+    return int(counts[0]), int(counts[1])  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class DecisionRecord:
     """A decision as stored: key columns for queries plus the full decision as JSON."""
@@ -207,6 +224,12 @@ class DecisionRecord:
         column of its own, so that the policies' replay reads it without the payload."""
         cost = cost_of_payload(self.payload)
         return None if cost is None else cost[1]
+
+    @property
+    def tokens(self) -> tuple[int, int] | None:
+        """The decision's (prompt, completion) tokens (`Decision.cost`), None where not stored:
+        columns of their own, read by the replay that prices each model (`ModelSeconds`)."""
+        return tokens_of_payload(self.payload)
 
 
 @dataclass(frozen=True)
@@ -252,6 +275,8 @@ class LearnedOutcome:
     weight: float
     kind: str | None = None  # the decision's kind: its anchor is the context the policies learn
     seconds: float | None = None  # the decision's model seconds: what a draw charges its path
+    # the decision's (prompt, completion) tokens: with its seconds, its model's speed
+    tokens: tuple[int, int] | None = None
 
     @classmethod
     def join(cls, seq: int, decision: DecisionRecord, outcome: OutcomeRecord) -> "LearnedOutcome":
@@ -267,6 +292,7 @@ class LearnedOutcome:
             weight=outcome.weight,
             kind=decision.kind,
             seconds=decision.seconds,
+            tokens=decision.tokens,
         )
 
 

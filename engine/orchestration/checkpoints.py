@@ -40,7 +40,9 @@ log = logging.getLogger(__name__)
 # 3: each path's seconds per kind (`PathSeconds`), which a format-2 checkpoint lacks.
 # 4: one anchor per kind (`engine.domain.kinds.distinct_anchor`): a checkpoint of format 3 may
 # hold two kinds' outcomes under one shared anchor, which only a replay of the log tells apart.
-FORMAT = 4
+# 5: each model's seconds with its work (`ModelSeconds`: [seconds, work, count]), where format
+# 4 kept a model's mean seconds a decision ([seconds, count]).
+FORMAT = 5
 # The keys of a policy's `to_dict()` that say how it is configured, not what it has learned.
 CONFIGURATION_KEYS = ("format_version", "policy", "params", "keyed_by_context")
 

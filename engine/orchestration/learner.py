@@ -12,7 +12,8 @@ The roles it learns:
   one outcome in force for each decision
   (`engine.domain.evidence`): a later, more trusted outcome or a correction takes the earlier
   one's share out (`PolicyLike.retract`) and puts its own in;
-- the seconds each path and each model costs per kind (`PathSeconds`), which a draw charges
+- the seconds each path costs per kind (`PathSeconds`), and each model's speed and each kind's
+  work (`ModelSeconds`), which a draw charges
   where a price is set (`engine.domain.pricing.DrawPrice`): what it costs, not what it is worth;
 - `referee`: the referee's audit counts per kind of query (the referee's and the checker's
   scores of one answer, both in the log), from which `engine.stages.referee.reliability` gives
@@ -32,6 +33,7 @@ import numpy as np
 from engine.domain.evidence import Evidence, split_source_key, teaches
 from engine.domain.records import ArmTally, LearnedOutcome
 from engine.orchestration.ledger import AuditPair, EvidenceLedger, History, Stored
+from engine.orchestration.model_seconds import ModelSeconds
 from engine.orchestration.path_seconds import PathSeconds
 from engine.orchestration.per_anchor import PerAnchor
 from engine.stages import referee
@@ -125,7 +127,8 @@ class Learner:
         # cost a decision without a checker some 25 microseconds a read, growing with the kinds.
         self._pooled_audits: Counter[tuple[float, bool]] = Counter()
         self._per_anchor = PerAnchor()
-        self._seconds = {role: PathSeconds() for role in TIMED_ROLES}
+        self._path_seconds = PathSeconds()
+        self._model_seconds = ModelSeconds()
 
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
         """The context as the role's policy takes it: an array for contextual ones, else None."""
@@ -154,13 +157,14 @@ class Learner:
         self, context: Sequence[float] | None, paths: Sequence[str]
     ) -> dict[str, float]:
         """The mean seconds of each timed path for this kind of query (`PathSeconds.means`)."""
-        return self._seconds["path"].means(self._key_of(context), paths)
+        return self._path_seconds.means(self._key_of(context), paths)
 
     def model_seconds(
         self, context: Sequence[float] | None, models: Sequence[str]
     ) -> dict[str, float]:
-        """The mean seconds of a decision on each timed model, for this kind of query."""
-        return self._seconds["model"].means(self._key_of(context), models)
+        """The seconds a decision of this kind is expected to take on each timed model: its
+        speed times the kind's work (`ModelSeconds.expected`)."""
+        return self._model_seconds.expected(self._key_of(context), models)
 
     def audits(self, context: Sequence[float] | None) -> tuple[Counter[tuple[float, bool]], ...]:
         """The referee's audit counts for this kind of query, and pooled over every kind."""
@@ -272,7 +276,7 @@ class Learner:
             tally = tally.plus(new.reward, new.weight)
         self._tallies[(role, arm)] = tally
         if role in TIMED_ROLES:
-            self._count_seconds(role, arm, outcome.seconds, change, at[1])
+            self._count_seconds(role, arm, outcome, change, at[1])
 
     def _move_policy(
         self,
@@ -305,16 +309,21 @@ class Learner:
         self,
         role: str,
         arm: str,
-        seconds: float | None,
+        outcome: LearnedOutcome,
         change: tuple[Evidence | None, Evidence | None],
         key: ContextKey,
     ) -> None:
         """A timed role's record of what its arm's decisions cost in seconds."""
         old, new = change
-        if (old is None) != (new is None) and seconds is not None:
-            # the decision's first evidence counts its seconds once; its last, taken out, uncounts
-            sign = 1 if old is None else -1
-            self._seconds[role].add(key, arm, seconds, sign)
+        seconds = outcome.seconds
+        if (old is None) == (new is None) or seconds is None:
+            return
+        # the decision's first evidence counts its seconds once; its last, taken out, uncounts
+        sign = 1 if old is None else -1
+        if role == "path":
+            self._path_seconds.add(key, arm, seconds, sign)
+        elif outcome.tokens is not None:
+            self._model_seconds.add(key, arm, seconds, outcome.tokens, sign)
 
     def _count_audit(
         self, context: Sequence[float] | None, old: AuditPair | None, new: AuditPair | None
@@ -363,8 +372,8 @@ class Learner:
                 [list(key), [[reward, passed, n] for (reward, passed), n in counts.items()]]
                 for key, counts in self._audits.items()
             ],
-            "path_seconds": self._seconds["path"].state(list),
-            "model_seconds": self._seconds["model"].state(list),
+            "path_seconds": self._path_seconds.state(list),
+            "model_seconds": self._model_seconds.state(list),
         }
 
     def restore(self, state: Mapping[str, Any], policies: Mapping[str, PolicyLike]) -> None:
@@ -390,10 +399,8 @@ class Learner:
             )
             for key, counts in state["audits"]
         }
-        seconds = {
-            role: PathSeconds.restored(state[f"{role}_seconds"], _context_key)
-            for role in TIMED_ROLES
-        }
+        path_seconds = PathSeconds.restored(state["path_seconds"], _context_key)
+        model_seconds = ModelSeconds.restored(state["model_seconds"], _context_key)
         # In place, so that the read-only views stay views of the live state.
         self._policies.clear()
         self._policies.update(policies)
@@ -406,7 +413,7 @@ class Learner:
         self._pooled_audits = Counter()
         for counts in audits.values():
             self._pooled_audits.update(counts)
-        self._seconds = seconds
+        self._path_seconds, self._model_seconds = path_seconds, model_seconds
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""
@@ -430,8 +437,10 @@ class Learner:
             self.policies[role].remove_arm(arm)
         self._tallies.pop((role, arm), None)
         self._retired.pop((role, arm), None)
-        if role in TIMED_ROLES:
-            self._seconds[role].forget(arm)
+        if role == "path":
+            self._path_seconds.forget(arm)
+        elif role == "model":
+            self._model_seconds.forget(arm)
 
 
 def _context_key(context: Sequence[float]) -> ContextKey:

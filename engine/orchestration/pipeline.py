@@ -486,7 +486,7 @@ def _model_step(choice: ModelChoice, started: float) -> Steps[None]:
             "why": why,
             "prob_best": dict(choice.prob_best),
             "propensities": dict(choice.propensities),
-            "mean_seconds": dict(choice.seconds),
+            "expected_seconds": dict(choice.seconds),
             "charges": dict(choice.charges),
         },
     )

@@ -78,8 +78,8 @@ class SeedChoice:
 @dataclass(frozen=True)
 class ModelChoice:
     """The model role's draw for one query: the model, its propensity and why, and what the
-    draw read (each model's P(best) for the kind, its mean seconds on the kind and the charge
-    the draw price laid on them), for the trace and the card."""
+    draw read (each model's P(best) for the kind, the seconds a decision of the kind is expected
+    to take on it and the charge the draw price laid on them), for the trace and the card."""
 
     pick: selection.Pick
     prob_best: Mapping[str, float] = field(default_factory=dict)
@@ -99,10 +99,11 @@ def read_model(
 ) -> ModelChoice:
     """The model role read for this context once (`ArmBook.model_choice`, its lock held).
 
-    As for paths, the posterior stays each model's accuracy on the kind and its measured mean
-    seconds are charged at the draw (`DrawPrice`): the large model is drawn where it may be
-    better by more than its extra seconds cost, and a kind the small model answers as well ends
-    up on the small one. A pinned model is the client's: propensity 1, reason "forced"; its
+    As for paths, the posterior stays each model's accuracy on the kind, and the seconds a
+    decision of the kind is expected to take on each model (its measured speed times the kind's
+    work, `ModelSeconds`: not the mean of the paths it happened to run) are charged at the draw
+    (`DrawPrice`): the large model is drawn where it may be better by more than its extra
+    seconds cost, and a kind the small model answers as well ends up on the small one. A pinned model is the client's: propensity 1, reason "forced"; its
     outcomes teach the model role like any (off-policy evaluation weighs them by that 1).
     """
     policy = learner.policies["model"]

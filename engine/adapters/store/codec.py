@@ -36,6 +36,7 @@ def utc(moment: datetime) -> datetime:
 def decision_row(decision: DecisionRecord) -> dict[str, Any]:
     """The `decisions` row of a decision."""
     what = f"decision {decision.decision_id!r}"
+    tokens = decision.tokens
     return {
         "decision_id": decision.decision_id,
         "namespace": decision.namespace,
@@ -51,6 +52,8 @@ def decision_row(decision: DecisionRecord) -> dict[str, Any]:
         "payload": to_json(dict(decision.payload), f"{what} payload"),
         "kind": decision.kind,
         "seconds": decision.seconds,
+        "prompt_tokens": None if tokens is None else tokens[0],
+        "completion_tokens": None if tokens is None else tokens[1],
     }
 
 

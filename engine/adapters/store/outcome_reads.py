@@ -84,11 +84,12 @@ class OutcomeReads:
 
 def _learned(rows: Any) -> list[LearnedOutcome]:
     """Rows of (seq, decision, source, reward, weight, namespace, choices, context, kind,
-    seconds)."""
+    seconds, prompt tokens, completion tokens)."""
     parsed: dict[str, dict[str, str]] = {}  # decisions share a few distinct choices
     learned = []
     for row in rows:
-        seq, decision_id, source, reward, weight, namespace, choices, context, kind, seconds = row
+        seq, decision_id, source, reward, weight, namespace, choices, context, kind = row[:9]
+        seconds, prompt_tokens, completion_tokens = row[9:]
         if choices not in parsed:
             parsed[choices] = statistics.choices_of(choices)
         learned.append(
@@ -103,6 +104,9 @@ def _learned(rows: Any) -> list[LearnedOutcome]:
                 weight=weight,
                 kind=kind,
                 seconds=seconds,
+                tokens=None
+                if prompt_tokens is None or completion_tokens is None
+                else (prompt_tokens, completion_tokens),
             )
         )
     return learned
@@ -139,8 +143,8 @@ def _score_rows() -> Any:
 
 
 def _outcome_rows() -> Any:
-    """Outcomes with their decisions' namespace, choices, context, kind and seconds, in `_learned`'s
-    column order: both reads select these."""
+    """Outcomes with their decisions' namespace, choices, context, kind, seconds and tokens, in
+    `_learned`'s column order: both reads select these."""
     return select(
         OUTCOMES.c.seq,
         OUTCOMES.c.decision_id,
@@ -152,6 +156,8 @@ def _outcome_rows() -> Any:
         DECISIONS.c.context,
         DECISIONS.c.kind,
         DECISIONS.c.seconds,
+        DECISIONS.c.prompt_tokens,
+        DECISIONS.c.completion_tokens,
     ).join(DECISIONS, DECISIONS.c.decision_id == OUTCOMES.c.decision_id)
 
 

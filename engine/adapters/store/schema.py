@@ -40,9 +40,21 @@ def _add_seconds(connection: Connection) -> None:
     connection.exec_driver_sql("ALTER TABLE decisions ADD COLUMN seconds DOUBLE PRECISION")
 
 
+def _add_tokens(connection: Connection) -> None:
+    """4 -> 5: each decision's prompt and completion tokens (none for the decisions made
+    before: their models are priced by the decisions that come after)."""
+    connection.exec_driver_sql("ALTER TABLE decisions ADD COLUMN prompt_tokens INTEGER")
+    connection.exec_driver_sql("ALTER TABLE decisions ADD COLUMN completion_tokens INTEGER")
+
+
 # version -> the step that brings a store from that version to the next one. Version 1 is the
 # first released schema; a change to the tables adds a step here and raises SCHEMA_VERSION.
-MIGRATIONS: dict[int, Migration] = {1: _add_checkpoints, 2: _add_kinds, 3: _add_seconds}
+MIGRATIONS: dict[int, Migration] = {
+    1: _add_checkpoints,
+    2: _add_kinds,
+    3: _add_seconds,
+    4: _add_tokens,
+}
 
 
 def prepare(connection: Connection, dialect: str, label: str, *, create: bool = True) -> int:

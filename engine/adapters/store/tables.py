@@ -5,8 +5,8 @@ Nothing outside `engine.adapters.store` imports this module; the core sees froze
 sorted keys, so equal records give equal bytes on SQLite and PostgreSQL alike (idempotence
 compares them).
 
-Schema version 4 (version 1 lacked `checkpoints`, version 2 `kind_events` and `decisions.kind`,
-version 3 `decisions.seconds`):
+Schema version 5 (version 1 lacked `checkpoints`, version 2 `kind_events` and `decisions.kind`,
+version 3 `decisions.seconds`, version 4 `decisions.prompt_tokens` and `completion_tokens`):
 
     thinkpath_meta      key/value: application name, schema version, store id
     decisions           one row per decision, immutable once written
@@ -29,7 +29,7 @@ from datetime import datetime
 from sqlalchemy import Column, DateTime, ForeignKey, Index, Table, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 APPLICATION = "thinkpath"
 
 # Small rows looked up by their key: on SQLite, storing them in their primary-key tree (no
@@ -66,6 +66,10 @@ class DecisionRow(SQLModel, table=True):
     # The model seconds it spent (also in the payload): the replay that teaches the policies
     # reads it, to charge each path its measured time at the draw (`pricing.DrawPrice`).
     seconds: float | None = Field(default=None)
+    # Its tokens (also in the payload): with the seconds, each model's speed, which the model
+    # draw charges (`engine.orchestration.model_seconds`).
+    prompt_tokens: int | None = Field(default=None)
+    completion_tokens: int | None = Field(default=None)
 
 
 class OutcomeRow(SQLModel, table=True):

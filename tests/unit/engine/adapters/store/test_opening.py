@@ -101,6 +101,10 @@ def test_an_older_store_is_migrated_in_place(
 
 # What each migration added, undone newest first: a store of version v lacks the steps of v and up.
 UNDO = {
+    4: (
+        "ALTER TABLE decisions DROP COLUMN prompt_tokens",
+        "ALTER TABLE decisions DROP COLUMN completion_tokens",
+    ),
     3: ("ALTER TABLE decisions DROP COLUMN seconds",),
     2: ("DROP TABLE kind_events", "ALTER TABLE decisions DROP COLUMN kind"),
     1: ("DROP TABLE checkpoints",),
@@ -160,6 +164,21 @@ def test_a_version_3_store_gains_the_seconds_column_and_learns_as_before(
         store.save_decision(timed)
         store.record_outcome(OutcomeRecord("d2", "checker", 0.0))
         assert [o.seconds for o in store.outcomes_of("d2")] == [2.5]
+
+
+def test_a_version_4_store_gains_the_token_columns_and_learns_as_before(
+    tmp_path: Path, records: Any
+) -> None:
+    path = tmp_path / "store.sqlite3"
+    store_of_version(path, 4, records)
+    with SqlStore(url_of(path)) as store:
+        assert store.schema_version == CURRENT
+        [old] = store.outcomes_since("default", 0)
+        assert (old.reward, old.tokens) == (1.0, None)  # made before: its model is not priced
+        cost = {"calls": 1, "seconds": 2.5, "prompt_tokens": 90, "completion_tokens": 12}
+        store.save_decision(records.decision("d2", payload={"cost": cost}))
+        store.record_outcome(OutcomeRecord("d2", "checker", 0.0))
+        assert [o.tokens for o in store.outcomes_of("d2")] == [(90, 12)]
 
 
 def failing_migration(connection: Connection) -> None:
