@@ -381,7 +381,12 @@ class Chooser:
             pick.reason,
             started,
             inputs={"cold": list(view.cold_tools)},
-            outputs={"arm": pick.arm, "propensity": pick.propensity, "why": why},
+            outputs={
+                "arm": pick.arm,
+                "propensity": pick.propensity,
+                "why": why,
+                "charges": dict(view.tool_charges),
+            },
         )
         return pick
 

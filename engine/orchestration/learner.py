@@ -12,8 +12,8 @@ The roles it learns:
   one outcome in force for each decision
   (`engine.domain.evidence`): a later, more trusted outcome or a correction takes the earlier
   one's share out (`PolicyLike.retract`) and puts its own in;
-- the seconds each path costs per kind (`PathSeconds`), and each model's speed and each kind's
-  work (`ModelSeconds`), which a draw charges
+- the seconds a decision costs per kind with each path and with each tool (`PathSeconds`), and
+  each model's speed and each kind's work (`ModelSeconds`), which a draw charges
   where a price is set (`engine.domain.pricing.DrawPrice`): what it costs, not what it is worth;
 - `referee`: the referee's audit counts per kind of query (the referee's and the checker's
   scores of one answer, both in the log), from which `engine.stages.referee.reliability` gives
@@ -45,7 +45,7 @@ __all__ = ["POLICY_ROLES", "ROLES", "Learner", "PerAnchor", "PolicyFactory", "ro
 # The bandit roles, in the order statistics list them. Decisions made before models were arms
 # choose no "model": their outcomes teach the other roles only (`_known_roles`).
 POLICY_ROLES = ("path", "tool", "seed", "model")
-TIMED_ROLES = ("path", "model")  # the roles whose arms' seconds a draw charges
+TIMED_ROLES = ("path", "tool", "model")  # the roles whose arms' seconds a draw charges
 ROLES = (*POLICY_ROLES, "referee")  # every learned role
 # The seed role's arms: the answer saw a brief, or it did not.
 SEED, NO_SEED = "seed", "no_seed"
@@ -127,7 +127,7 @@ class Learner:
         # cost a decision without a checker some 25 microseconds a read, growing with the kinds.
         self._pooled_audits: Counter[tuple[float, bool]] = Counter()
         self._per_anchor = PerAnchor()
-        self._path_seconds = PathSeconds()
+        self._seconds = {"path": PathSeconds(), "tool": PathSeconds()}
         self._model_seconds = ModelSeconds()
 
     def policy_context(self, role: str, context: Sequence[float] | None) -> np.ndarray | None:
@@ -157,7 +157,13 @@ class Learner:
         self, context: Sequence[float] | None, paths: Sequence[str]
     ) -> dict[str, float]:
         """The mean seconds of each timed path for this kind of query (`PathSeconds.means`)."""
-        return self._path_seconds.means(self._key_of(context), paths)
+        return self._seconds["path"].means(self._key_of(context), paths)
+
+    def tool_seconds(
+        self, context: Sequence[float] | None, tools: Sequence[str]
+    ) -> dict[str, float]:
+        """The mean seconds of a decision with each timed tool for this kind of query."""
+        return self._seconds["tool"].means(self._key_of(context), tools)
 
     def model_seconds(
         self, context: Sequence[float] | None, models: Sequence[str]
@@ -320,8 +326,8 @@ class Learner:
             return
         # the decision's first evidence counts its seconds once; its last, taken out, uncounts
         sign = 1 if old is None else -1
-        if role == "path":
-            self._path_seconds.add(key, arm, seconds, sign)
+        if role != "model":
+            self._seconds[role].add(key, arm, seconds, sign)
         elif outcome.tokens is not None:
             self._model_seconds.add(key, arm, seconds, outcome.tokens, sign)
 
@@ -372,7 +378,8 @@ class Learner:
                 [list(key), [[reward, passed, n] for (reward, passed), n in counts.items()]]
                 for key, counts in self._audits.items()
             ],
-            "path_seconds": self._path_seconds.state(list),
+            "path_seconds": self._seconds["path"].state(list),
+            "tool_seconds": self._seconds["tool"].state(list),
             "model_seconds": self._model_seconds.state(list),
         }
 
@@ -399,7 +406,10 @@ class Learner:
             )
             for key, counts in state["audits"]
         }
-        path_seconds = PathSeconds.restored(state["path_seconds"], _context_key)
+        seconds = {
+            role: PathSeconds.restored(state[f"{role}_seconds"], _context_key)
+            for role in ("path", "tool")
+        }
         model_seconds = ModelSeconds.restored(state["model_seconds"], _context_key)
         # In place, so that the read-only views stay views of the live state.
         self._policies.clear()
@@ -413,7 +423,7 @@ class Learner:
         self._pooled_audits = Counter()
         for counts in audits.values():
             self._pooled_audits.update(counts)
-        self._path_seconds, self._model_seconds = path_seconds, model_seconds
+        self._seconds, self._model_seconds = seconds, model_seconds
 
     def add_arm(self, role: str, arm: str) -> None:
         """Add a live arm (a new detour path); idempotent."""
@@ -437,10 +447,10 @@ class Learner:
             self.policies[role].remove_arm(arm)
         self._tallies.pop((role, arm), None)
         self._retired.pop((role, arm), None)
-        if role == "path":
-            self._path_seconds.forget(arm)
-        elif role == "model":
+        if role == "model":
             self._model_seconds.forget(arm)
+        elif role in TIMED_ROLES:
+            self._seconds[role].forget(arm)
 
 
 def _context_key(context: Sequence[float]) -> ContextKey:

@@ -46,6 +46,7 @@ class PolicyView:
     tool_probabilities: Mapping[str, float]  # exact, for a fallback after a tool refuses
     # what the path draw charged each timed path (`DrawPrice`); empty where it charged none
     path_charges: Mapping[str, float] = field(default_factory=dict)
+    tool_charges: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def live_detours(self) -> list[str]:
@@ -169,9 +170,9 @@ def read_view(
     """The path and tool policies read for this context once (`ArmBook.view`, its lock held).
 
     P(best) and the propensities come from one posterior computation per policy
-    (`Policy.explain`), so a decision pays for it once. With a draw price, the path draw and its
-    propensities are those of the charged draw (`charged_path_draw`); P(best) stays the paths'
-    accuracy.
+    (`Policy.explain`), so a decision pays for it once. With a draw price, the path and tool
+    draws and their propensities are those of the charged draw (`charged_path_draw`); P(best)
+    stays the arms' accuracy.
     """
     path_policy, tool_policy = learner.policies["path"], learner.policies["tool"]
     path_context = learner.policy_context("path", context)
@@ -200,6 +201,18 @@ def read_view(
         path_draw = selection.choose_by_posterior(path_policy, path_context, propensities)
     else:
         path_draw, propensities, charges = charged
+    # A tool is charged the mean seconds of the kind's decisions that used it: local search puts
+    # passages before the question, which on the big model took 10-16 s a decision against
+    # 1-3 s without (docs/benchmarks.md, issue 38 (d)); an exact tool that answers costs none.
+    tool_seconds = learner.tool_seconds(context, tool_policy.arms) if draw_price.active else {}
+    tool_charged = charged_path_draw(
+        tool_policy, tool_context, draw_price.charges(tool_seconds), draw_rng
+    )
+    tool_propensities, tool_charges = tool_explained.probabilities, {}
+    if tool_charged is None:
+        tool_draw = selection.choose_by_posterior(tool_policy, tool_context, tool_propensities)
+    else:
+        tool_draw, tool_propensities, tool_charges = tool_charged
     return PolicyView(
         live=live,
         cold_paths=tuple(cold_paths),
@@ -209,10 +222,9 @@ def read_view(
         exact_propensities=frozen(propensities),
         recent=tuple(learner.recent_rewards(context)),
         path_draw=path_draw,
-        tool_draw=selection.choose_by_posterior(
-            tool_policy, tool_context, tool_explained.probabilities
-        ),
-        cold_tool_mass=probability_mass(tool_explained.probabilities, cold_tools),
-        tool_probabilities=frozen(tool_explained.probabilities),
+        tool_draw=tool_draw,
+        cold_tool_mass=probability_mass(tool_propensities, cold_tools),
+        tool_probabilities=frozen(tool_propensities),
         path_charges=frozen(charges),
+        tool_charges=frozen(tool_charges),
     )

@@ -5,6 +5,7 @@ import itertools
 import time
 from typing import Any
 
+import numpy as np
 import pytest
 
 from engine.adapters.llm.scripted import ScriptedLLM
@@ -14,10 +15,12 @@ from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.config import DetourRules, EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.pricing import DrawPrice
-from engine.domain.records import LLMRequest
+from engine.domain.records import LearnedOutcome, LLMRequest
 from engine.errors import ConfigError
 from engine.orchestration.facade import Engine
+from engine.orchestration.learner import Learner
 from engine.orchestration.path_seconds import PathSeconds
+from engine.orchestration.views import read_view
 from engine.settings import load_settings
 from tests.unit.engine.conftest import FamilyEmbedder, World
 from tests.unit.engine.test_procedure_arms import ONCE, VOTE, ProcedureTemplate
@@ -26,6 +29,8 @@ QUERY = "What is 3 + 4?"
 FAST = ProcedureTemplate("digits_fast", "Fast", "compute at once", "STRATEGY=DIGITS\n{query}")
 SLOW = ProcedureTemplate("digits_slow", "Slow", "compute slowly", "STRATEGY=DIGITS SLOW\n{query}")
 SLOW_SECONDS = 0.08  # what the scripted model waits on the slow path's prompt
+CONTEXT = (1.0, 0.0)
+ROLE_ARMS = {"path": ["p"], "tool": ["none", "local_search", "calculator"]}
 
 
 def timed_llm(world: World) -> ScriptedLLM:
@@ -198,3 +203,37 @@ def test_an_untimed_path_is_charged_its_calls_at_the_cheapest_call(
     charges = decision.step("selection").inputs["charges"]
     assert charges["digits_vote"] == pytest.approx(3 * charges["digits_once"])
     assert charges["digits_once"] > 0
+
+
+def test_a_tool_is_charged_the_seconds_of_the_decisions_that_used_it(world: World) -> None:
+    factory = world.policy_factory()
+    learner = Learner(
+        {role: factory(role, arms, 2) for role, arms in ROLE_ARMS.items()},
+        context_dim=2,
+        history=lambda _decisions: [],
+    )
+    slow, fast = ("local_search", 6.0), ("none", 0.5)  # passages before the question: slower
+    learner.apply(
+        [
+            LearnedOutcome(
+                seq, f"d{seq}", "default", {"path": "p", "tool": tool}, CONTEXT, "checker", 1.0,
+                1.0, seconds=seconds,
+            )
+            for seq, (tool, seconds) in enumerate([slow, fast] * 3, start=1)
+        ]
+    )
+    assert learner.tool_seconds(CONTEXT, ["local_search", "none", "calculator"]) == {
+        "local_search": 6.0,
+        "none": 0.5,
+    }
+    rng = np.random.default_rng(3)
+    views = [read_view(learner, {}, CONTEXT, DrawPrice(0.1), rng) for _ in range(200)]
+    assert views[0].tool_charges == {"local_search": 0.6, "none": 0.05}
+    drawn = [view.tool_draw.arm for view in views]
+    # equally right, the slow one charged 0.55 more: drawn far less often than the fast one
+    assert drawn.count("none") > 3 * drawn.count("local_search"), drawn
+    # the logged propensity is the charged draw's
+    assert views[0].tool_probabilities[views[0].tool_draw.arm] == views[0].tool_draw.propensity
+    free = [read_view(learner, {}, CONTEXT, DrawPrice(0.0), rng) for _ in range(200)]
+    assert free[0].tool_charges == {}
+    assert [v.tool_draw.arm for v in free].count("local_search") > drawn.count("local_search")
