@@ -116,7 +116,9 @@ class KindBook:
 
     def find(self, query: str, *, task: str | None = None) -> KindMatch:
         """The kind of `query`: the named task's (created on its first query), else the
-        discovered kind whose anchor is nearest, if near enough, else a new kind.
+        discovered kind whose anchor is nearest, if near enough, else a new kind (at
+        `max_kinds`, in the slot of a kind that stayed tiny and fades; where none may, the
+        nearest kind).
 
         It reads the kind log first (one indexed read of the events after the last one read:
         a median 0.18 ms on SQLite),
