@@ -17,9 +17,11 @@ kind's decisions:
 - a linear policy (LinTS, LinUCB) learns from the anchor as a feature vector.
 
 A query joins the kind whose *profile* is most similar when the cosine reaches `threshold`, else
-it starts a new kind; at `max_kinds` it joins its nearest kind whatever the similarity (the trace
-says so), so the policies' state stays bounded. A kind's profile is the mean of its first
-`PROFILE_MEMBERS` members' vectors, each written to the kind log as a "member" event.
+it starts a new kind; at `max_kinds` it takes the slot of a kind that stayed tiny (`fading_kind`:
+the kind *fades*, by a "fade" event in the log), or, where none may fade, joins its nearest kind
+whatever the similarity (the trace says so), so the policies' state stays bounded. A kind's
+profile is the mean of its first `PROFILE_MEMBERS` members' vectors, each written to the kind log
+as a "member" event.
 
 Why the anchor and the profile are written to the log and never move after: a running centroid
 over every query would differ between replicas that saw queries in another order; the log is
@@ -47,12 +49,15 @@ import numpy.typing as npt
 
 __all__ = [
     "DEFAULT_KIND_THRESHOLD",
+    "DEFAULT_MAX_FADED",
     "DEFAULT_MAX_KINDS",
     "DEFAULT_MAX_TASKS",
+    "FADE_AFTER",
     "FALLBACK_DIMENSION",
     "KIND_TEXT_CHARS",
     "PROFILE_MEMBERS",
     "SPACE",
+    "TINY_MEMBERS",
     "UNSORTED",
     "Kind",
     "KindEvent",
@@ -60,6 +65,7 @@ __all__ = [
     "check_task_name",
     "discovered_kind",
     "distinct_anchor",
+    "fading_kind",
     "nearest_kind",
     "placeholder_anchor",
     "round_anchor",
@@ -81,6 +87,21 @@ DEFAULT_MAX_KINDS = 256
 # every new name grew the policies' state (28 MB per 1,000 names). At the bound a new name is
 # refused (`InvalidKindError`); the tasks that exist, and their former names, go on.
 DEFAULT_MAX_TASKS = 256
+# A discovered kind that stays tiny fades, so that one odd query long ago does not hold a slot for
+# good (`fading_kind`). Tiny: at most this many queries. Every query of a kind with fewer than
+# `PROFILE_MEMBERS` members is a "member" event, so a tiny kind's size and its last query are both
+# read from the kind log alone, and every replica finds the same kind to fade.
+TINY_MEMBERS = 2
+# ... and stale: its last query is not among the log's latest `FADE_AFTER` events, so a kind just
+# made has that long to grow before a newer one may take its slot (an unending stream of new
+# kinds of query turns over only the tiny kinds, never the ones that grew).
+FADE_AFTER = 32
+# A faded kind's learning stays where it was (its decisions keep their kind, its anchor stays the
+# context of their outcomes), so every faded kind keeps its context in the policies, which hold at
+# most 10,000. At most this many kinds fade in a namespace; then a query at `max_kinds` joins its
+# nearest kind, as before fading existed. With the other bounds: at most 256 + 1,024 + 256 + 1
+# contexts a namespace.
+DEFAULT_MAX_FADED = 1024
 # The context size when no embedding model is installed: MiniLM's, so that installing the model
 # later changes no policy shape (the checkpoints' fingerprint still tells the two apart).
 FALLBACK_DIMENSION = 384
@@ -113,6 +134,7 @@ class Kind:
     anchor: Vector  # the context its decisions learn under: no other kind of the namespace has it
     example: str  # the query that created it
     aliases: tuple[str, ...] = ()  # its former names, which still refer to it (`KindBook.rename`)
+    faded: bool = False  # it stayed tiny and gave its slot to a newer kind (`fading_kind`)
 
     @property
     def label(self) -> str:
@@ -126,8 +148,9 @@ class Kind:
 @dataclass(frozen=True)
 class KindEvent:
     """One entry of a namespace's kind log: a kind created, a kind (re)named, a member of a
-    kind's profile, or the embedding space of the log's vectors ("space": `name` holds the
-    embedder's id and version, `kind_id` is `SPACE`; see `engine.orchestration.kind_book`).
+    kind's profile, a kind faded (`fading_kind`), or the embedding space of the log's vectors
+    ("space": `name` holds the embedder's id and version, `kind_id` is `SPACE`; see
+    `engine.orchestration.kind_book`).
 
     The log is append-only and ordered by `seq`; a writer appends at the seq after the last one it
     has read, and the store refuses a seq already taken, so two replicas creating kinds at once
@@ -137,7 +160,7 @@ class KindEvent:
     namespace: str
     seq: int
     kind_id: str
-    action: Literal["create", "rename", "member", "space"]
+    action: Literal["create", "rename", "member", "fade", "space"]
     origin: Literal["task", "discovered"]
     name: str | None
     anchor: Vector | None  # "create": the kind's anchor; "member": the joining query's vector
@@ -241,3 +264,35 @@ def nearest_kind(vector: npt.ArrayLike, anchors: npt.NDArray[np.float64]) -> tup
     similarities = anchors @ np.asarray(vector, dtype=np.float64)
     best = int(similarities.argmax())
     return best, round(float(similarities[best]), 6)
+
+
+def fading_kind(
+    members: Sequence[int],
+    last_queries: Sequence[int],
+    named: Sequence[bool],
+    *,
+    last_seq: int,
+    fade_after: int = FADE_AFTER,
+) -> int:
+    """The discovered kind that fades to give a new kind its slot, by its row; -1 for none.
+
+    Rows are the discovered kinds still matched, with each one's members (queries, while under
+    `PROFILE_MEMBERS`), the seq of its last query's event, and whether it has a name. A kind may
+    fade when it is tiny (at most `TINY_MEMBERS` queries), stale (its last query is not among the
+    log's latest `fade_after` events: `last_seq - last_query >= fade_after`) and unnamed (a name
+    is a person's word that the kind matters, and a task name refers to it). Of those, the one
+    whose last query is oldest fades; no two share a seq, so the choice is one.
+
+    >>> fading_kind([1, 9, 2], [3, 4, 5], [False, False, False], last_seq=40)
+    0
+    >>> fading_kind([1, 9, 2], [3, 4, 5], [True, False, False], last_seq=40)
+    2
+    >>> fading_kind([1], [30], [False], last_seq=40)  # queried within the latest 32 events
+    -1
+    """
+    best, oldest = -1, last_seq + 1
+    for row, (size, last, name) in enumerate(zip(members, last_queries, named, strict=True)):
+        tiny, stale = size <= TINY_MEMBERS, last_seq - last >= fade_after
+        if tiny and stale and not name and last < oldest:
+            best, oldest = row, last
+    return best

@@ -255,7 +255,8 @@ class Engine:
         return described
 
     def kinds(self) -> list[dict[str, Any]]:
-        """The kinds of query, oldest first: id, name, former names, origin, decisions, example."""
+        """The kinds of query, oldest first: id, name, former names, origin, decisions, example,
+        and whether it faded (`engine.domain.kinds.fading_kind`)."""
         self._kinds.sync()
         return describe_kinds(self._kinds, self._store.kind_sizes(self.config.namespace))
 

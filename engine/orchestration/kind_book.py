@@ -8,12 +8,14 @@ A new kind is appended at the seq after the last one this process has read; when
 process took that seq first, the book reads the log again and assigns the query afresh, so two
 replicas that meet one new kind of query at once end with one kind, not two.
 
+A full table makes room by fading a kind that stayed tiny (`engine.domain.kinds.fading_kind`): a
+"fade" event in the log, so every process agrees which kinds a query may join.
+
 The embedder is part of the book: see `engine.orchestration.kind_space`.
 """
 
 import logging
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -29,6 +31,7 @@ from engine.orchestration.kind_space import (
     space_event,
     stated_threshold,
 )
+from engine.orchestration.kind_table import KindTable
 
 __all__ = ["KindBook", "KindSettings", "embedder_space"]
 
@@ -45,6 +48,8 @@ class KindSettings:
     threshold: float | None = None  # None: the embedder's stated threshold (`kind_threshold`)
     max_kinds: int = rules.DEFAULT_MAX_KINDS
     max_tasks: int = rules.DEFAULT_MAX_TASKS
+    max_faded: int = rules.DEFAULT_MAX_FADED
+    fade_after: int = rules.FADE_AFTER
 
 
 class KindBook:
@@ -75,12 +80,8 @@ class KindBook:
         # still refers to it, so clients that send the old name keep their kind)
         self._by_name: dict[str, str] = {}
         self._anchors: set[tuple[float, ...]] = set()  # every kind's anchor: one kind, one anchor
-        self._discovered: list[Kind] = []  # the kinds an unnamed query may join, in log order
-        # Their profiles (unit vectors, one row each: the mean of their first members), the
-        # sums behind them, and how many members each has.
-        self._profiles = np.zeros((0, dimension))
-        self._sums = np.zeros((0, dimension))
-        self._members: list[int] = []
+        self._table = KindTable(dimension)  # the kinds an unnamed query may join, in log order
+        self._faded = 0  # kinds faded in the log
         self._last_seq = 0
         self.sync()
         if self._foreign_space():
@@ -115,7 +116,9 @@ class KindBook:
 
     def find(self, query: str, *, task: str | None = None) -> KindMatch:
         """The kind of `query`: the named task's (created on its first query), else the
-        discovered kind whose anchor is nearest, if near enough, else a new kind.
+        discovered kind whose anchor is nearest, if near enough, else a new kind (at
+        `max_kinds`, in the slot of a kind that stayed tiny and fades; where none may, the
+        nearest kind).
 
         It reads the kind log first (one indexed read of the events after the last one read:
         a median 0.18 ms on SQLite),
@@ -131,22 +134,27 @@ class KindBook:
         vector = self._embed(query)
         if not vector.any():  # no embedding model, or a query with no words to embed
             return self._unsorted(query)
+        return self._discover(query, vector)
+
+    def _discover(self, query: str, vector: np.ndarray) -> KindMatch:
+        """The discovered kind of a query with this embedding: joined, or made (with room made
+        by a kind that fades, where the table is full)."""
+        made_room = ""  # the kind that faded to make room for this query's, if one did
         for _ in range(_MAX_APPEND_TRIES):
             with self._lock:
                 seq = self._last_seq
-                index, similarity = rules.nearest_kind(vector, self._profiles)
-                near = index >= 0 and similarity >= self.threshold
-                full = len(self._discovered) >= self._settings.max_kinds
-                if near or (full and index >= 0):
-                    kind = self._discovered[index]
-                    why = (
-                        f"like {kind.example!r} (cosine {similarity:.2f})"
-                        if near
-                        else f"the most kinds allowed ({self._settings.max_kinds}) exist: joined "
-                        f"the nearest, like {kind.example!r} (cosine {similarity:.2f})"
-                    )
-                    profiled = self._members[index] >= rules.PROFILE_MEMBERS
-            if near or (full and index >= 0):
+                index, similarity = self._table.nearest(vector)
+                action, row = self._placement(index, similarity)
+                if row >= 0:
+                    kind = self._table.kinds[row]
+                    why = self._joined_why(kind, similarity, near=similarity >= self.threshold)
+                    profiled = self._table.profiled(row)
+                    fade_why = self._fade_why(row) if action == "fade" else ""
+            if action == "fade":  # then, with the room made, assign the query again
+                if self._append_fade(seq, kind):
+                    made_room = fade_why
+                continue
+            if action == "join":
                 if profiled or self._add_member(seq, kind, vector):
                     return KindMatch(kind, similarity, False, why)
                 continue  # another process changed the kinds meanwhile: assign it again
@@ -155,8 +163,47 @@ class KindBook:
                 why = "a new kind: no known kind is near enough"
                 if index >= 0:
                     why += f" (the nearest, cosine {similarity:.2f}, is below {self._threshold})"
-                return KindMatch(created, None if index < 0 else similarity, True, why)
+                return KindMatch(created, None if index < 0 else similarity, True, why + made_room)
         raise StoreError("could not add a kind: other processes kept adding kinds; try again")
+
+    def _placement(self, index: int, similarity: float) -> tuple[str, int]:
+        """What a query whose nearest profile is at row `index` does: ("join", row), ("fade",
+        row) to make room for a new kind, or ("create", -1)."""
+        if index >= 0 and similarity >= self.threshold:
+            return "join", index
+        if index < 0 or len(self._table) < self._settings.max_kinds:
+            return "create", -1
+        fading = -1
+        if self._faded < self._settings.max_faded:
+            fading = self._table.fading(
+                last_seq=self._last_seq, fade_after=self._settings.fade_after
+            )
+        return ("fade", fading) if fading >= 0 else ("join", index)
+
+    def _joined_why(self, kind: Kind, similarity: float, *, near: bool) -> str:
+        like = f"like {kind.example!r} (cosine {similarity:.2f})"
+        if near:
+            return like
+        return (
+            f"the most kinds allowed ({self._settings.max_kinds}) exist and none may fade: joined "
+            f"the nearest, {like}"
+        )
+
+    def _fade_why(self, row: int) -> str:
+        kind, size = self._table.kinds[row], self._table.size(row)
+        return (
+            f"; the most kinds allowed ({self._settings.max_kinds}) exist: kind {kind.kind_id} "
+            f"({size} {'query' if size == 1 else 'queries'}, the last at kind log seq "
+            f"{self._table.last_query(row)}) stayed tiny and faded to make room"
+        )
+
+    def _append_fade(self, seq: int, kind: Kind) -> bool:
+        """Write that `kind` fades at `seq + 1`; False when that seq was taken (the book has
+        then read the log again)."""
+        event = KindEvent(self._namespace, seq + 1, kind.kind_id, "fade", kind.origin, None, None)
+        appended = self._log.append_kind_event(event)
+        self.sync()
+        return appended
 
     def peek(self, query: str, *, task: str | None = None) -> tuple[float, ...]:
         """The context `query` would be decided under, creating nothing: its kind's anchor, or
@@ -185,10 +232,11 @@ class KindBook:
                     else rules.placeholder_anchor(rules.UNSORTED, self.dimension)
                 )
             if name is None:
-                index, similarity = rules.nearest_kind(vector, self._profiles)
-                full = len(self._discovered) >= self._settings.max_kinds
-                if index >= 0 and (similarity >= self.threshold or full):
-                    return self._discovered[index].anchor
+                action, row = self._placement(*self._table.nearest(vector))
+                if action == "join":
+                    return self._table.kinds[row].anchor
+                if action == "fade":  # the new kind would come after the "fade" event
+                    kind_id = self._discovered_id(self._last_seq + 1)
             return rules.distinct_anchor(rules.round_anchor(vector), kind_id, self._anchors)
 
     @property
@@ -208,6 +256,11 @@ class KindBook:
             with self._lock:
                 self.sync()
                 kind = self.kind(kind_id)
+                if kind.faded:
+                    raise InvalidKindError(
+                        f"kind {kind_id!r} faded (it stayed tiny, and a newer kind took its "
+                        "place): it takes no queries, so a name would send it none"
+                    )
                 holder = self._by_name.get(name)
                 if holder is not None and holder != kind_id:
                     held = self._kinds[holder]
@@ -257,13 +310,33 @@ class KindBook:
             return
         if event.anchor is not None:
             self._log_has_vectors = True
-        if event.action == "member":
-            index = next(i for i, k in enumerate(self._discovered) if k.kind_id == event.kind_id)
-            self._add_to_profile(index, event.anchor or ())
+        if event.action in ("member", "fade"):
+            self._apply_to_table(event)
             return
         if event.action == "rename":
             self._apply_rename(event.kind_id, event.name)
             return
+        self._apply_create(event)
+
+    def _apply_to_table(self, event: KindEvent) -> None:
+        """A "member" or "fade" event: a discovered kind's profile grows, or it leaves."""
+        row = self._table.row_of(event.kind_id)
+        if row < 0:  # never written by this version: a writer appends after what it read
+            logger.warning(
+                "kind log of %r: seq %d (%s) names kind %r, which no query may join; ignored",
+                self._namespace,
+                event.seq,
+                event.action,
+                event.kind_id,
+            )
+        elif event.action == "member":
+            self._table.add_member(row, event.anchor or (), event.seq)
+        else:
+            faded = self._table.remove(row)
+            self._kinds[faded.kind_id] = replace(faded, faded=True)
+            self._faded += 1
+
+    def _apply_create(self, event: KindEvent) -> None:
         if event.kind_id in self._kinds:
             # A second "create" of one kind: written by a version that let a renamed task's old
             # name create the task again (and lose its new name). The first create stands, and
@@ -286,12 +359,8 @@ class KindBook:
         if kind.name is not None:
             self._by_name[kind.name] = kind.kind_id
         if kind.origin == "discovered" and event.anchor is not None:
-            self._discovered.append(kind)
-            self._profiles = np.vstack((self._profiles, np.zeros((1, self.dimension))))
-            self._sums = np.vstack((self._sums, np.zeros((1, self.dimension))))
-            self._members.append(0)
             # the profile starts from the query's own vector, not the anchor made distinct
-            self._add_to_profile(len(self._discovered) - 1, event.anchor)
+            self._table.add(kind, event.anchor, event.seq)
 
     def _apply_rename(self, kind_id: str, name: str | None) -> None:
         """The kind takes `name`; its former name stays an alias that still refers to it."""
@@ -303,13 +372,7 @@ class KindBook:
         self._kinds[kind_id] = renamed
         if name is not None:
             self._by_name[name] = kind_id
-        self._discovered = [renamed if k.kind_id == kind_id else k for k in self._discovered]
-
-    def _add_to_profile(self, index: int, vector: Sequence[float]) -> None:
-        self._sums[index] += np.asarray(vector, dtype=np.float64)
-        self._members[index] += 1
-        norm = float(np.linalg.norm(self._sums[index]))
-        self._profiles[index] = self._sums[index] / norm if norm > 0 else self._sums[index]
+        self._table.rename(renamed)
 
     def _add_member(self, seq: int, kind: Kind, vector: np.ndarray) -> bool:
         """Write `vector` into the kind's profile at `seq + 1`; False when that seq was taken
@@ -461,8 +524,8 @@ def _checked_name(name: object) -> str:
 
 
 def describe_kinds(book: KindBook, sizes: dict[str, int]) -> list[dict[str, Any]]:
-    """The kinds as `Engine.snapshot` lists them: id, name, former names, origin, size and
-    example."""
+    """The kinds as `Engine.snapshot` lists them: id, name, former names, origin, size, example
+    and whether it faded."""
     return [
         {
             "kind": kind.kind_id,
@@ -471,6 +534,7 @@ def describe_kinds(book: KindBook, sizes: dict[str, int]) -> list[dict[str, Any]
             "origin": kind.origin,
             "decisions": sizes.get(kind.kind_id, 0),
             "example": kind.example,
+            "faded": kind.faded,
         }
         for kind in book.kinds
     ]

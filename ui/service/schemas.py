@@ -103,6 +103,7 @@ class KindRow(_Body):
     origin: Literal["task", "discovered"]
     decisions: int
     example: str
+    faded: bool = False  # it stayed tiny and gave its slot to a newer kind: it takes no queries
 
 
 class KindNameRequest(_Body):

@@ -74,7 +74,7 @@ def check_kind_event(event: KindEvent) -> None:
     seq = event.seq
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
         raise StoreError(f"a kind event's seq must be a positive integer, got {seq!r}")
-    if event.action not in ("create", "rename", "member", "space") or event.origin not in (
+    if event.action not in ("create", "rename", "member", "fade", "space") or event.origin not in (
         "task",
         "discovered",
     ):
