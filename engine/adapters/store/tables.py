@@ -140,7 +140,7 @@ class KindEventRow(SQLModel, table=True):
     namespace: str = Field(primary_key=True, max_length=128)
     seq: int = Field(primary_key=True)
     kind_id: str = Field(max_length=128)
-    action: str = Field(max_length=16)  # "create", "rename", "member" or "space"
+    action: str = Field(max_length=16)  # "create", "rename", "member", "space" or "fade"
     origin: str = Field(max_length=16)  # "task" or "discovered"
     name: str | None = Field(default=None, max_length=128)
     anchor: str | None = Field(default=None, sa_type=Text)  # JSON list of floats ("create")
