@@ -1,48 +1,46 @@
-"""The parent run's own metrics: curves over steps, never a lone scalar (MLflow draws a bar)."""
+"""What the runner logs as curves: a contender's series, reference lines as runs of their own."""
 
 import numpy as np
 import pytest
 
 from experiments.experiment import Curve, ExperimentResult, FigureSpec
-from experiments.runner import leaders, parent_series
+from experiments.runner import leaders, reference_series
 
 
-def _curve(label: str, steps: list[int], runs: list[list[float]], metric: str) -> Curve:
-    return Curve(label, {}, np.array(steps), {metric: np.array(runs)}, {})
-
-
-def test_best_and_worst_follow_each_step_and_the_metrics_direction() -> None:
-    curves = [
-        _curve("a", [1, 2, 3], [[0.2, 0.9, 0.5], [0.4, 0.7, 0.5]], "accuracy"),
-        _curve("b", [1, 2, 3], [[0.6, 0.1, 0.8]], "accuracy"),
-    ]
-    series = parent_series(ExperimentResult(curves, {}, {}))
-    # the mean over runs per contender, then the higher one at each step: accuracy is better high
-    assert series["accuracy.best"] == ([1, 2, 3], [0.6, 0.8, 0.8])
-    steps, worst = series["accuracy.worst"]
-    assert steps == [1, 2, 3]
-    assert worst == pytest.approx([0.3, 0.1, 0.5])
-
-
-def test_metrics_sampled_at_different_steps_get_no_envelope() -> None:
-    curves = [
-        _curve("a", [1, 2], [[1.0, 2.0]], "regret"),
-        _curve("b", [1, 3], [[1.0, 2.0]], "regret"),
-    ]
-    assert parent_series(ExperimentResult(curves, {}, {})) == {}
-
-
-def test_reference_lines_become_curves_named_in_words() -> None:
+def test_reference_lines_become_series_of_their_own_under_the_figures_metric() -> None:
     steps = np.array([1, 2])
-    spec = FigureSpec(
+    reward = FigureSpec(
         "plots/reward.png",
         "t",
         "cumulative_reward",
         "reward",
-        references={"best single (direct_answer)": (steps, np.array([0.5, 1.0]))},
+        references={
+            "best single (direct_answer)": (steps, np.array([0.5, 1.0])),
+            "per-family oracle": (steps, np.array([1.0, 2.0])),
+        },
     )
-    series = parent_series(ExperimentResult([], {}, {}, figures=[spec]))
-    assert series == {"cumulative_reward.best_single_direct_answer": ([1, 2], [0.5, 1.0])}
+    coverage = FigureSpec(
+        "plots/coverage.png", "t", "coverage_so_far", "coverage",
+        references={"per-family oracle": (steps, np.array([0.9, 0.9]))},
+    )  # fmt: skip
+    series = reference_series(ExperimentResult([], {}, {}, figures=[reward, coverage]))
+    assert series == {
+        "best single (direct_answer)": {"cumulative_reward": ([1, 2], [0.5, 1.0])},
+        "per-family oracle": {
+            "cumulative_reward": ([1, 2], [1.0, 2.0]),
+            "coverage_so_far": ([1, 2], [0.9, 0.9]),
+        },
+    }
+    assert reference_series(ExperimentResult([], {}, {})) == {}
+
+
+def test_a_curve_and_a_final_metric_never_share_a_name() -> None:
+    """MLflow keeps one history per name: the final value would be the curve's point at step 0."""
+    with pytest.raises(ValueError, match="accuracy"):
+        Curve("a", {}, np.array([1, 2]), {"accuracy": np.ones((1, 2))}, {"accuracy": 1.0})
+    with pytest.raises(ValueError, match="1-based"):
+        Curve("a", {}, np.array([0, 1]), {"accuracy": np.ones((1, 2))}, {})
+    Curve("a", {}, np.array([1, 2]), {"accuracy_so_far": np.ones((1, 2))}, {"accuracy": 1.0})
 
 
 def test_leaders_name_the_best_of_each_direction() -> None:
