@@ -168,13 +168,17 @@ def test_the_newest_parent_is_read_from_the_store(tmp_path: Path) -> None:
     from engine.adapters.tracking import TrackingStore, default_tracking_uri
 
     store = TrackingStore(default_tracking_uri(tmp_path), tmp_path / "mlartifacts")
-    with store.start_run("thinkpath-first", "older") as older:
-        with store.start_run("thinkpath-first", "a", {}, {}, parent=older):
-            pass
+    with (
+        store.start_run("thinkpath-first", "older") as older,
+        store.start_run("thinkpath-first", "a", {}, {}, parent=older),
+    ):
+        pass
     time.sleep(0.01)  # start times are in milliseconds: no tie between the two invocations
-    with store.start_run("thinkpath-first", "newer") as newer:
-        with store.start_run("thinkpath-first", "b", {}, {}, parent=newer):
-            pass
+    with (
+        store.start_run("thinkpath-first", "newer") as newer,
+        store.start_run("thinkpath-first", "b", {}, {}, parent=newer),
+    ):
+        pass
     with store.start_run("thinkpath-live", "service"):  # not nested: nothing to open out
         pass
     first = store.experiment_id("thinkpath-first")
