@@ -8,7 +8,8 @@ loopback port, and opens the bare address in Debian's headless Chromium (driven 
 no browser downloaded): the page it lands on, and the chart view that overlays the contenders'
 curves, one colour per policy. Each picture is checked before it is written: the address landed
 on the project's experiment, every policy is listed, the chart view draws the curves. Nothing
-leaves the machine (`headless_browser.QUIET_FLAGS`, MLflow's telemetry off).
+leaves the machine (`headless_browser.QUIET_FLAGS`, MLflow's telemetry off). Playwright is a
+development dependency (in requirements.lock, beside the browser test), imported only here.
 """
 
 import argparse
@@ -30,7 +31,14 @@ from ui.headless_browser import CHROMIUM, QUIET_FLAGS
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-__all__ = ["DEMO_POLICIES", "main", "take_screenshots"]
+__all__ = [
+    "CHARTED",
+    "DEMO_POLICIES",
+    "experiments_ui",
+    "log_demo_experiment",
+    "main",
+    "take_screenshots",
+]
 
 DEMO_POLICIES = ("thompson", "glr_thompson", "ucb1", "epsilon_greedy", "random")
 DEMO_SETTINGS = ("seeds=5", "horizon=1000", "peers=")
