@@ -212,6 +212,7 @@ def _experiment(key: str, name: str, peers: tuple[str, ...]) -> Experiment:
         quick={"seeds": 3, "horizon": 500},
         execute=lambda params, context: _run(workload, params, context),
         validate=_validator(workload),
+        step="one decision of each policy",
     )
 
 

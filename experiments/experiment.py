@@ -60,7 +60,15 @@ class Curve:
     """One contender's run: per-run values of each metric at sampled steps, and final metrics.
 
     The runner logs each contender as a child run: `params`, the mean of each series at each
-    step (so MLflow's compare view overlays contenders), and `final`.
+    step (so MLflow's compare view overlays contenders), and `final`. A series and a final
+    metric never share a name: MLflow keeps one history per name, so the final value, logged at
+    step 0, would have become the first point of the curve (the online evaluation's `accuracy`
+    started at its overall value, the OPE's `coverage` at its final share).
+
+    >>> Curve("a", {}, np.array([1, 2]), {"accuracy": np.ones((1, 2))}, {"accuracy": 1.0})
+    Traceback (most recent call last):
+    ...
+    ValueError: curve 'a': ['accuracy'] named both a series and a final metric
     """
 
     label: str
@@ -68,6 +76,14 @@ class Curve:
     steps: np.ndarray  # (P,) 1-based
     series: Mapping[str, np.ndarray]  # metric -> (runs, P)
     final: Mapping[str, float]
+
+    def __post_init__(self) -> None:
+        shared = sorted(set(self.series) & set(self.final))
+        if shared:
+            named = f"{shared} named both a series and a final metric"
+            raise ValueError(f"curve {self.label!r}: {named}")
+        if self.steps.size and int(self.steps.min()) < 1:
+            raise ValueError(f"curve {self.label!r}: steps are 1-based (step 0 holds no curve)")
 
     def band(self, metric: str) -> Band:
         """Mean and 95% interval (normal approximation over runs) of `metric` at each step."""
@@ -120,3 +136,6 @@ class Experiment:
     quick: Mapping[str, Any]  # overrides for a small, fast run
     execute: Callable[[Any, ExperimentContext], ExperimentResult]
     validate: Callable[[Any], None] = _nothing_more  # checks beyond the model's fields
+    # What one step of the curves is: MLflow names every chart's x axis "Step" and offers no
+    # label of its own, so each run says it in its `step` parameter and the parent's description.
+    step: str = "one step"

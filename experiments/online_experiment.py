@@ -121,7 +121,7 @@ def _curves(label: str, runs: list[list[Step]], summary: Summary) -> Curve:
         label=label,
         params={"contender": label, "orders": str(len(runs)), "stream": str(length)},
         steps=steps,
-        series={"accuracy": cumulative[:, steps - 1]},
+        series={"accuracy_so_far": cumulative[:, steps - 1]},
         final={
             "final_window_accuracy": summary.final_mean,
             "final_window_low": summary.final_low,
@@ -204,7 +204,7 @@ def report(params: OnlineParams, runs: OnlineRuns) -> ExperimentResult:
             FigureSpec(
                 "plots/accuracy.png",
                 f"Online, {params.suite} stream, {params.model}: accuracy so far",
-                "accuracy",
+                "accuracy_so_far",
                 "accuracy so far (exact checker)",
                 value_range=ValueRange(0.0, 1.0),  # a share of right answers
             )
@@ -288,4 +288,5 @@ def online_experiment() -> Experiment:
         quick={"per_family": 2, "orders": 2, "templates": ("direct_answer", "step_by_step_check")},
         execute=run_online,
         validate=_validate,
+        step="one task of the stream",
     )

@@ -89,7 +89,7 @@ def _run(params: OPEParams, context: ExperimentContext) -> ExperimentResult:
                 name,
                 {"estimator": name, "scenarios": str(params.scenarios)},
                 steps,
-                {"coverage": running[None, :], "abs_error": np.abs(errors[row])[None, :]},
+                {"coverage_so_far": running[None, :], "abs_error": np.abs(errors[row])[None, :]},
                 final,
             )
         )
@@ -107,7 +107,7 @@ def _run(params: OPEParams, context: ExperimentContext) -> ExperimentResult:
             FigureSpec(
                 "plots/coverage.png",
                 "Interval coverage of the true value",
-                "coverage",
+                "coverage_so_far",
                 "running coverage",
                 references=nominal,
                 value_range=ValueRange(0.0, 1.0),  # a share of intervals
@@ -129,4 +129,5 @@ def ope_experiment() -> Experiment:
         defaults=defaults,
         quick={"scenarios": 20, "decisions": 500},
         execute=_run,
+        step="one simulated log",
     )

@@ -228,4 +228,5 @@ def replay_experiment() -> Experiment:
         quick={"per_family": 2, "runs": 50, "steps": 100, "max_tokens": 48},
         execute=_run,
         validate=_validate,
+        step="one task of the replayed stream",
     )

@@ -1,24 +1,28 @@
 """Run an experiment into MLflow: one parent run, one child run per contender, plots and tables.
 
+Each contender's child run holds its own parameters, its final metrics and its metrics over
+time (the mean over seeds or replay runs at each sampled step), so MLflow's chart view overlays
+the contenders, one line each in its own colour; each figure's reference lines (an oracle, a
+nominal coverage) are child runs too (`reference_series`), so they are drawn in the same chart
+as the curves they measure, named in the legend. Every run's `step` parameter says what a step
+is (MLflow names every x axis "Step").
+
 The parent run holds the parameters, the result tables, the plots and one comparison figure of
 the per-contender summary metrics (a panel per metric, a bar per contender: MLflow would draw 24
-lone one-bar charts for 24 scalars). Its own metrics are curves only (`parent_series`): at each
-step the best and the worst contender's mean of every metric the contenders share over time,
-and the figures' reference lines, so its charts say how far apart the contenders were along
-the way. A scalar would chart as a lone bar: the metrics of no contender (replay's baselines,
-the online cache's hits) are tags `thinkpath.<name>`, the number of contenders is a parameter,
-and tags `thinkpath.best.<metric>` name who was best. Its description is `results.md`, so the
-run opens on the summary. Each contender's child run holds its own parameters, its final
-metrics and its metrics over time (the mean over seeds or replay runs at each sampled step), so
-MLflow's compare view overlays contenders directly.
+lone one-bar charts for 24 scalars). It logs no metric of its own: its charts were five curves
+(the best and the worst contender at each step, the references) drawn alone, one line each,
+beside the contenders' charts that hold the same lines. The metrics of no contender (replay's
+baselines, the online cache's hits) are tags `thinkpath.<name>`, the number of contenders is a
+parameter, and tags `thinkpath.best.<metric>` name who was best. Its description is
+`results.md` (and where the curves are: `chart_note`), so the run opens on the summary.
 
 Every run carries its colour in MLflow's run-colour tag, from the one table of
 `experiments.plots.colours_for`: a contender has the colour of its curve in the PNG figures, and
 no two runs of an invocation share one. Children are logged worst first with the references
-(baselines and peers) last: MLflow lists the newest runs first and its chart view, unless told
-otherwise (`experiments.mlflow_ui` tells it to show every run), shows only the first ten rows,
-so the references and the best contenders are the ones shown. A run that raises, or is
-interrupted with Ctrl-C, is marked FAILED on its way out.
+(baselines, peers, reference lines) last: MLflow lists the newest runs first and its chart
+view, unless told otherwise (`experiments.mlflow_ui` tells it to show every run), shows only the
+first ten rows, so the references and the best contenders are the ones shown. A run that
+raises, or is interrupted with Ctrl-C, is marked FAILED on its way out.
 """
 
 import re
@@ -44,11 +48,12 @@ __all__ = [
     "leaders",
     "lower_is_better",
     "mlflow_experiment_name",
-    "parent_series",
+    "reference_series",
     "run_experiment",
     "split_summary",
 ]
 
+STEP_PARAM = "step"  # every run's parameter that says what a step of its curves is
 # Words that make a metric one where a smaller value wins (everything else: larger is better).
 _LOWER_IS_BETTER = frozenset({"regret", "error", "rmse", "loss"})
 _TOWARD_ZERO = ("bias",)
@@ -80,23 +85,30 @@ def run_experiment(
     name = mlflow_experiment_name(experiment)
     logged: dict[str, Any] = {"experiment": experiment.name, "quick": quick}
     logged.update(params.model_dump())
+    logged[STEP_PARAM] = experiment.step
     tags = {"thinkpath.experiment": experiment.name, "thinkpath.quick": str(quick).lower()}
     run_name = f"{experiment.name}-quick" if quick else experiment.name
     with store.start_run(name, run_name, params=params_of(logged), tags=tags) as parent:
         result = experiment.execute(params, context)
-        _log_result(store, name, (run_name, parent), result)
+        _log_result(store, name, (run_name, parent), result, experiment.step)
     return RunOutcome(run_id=parent.run_id, experiment_name=name, result=result)
 
 
 def _log_result(
-    store: TrackingStore, name: str, named_parent: tuple[str, ActiveRun], result: ExperimentResult
+    store: TrackingStore,
+    name: str,
+    named_parent: tuple[str, ActiveRun],
+    result: ExperimentResult,
+    step: str,
 ) -> None:
     run_name, parent = named_parent
     labels = [curve.label for curve in result.curves]
-    colours = colours_for([*labels, run_name])
+    references = reference_series(result)
+    colours = colours_for([*labels, *references, run_name])
     for curve in _logging_order(result.curves, result.metrics):
         tags = {RUN_COLOUR_TAG: colours[curve.label]}
-        with store.start_run(name, curve.label, curve.params, tags, parent=parent) as child:
+        params = {**curve.params, STEP_PARAM: step}
+        with store.start_run(name, curve.label, params, tags, parent=parent) as child:
             child.log_series(
                 {
                     metric: (curve.steps.tolist(), values.mean(axis=0).tolist())
@@ -104,11 +116,15 @@ def _log_result(
                 }
             )
             child.log_metrics(curve.final)
+    for label, series in references.items():
+        tags = {RUN_COLOUR_TAG: colours[label]}
+        params = {"reference": label, STEP_PARAM: step}
+        with store.start_run(name, label, params, tags, parent=parent) as child:
+            child.log_series(series)
     per_contender, overall = split_summary(result.metrics, labels)
     lower = [metric for metric in per_contender if lower_is_better(metric)]
     zero = [metric for metric in per_contender if metric.startswith(_TOWARD_ZERO)]
     parent.log_params({"contenders": len(labels)})
-    parent.log_series(parent_series(result))
     parent.set_tags(
         {
             RUN_COLOUR_TAG: colours[run_name],
@@ -124,7 +140,8 @@ def _log_result(
         parent.log_text(_summary_csv(per_contender), "summary.csv")
     summary = result.tables.get("results.md")
     # MLflow shows the `mlflow.note.content` tag as the run's description.
-    parent.set_tags({**result.tags, **({"mlflow.note.content": summary} if summary else {})})
+    note = {"mlflow.note.content": summary + chart_note(step)} if summary else {}
+    parent.set_tags({**result.tags, **note})
     for artifact_file, text in result.tables.items():
         parent.log_text(text, artifact_file)
     for spec in result.figures:
@@ -133,6 +150,18 @@ def _log_result(
             spec.title, spec.ylabel, bands, spec.references, value_range=spec.value_range
         )
         parent.log_figure(figure, spec.artifact_file)
+
+
+def chart_note(step: str) -> str:
+    """The description's last words: where the contenders' curves are, and what a step is.
+
+    >>> chart_note("one decision").strip().endswith("A chart's Step is one decision.")
+    True
+    """
+    return (
+        "\nCurves: each contender is a child run of this one, in its own colour; the experiment's"
+        f" chart view overlays them. A chart's Step is {step}.\n"
+    )
 
 
 def lower_is_better(metric: str) -> bool:
@@ -144,37 +173,24 @@ def lower_is_better(metric: str) -> bool:
     return not _LOWER_IS_BETTER.isdisjoint(re.split(r"[._]", metric))
 
 
-def parent_series(result: ExperimentResult) -> dict[str, tuple[list[int], list[float]]]:
-    """The parent run's metrics, all over time: name -> (steps, values).
+def reference_series(
+    result: ExperimentResult,
+) -> dict[str, dict[str, tuple[list[int], list[float]]]]:
+    """Each figure's reference lines by label: label -> {metric: (steps, values)}.
 
-    For each metric the contenders log over time, `<metric>.best` and `<metric>.worst` are the
-    best and the worst contender's mean at each step (which contender that is may change along
-    the way); a metric whose contenders were sampled at different steps has none. Each figure's
-    reference line (an oracle, a nominal coverage) is `<metric>.<its label as a word>`.
+    A reference is logged as a run of its own under the figure's metric, so MLflow draws it in
+    the chart of the contenders' curves it measures, under its label.
 
-    >>> from experiments.experiment import Curve
-    >>> curves = [
-    ...     Curve(label, {}, np.array([1, 2]), {"regret": np.array(values)}, {})
-    ...     for label, values in (("a", [[1.0, 4.0]]), ("b", [[2.0, 3.0]]))
-    ... ]
-    >>> parent_series(ExperimentResult(curves, {}, {}))["regret.best"]
-    ([1, 2], [1.0, 3.0])
+    >>> from experiments.experiment import FigureSpec
+    >>> line = (np.array([1, 2]), np.array([0.9, 1.8]))
+    >>> spec = FigureSpec("r.png", "t", "cumulative_reward", "reward", {"oracle (expected)": line})
+    >>> reference_series(ExperimentResult([], {}, {}, figures=[spec]))
+    {'oracle (expected)': {'cumulative_reward': ([1, 2], [0.9, 1.8])}}
     """
-    series: dict[str, tuple[list[int], list[float]]] = {}
-    for metric in dict.fromkeys(name for curve in result.curves for name in curve.series):
-        carrying = [curve for curve in result.curves if metric in curve.series]
-        steps = carrying[0].steps
-        if any(not np.array_equal(curve.steps, steps) for curve in carrying[1:]):
-            continue
-        means = np.vstack([curve.series[metric].mean(axis=0) for curve in carrying])
-        low, high = means.min(axis=0).tolist(), means.max(axis=0).tolist()
-        best, worst = (low, high) if lower_is_better(metric) else (high, low)
-        series[metric_key(metric, "best")] = (steps.tolist(), best)
-        series[metric_key(metric, "worst")] = (steps.tolist(), worst)
+    series: dict[str, dict[str, tuple[list[int], list[float]]]] = {}
     for spec in result.figures:
         for label, (steps, values) in spec.references.items():
-            word = re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
-            series[metric_key(spec.metric, word)] = (
+            series.setdefault(label, {})[spec.metric] = (
                 np.asarray(steps).astype(int).tolist(),
                 np.asarray(values, dtype=float).tolist(),
             )

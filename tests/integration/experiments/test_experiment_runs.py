@@ -26,7 +26,19 @@ def _children(store: TrackingStore, parent: Run) -> dict[str, Run]:
     return {
         run.data.params["policy" if "policy" in run.data.params else "estimator"]: run
         for run in runs
+        if "reference" not in run.data.params
     }
+
+
+def _references(store: TrackingStore, parent: Run) -> dict[str, Run]:
+    runs = store.client.search_runs(
+        [parent.info.experiment_id], f"tags.mlflow.parentRunId = '{parent.info.run_id}'"
+    )
+    return {run.data.params["reference"]: run for run in runs if "reference" in run.data.params}
+
+
+def _steps(store: TrackingStore, run: Run, metric: str) -> list[int]:
+    return [point.step for point in store.client.get_metric_history(run.info.run_id, metric)]
 
 
 def _artifacts(store: TrackingStore, run_id: str) -> set[str]:
@@ -72,18 +84,22 @@ def test_a_simulator_experiment_logs_params_metrics_curves_and_artifacts(
         assert f"regret.{name}".replace(":", "_") not in parent.data.metrics
     # a uniform random policy has to pay more regret than Thompson sampling here
     assert children["random"].data.metrics["regret"] > children["thompson"].data.metrics["regret"]
-    # the parent run charts curves, never lone bars: every metric of its own has a history
-    for metric in parent.data.metrics:
-        history = store.client.get_metric_history(outcome.run_id, metric)
-        assert len(history) > 1, f"{metric} would chart as a single bar"
+    # the parent charts nothing of its own (its lines were drawn alone, one chart each): the
+    # contenders' curves are one chart per metric, one line per run, every run its own colour
+    assert parent.data.metrics == {}
     regrets = {name: child.data.metrics["regret"] for name, child in children.items()}
-    best = store.client.get_metric_history(outcome.run_id, "cumulative_regret.best")
-    worst = store.client.get_metric_history(outcome.run_id, "cumulative_regret.worst")
-    assert best[-1].step == 300
-    assert best[-1].value == pytest.approx(min(regrets.values()))
-    assert worst[-1].value == pytest.approx(max(regrets.values()))
-    assert all(low.value <= high.value for low, high in zip(best, worst, strict=True))
-    assert "cumulative_reward.oracle_expected" in parent.data.metrics  # the figure's reference
+    for child in children.values():
+        assert child.data.params["step"] == "one decision of each policy"
+        assert _steps(store, child, "cumulative_regret")[0] == 1  # no final value at step 0
+    assert parent.data.params["step"] == "one decision of each policy"
+    assert (
+        "A chart's Step is one decision of each policy." in parent.data.tags["mlflow.note.content"]
+    )
+    # the reward figure's reference line is a run of its own, drawn in the same chart
+    oracle = _references(store, parent)["oracle (expected)"]
+    assert set(oracle.data.metrics) == {"cumulative_reward"}
+    assert _steps(store, oracle, "cumulative_reward")[-1] == 300
+    assert oracle.data.tags["mlflow.runColor"] == style_for("oracle")["color"]
     # a count is a parameter, not a metric ("contenders 12.00" was a bar of its own)
     assert parent.data.params["contenders"] == "4"
     assert "contenders" not in parent.data.metrics
@@ -91,7 +107,12 @@ def test_a_simulator_experiment_logs_params_metrics_curves_and_artifacts(
     # every run has a colour of its own, the same as its curve in the PNG figures
     colours = {name: child.data.tags["mlflow.runColor"] for name, child in children.items()}
     assert colours == {name: style_for(name)["color"] for name in children}
-    assert len({*colours.values(), parent.data.tags["mlflow.runColor"]}) == len(children) + 1
+    shown = {
+        *colours.values(),
+        oracle.data.tags["mlflow.runColor"],
+        parent.data.tags["mlflow.runColor"],
+    }
+    assert len(shown) == len(children) + 2
     artifacts = _artifacts(store, outcome.run_id)
     assert {
         "results.md",
@@ -110,10 +131,11 @@ def test_a_simulator_experiment_logs_params_metrics_curves_and_artifacts(
         [parent.info.experiment_id],
         f"tags.mlflow.parentRunId = '{parent.info.run_id}'",
         order_by=["attribute.start_time DESC"],
-        max_results=3,
+        max_results=4,
     )
-    assert {run.info.run_name for run in newest[:2]} == {"random", "numpy-ts"}
-    assert newest[2].info.run_name == min(("thompson", "glr_thompson"), key=regrets.__getitem__)
+    assert newest[0].info.run_name == "oracle (expected)"
+    assert {run.info.run_name for run in newest[1:3]} == {"random", "numpy-ts"}
+    assert newest[3].info.run_name == min(("thompson", "glr_thompson"), key=regrets.__getitem__)
     png = Path(store.client.download_artifacts(outcome.run_id, "plots/regret.png", str(home)))
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = Path(store.client.download_artifacts(outcome.run_id, "results.md", str(home)))
@@ -180,9 +202,15 @@ def test_the_replay_experiment_with_a_scripted_model(store: TrackingStore, home:
     assert float(parent.data.tags["thinkpath.baseline.best_fixed"]) == pytest.approx(0.5)
     assert "baseline.best_fixed" not in parent.data.metrics
     assert outcome.result.metrics["settled_reward.contextual_thompson"] > 0.5
-    # the per-family oracle's line of the reward figure is a curve on the parent
-    oracle = store.client.get_metric_history(outcome.run_id, "cumulative_reward.per_family_oracle")
+    # the per-family oracle's line of the reward figure is a run of its own beside the policies
+    line = _references(store, parent)["per-family oracle"]
+    oracle = store.client.get_metric_history(line.info.run_id, "cumulative_reward")
     assert [point.value for point in oracle[:2]] == pytest.approx([1.0, 2.0])
+    assert set(_references(store, parent)) == {
+        "uniform random",
+        f"best single ({parent.data.tags['best_fixed_strategy']})",
+        "per-family oracle",
+    }
     assert {"results.md", "families.md", "outcome_matrix.json", "plots/reward.png"} <= (
         _artifacts(store, outcome.run_id)
     )
@@ -202,6 +230,17 @@ def test_the_ope_experiment_covers_the_truth(store: TrackingStore, home: Path) -
     for estimator in ("ips", "snips", "doubly_robust"):
         assert metrics[f"coverage.{estimator}"] >= 0.85
         assert abs(metrics[f"bias.{estimator}"]) < 0.03
+    # one run per estimator; its running coverage is a curve over the logs, one point per log
+    # (its final coverage, a metric of its own, once made the curve's first point, at step 0)
+    parent = store.client.get_run(outcome.run_id)
+    children = _children(store, parent)
+    assert set(children) == {"ips", "snips", "doubly_robust"}
+    for child in children.values():
+        assert _steps(store, child, "coverage_so_far") == list(range(1, 61))
+        assert _steps(store, child, "coverage") == [0]
+        assert child.data.params["step"] == "one simulated log"
+    nominal = _references(store, parent)["nominal"]
+    assert _steps(store, nominal, "coverage_so_far") == list(range(1, 61))
 
 
 def _exploding(error: BaseException) -> Experiment:

@@ -3,6 +3,7 @@
 import json
 import re
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from experiments.mlflow_ui import (
     WORKFLOW_KEY,
     create_app,
     index_page,
+    newest_parents,
 )
 
 VIEW_KEY = 'MLflowLocalStorage-1.1-ExperimentPage-["3"]-ReactComponentState'
@@ -94,7 +96,7 @@ def test_a_new_browser_opens_on_the_experiment_list_without_banner_or_assistant(
     assert stored["mlflow.assistant.fab.autoOpenedOnFirstLoad_v1"] is True
     assert stored[WORKFLOW_KEY] == "machine_learning"
     # an experiment's chart view starts with every run shown, the baselines among them
-    assert json.loads(seen["read"][VIEW_KEY]) == {"runsHiddenMode": "SHOW_ALL"}
+    assert json.loads(seen["read"][VIEW_KEY]) == {"runsHiddenMode": "SHOW_ALL", "runsExpanded": {}}
     assert seen["read"]["something-else"] is None
     assert seen["session"] is None  # another storage (sessionStorage) is left alone
 
@@ -146,3 +148,38 @@ def test_the_bare_address_opens_the_project_s_experiment(monkeypatch: pytest.Mon
     mine = {WORKFLOW_KEY: json.dumps("genai")}
     assert _in_a_browser(mine, "", [], page)["stored"][WORKFLOW_KEY] == json.dumps("genai")
     assert index_page("<head></head>", "7; alert(1)").count("#/experiments/7") == 0
+
+
+def test_an_experiment_seen_first_opens_out_its_newest_parent_run() -> None:
+    """The contenders are child runs: folded, the chart view drew the parent's metrics alone."""
+    page = index_page("<head></head>", "3", {"3": "a1b2", "4": "c3d4"})
+    seen = _in_a_browser({}, "#/experiments/3", [VIEW_KEY], page)
+    assert json.loads(seen["read"][VIEW_KEY])["runsExpanded"] == {"a1b2": True}
+    both = 'MLflowLocalStorage-1.1-ExperimentPage-["3","4"]-ReactComponentState'
+    view = json.loads(_in_a_browser({}, "", [both], page)["read"][both])
+    assert view == {"runsHiddenMode": "SHOW_ALL", "runsExpanded": {"a1b2": True, "c3d4": True}}
+    # a view the user has saved keeps what they opened and folded
+    saved = json.dumps({"runsExpanded": {}})
+    assert _in_a_browser({VIEW_KEY: saved}, "", [VIEW_KEY], page)["read"][VIEW_KEY] == saved
+    assert "</script><b>" not in index_page("<head></head>", None, {"3": "</script><b>"})
+
+
+def test_the_newest_parent_is_read_from_the_store(tmp_path: Path) -> None:
+    from engine.adapters.tracking import TrackingStore, default_tracking_uri
+
+    store = TrackingStore(default_tracking_uri(tmp_path), tmp_path / "mlartifacts")
+    with (
+        store.start_run("thinkpath-first", "older") as older,
+        store.start_run("thinkpath-first", "a", {}, {}, parent=older),
+    ):
+        pass
+    time.sleep(0.01)  # start times are in milliseconds: no tie between the two invocations
+    with (
+        store.start_run("thinkpath-first", "newer") as newer,
+        store.start_run("thinkpath-first", "b", {}, {}, parent=newer),
+    ):
+        pass
+    with store.start_run("thinkpath-live", "service"):  # not nested: nothing to open out
+        pass
+    first = store.experiment_id("thinkpath-first")
+    assert newest_parents(store.client) == {first: newer.run_id}

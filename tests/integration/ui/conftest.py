@@ -6,7 +6,6 @@ exactly one other origin (`GuardedService.allowed_origin`) read its answers.
 """
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -20,20 +19,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-# Flags that keep Chromium from reaching out to the network on its own (shared/OFFLINE.md).
-QUIET_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-features=DnsOverHttps",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
+from ui.headless_browser import CHROMIUM, QUIET_FLAGS
+
 SCRIPTED_DELAY_S = 0.5  # per model call: a question takes about 1.5 s, long enough to watch
 STARTUP_LIMIT_S = 300  # gradio's import alone takes tens of seconds on a busy 2-core machine
 # Screenshots go to a temporary folder unless this names one (docs/screenshots to refresh the

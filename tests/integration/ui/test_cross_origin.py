@@ -16,7 +16,8 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.integration.ui.conftest import CHROMIUM, QUIET_FLAGS, GuardedService
+from tests.integration.ui.conftest import GuardedService
+from ui.headless_browser import CHROMIUM, QUIET_FLAGS
 
 READ = """async ([url, headers]) => {
     try {

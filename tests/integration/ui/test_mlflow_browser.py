@@ -1,9 +1,9 @@
-"""The MLflow UI in headless Chromium: it opens on the experiment list, quietly, and an experiment
-opens on its runs, described by results.md, every run shown.
+"""The MLflow UI in headless Chromium: it opens on the project's experiment, quietly, with every
+contender listed and charted in its own colour; a run is described by results.md.
 
-A quick experiment is logged to a fresh SQLite store, MLflow's app serves it on loopback (the
-command `thinkpath experiments ui` runs), and Chromium opens the experiment as a user would: from
-a printed link, and from the experiment list the bare address opens on.
+A quick experiment is logged to a fresh SQLite store, MLflow's app serves it on loopback as
+`thinkpath experiments ui` does (the experiment with the latest run is the project's), and
+Chromium opens it as a user would: the bare address, a printed link, the experiment list.
 """
 
 import json
@@ -23,6 +23,7 @@ from experiments.experiment import ExperimentContext
 from experiments.registry import get_experiment, resolve_params
 from experiments.runner import RunOutcome, run_experiment
 from ui.experiment_commands import mlflow_ui_command, mlflow_ui_environment, runs_link
+from ui.mlflow_screenshots import CHARTED
 
 STARTUP_LIMIT_S = 300
 
@@ -44,7 +45,7 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RunO
     log = (home / "mlflow.log").open("w")
     server = subprocess.Popen(
         mlflow_ui_command(port),
-        env=mlflow_ui_environment(uri, home / "mlartifacts"),
+        env=mlflow_ui_environment(uri, home / "mlartifacts", home_experiment=experiment_id),
         stdout=log,
         stderr=subprocess.STDOUT,
     )
@@ -116,24 +117,37 @@ def test_mlflows_own_home_opens_an_experiment_on_its_runs(
     context.close()
 
 
-def test_the_bare_address_opens_on_the_experiment_list_without_banner_or_assistant(
+def test_the_bare_address_opens_the_project_with_every_contender_charted(
     logged: tuple[str, RunOutcome, str], browser: Browser, screenshots: Path
 ) -> None:
+    """Where the contenders were folded under their parent, the chart view drew the parent's
+    own metrics alone, one line each: now each policy is a listed run with its own colour."""
     url, outcome, experiment_id = logged
     context = browser.new_context(viewport={"width": 1280, "height": 800})  # a fresh browser
     page = context.new_page()
     page.goto(url)
-    expect(page.get_by_role("link", name=outcome.experiment_name).first).to_be_visible(
-        timeout=120_000
-    )
-    assert re.search(r"#/experiments$", page.url), page.url  # not MLflow's welcome page
+    expect(page.get_by_text("matching runs").first).to_be_visible(timeout=120_000)
+    assert re.search(rf"#/experiments/{experiment_id}/runs\?", page.url), page.url
+    for policy in ("thompson", "glr_thompson", "random"):
+        expect(page.get_by_text(policy, exact=True).first).to_be_visible()
     expect(page.get_by_text("Information about UI telemetry")).to_have_count(0)
     # the assistant would have opened itself (and said so in this key) on a first load
     assert page.evaluate("localStorage.getItem('mlflow.assistant.panelOpen_v1')") in (None, "false")
     page.screenshot(path=str(screenshots / "mlflow-home.png"))
-    page.get_by_role("link", name=outcome.experiment_name).first.click()
-    expect(page.get_by_text("matching runs").first).to_be_visible(timeout=120_000)
     key = f'MLflowLocalStorage-1.1-ExperimentPage-["{experiment_id}"]-ReactComponentState'
     view = json.loads(page.evaluate(f"localStorage.getItem({json.dumps(key)})"))
     assert view["runsHiddenMode"] == "SHOW_ALL"  # the chart view hides no run, baselines included
+    assert view["runsExpanded"] == {outcome.run_id: True}
+    page.goto(f"{page.url}&compareRunsMode=CHART")
+    expect(page.get_by_text("cumulative_regret", exact=True).first).to_be_visible(timeout=120_000)
+    page.locator(".js-plotly-plot path.js-line").first.wait_for(timeout=120_000)
+    names, colours = page.evaluate(CHARTED)  # the first chart: cumulative_regret
+    contenders = sorted(curve.label for curve in outcome.result.curves)  # peers included
+    assert sorted(names) == contenders
+    assert len(colours) == len(contenders)
+    # the experiment list is one click away
+    page.goto(f"{url}/#/experiments")
+    expect(page.get_by_role("link", name=outcome.experiment_name).first).to_be_visible(
+        timeout=120_000
+    )
     context.close()

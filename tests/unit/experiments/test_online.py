@@ -76,11 +76,11 @@ def test_every_contender_is_reported_with_its_figures(result_and_llm: tuple[Any,
     for label in ("bare", "random", "oracle", "fixed:direct_answer", "engine:checker",
                   "engine:referee", "engine:seed_off", "engine:tools_off"):  # fmt: skip
         assert f"| {label} |" in summary
-    assert result.figures[0].metric == "accuracy"
+    assert result.figures[0].metric == "accuracy_so_far"
     curve = {c.label: c for c in result.curves}
     assert curve["oracle"].final["accuracy"] == pytest.approx(1.0)
     assert curve["bare"].final["accuracy"] == pytest.approx(0.0)
-    assert curve["engine:checker"].series["accuracy"].shape[0] == 2  # one row per order
+    assert curve["engine:checker"].series["accuracy_so_far"].shape[0] == 2  # one row per order
     assert "warm decisions: n, calls, median s" in summary
 
 
