@@ -193,10 +193,13 @@ class ArmBook:
         with self._lock:
             return [path for path in self._paths.values() if path.origin == "template"]
 
-    def stats(self, context: Sequence[float] | None = None) -> list[ArmStats]:
-        """Every arm's statistics; with a context, also whether it is cold and P(best) for it."""
+    def stats(
+        self, context: Sequence[float] | None = None, *, model: str | None = None
+    ) -> list[ArmStats]:
+        """Every arm's statistics; with a context, also whether it is cold and P(best) for it;
+        with a model, counted over the decisions that model answered (`arm_stats`)."""
         with self._lock:
-            return arm_stats(self._learner, self._origin, context)
+            return arm_stats(self._learner, self._origin, context, model=model)
 
     def describe(self, label: Callable[[Sequence[float]], str]) -> dict[str, Any]:
         """The learning state as one JSON-safe document (see `Engine.snapshot`); `label` names

@@ -16,11 +16,17 @@ __all__ = ["arm_stats", "describe_learning"]
 
 
 def arm_stats(
-    learner: Learner, origin: Callable[[str, str], str], context: Sequence[float] | None
+    learner: Learner,
+    origin: Callable[[str, str], str],
+    context: Sequence[float] | None,
+    *,
+    model: str | None = None,
 ) -> list[ArmStats]:
     """Every arm's statistics, retired ones included; with a context (a kind's anchor), also
     whether each live arm is cold and its P(best) there (`engine.PROB_BEST_MEANING`). `origin(role,
-    arm)` says where an arm came from."""
+    arm)` says where an arm came from. With a `model`, pulls, mean reward and outcomes count only
+    the decisions that model answered, and the model role shows that model alone; cold and
+    P(best) stay the policies' own, which learn across models."""
     rows = []
     for role in (role for role in POLICY_ROLES if role in learner.policies):
         policy = learner.policies[role]
@@ -28,8 +34,14 @@ def arm_stats(
         known = live + [a for (r, a) in learner.retired if r == role]
         policy_context = learner.policy_context(role, context)
         prob_best = policy.prob_best(policy_context) if context is not None else {}
+        if model is not None and role == "model":
+            known = [arm for arm in known if arm == model]
         for arm in known:
-            tally = learner.tallies.get((role, arm), ArmTally())
+            tally = (
+                learner.tallies.get((role, arm), ArmTally())
+                if model is None or role == "model"
+                else learner.model_tallies.get((model, role, arm), ArmTally())
+            )
             rows.append(
                 ArmStats(
                     role=role,

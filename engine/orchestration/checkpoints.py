@@ -41,7 +41,8 @@ log = logging.getLogger(__name__)
 # 4: one anchor per kind (`engine.domain.kinds.distinct_anchor`): a checkpoint of format 3 may
 # hold two kinds' outcomes under one shared anchor, which only a replay of the log tells apart.
 # 5: each model's seconds with its work (`ModelSeconds`: [seconds, work, count]), where format
-# 4 kept a model's mean seconds a decision ([seconds, count]); each tool's seconds per kind.
+# 4 kept a model's mean seconds a decision ([seconds, count]); each tool's seconds per kind;
+# each arm's tally per model that answered (`model_tallies`).
 FORMAT = 5
 # The keys of a policy's `to_dict()` that say how it is configured, not what it has learned.
 CONFIGURATION_KEYS = ("format_version", "policy", "params", "keyed_by_context")

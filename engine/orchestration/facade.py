@@ -282,17 +282,25 @@ class Engine:
         return decision.model_copy(update={"outcomes": outcomes})
 
     def arms(
-        self, query: str | None = None, *, kind: str | None = None, task: str | None = None
+        self,
+        query: str | None = None,
+        *,
+        kind: str | None = None,
+        task: str | None = None,
+        model: str | None = None,
     ) -> list[ArmStats]:
         """Every arm's statistics; for a kind (its id), a named `task`, or the kind a query
         would join, also whether each arm is cold there and its P(best) there
-        (`engine.PROB_BEST_MEANING`)."""
+        (`engine.PROB_BEST_MEANING`). With a catalogue `model`, pulls, mean reward and outcomes
+        count only the decisions it answered (`UnknownModelError` for another name)."""
+        if model is not None:
+            self.models.resolve(model)
         self.refresh()  # what every process has recorded so far, as `snapshot` reads it
         if kind is not None:
-            return self._book.stats(self._kinds.kind(kind).anchor)
+            return self._book.stats(self._kinds.kind(kind).anchor, model=model)
         if query is not None:
-            return self._book.stats(self._kinds.peek(check_query(query), task=task))
-        return self._book.stats(None)
+            return self._book.stats(self._kinds.peek(check_query(query), task=task), model=model)
+        return self._book.stats(None, model=model)
 
     def templates(self) -> list[PathDefinition]:
         """The template paths to choose among: built-in, from user folders, added at run time."""

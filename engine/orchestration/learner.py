@@ -104,9 +104,16 @@ class Learner:
         # through these read-only views, which no reader can change.
         self._policies = dict(policies)
         self._tallies: dict[tuple[str, str], ArmTally] = {}
+        # The same tallies per model that answered: (model, role, arm). Why: the path and tool
+        # policies learn across models (docs/engine.md, "Models as arms"); what each arm did
+        # on each model is the record that shows where they differ (the Arms tab's filter).
+        self._model_tallies: dict[tuple[str, str, str], ArmTally] = {}
         self._retired: dict[tuple[str, str], str] = {}
         self.policies: Mapping[str, PolicyLike] = MappingProxyType(self._policies)
         self.tallies: Mapping[tuple[str, str], ArmTally] = MappingProxyType(self._tallies)
+        self.model_tallies: Mapping[tuple[str, str, str], ArmTally] = MappingProxyType(
+            self._model_tallies
+        )
         self.retired: Mapping[tuple[str, str], str] = MappingProxyType(self._retired)
         self.context_dim = context_dim
         self.last_seq = 0
@@ -265,7 +272,6 @@ class Learner:
         in the policy (a retired arm's late outcomes count in its record only); `at`: the
         outcome's context as the contextual policies take it, and as the learner keys it."""
         arm = outcome.choices[role]
-        old, new = change
         if live:
             self._move_policy(role, arm, change, at[0])
         if role == "path":
@@ -275,12 +281,11 @@ class Learner:
             # rewards, as it was while the arm was retired: so that the state is the same
             # whenever a process archived it (mid-batch, at a sync, or before a replay).
             return
-        tally = self._tallies.get((role, arm), _EMPTY_TALLY)
-        if old is not None:
-            tally = tally.minus(old.reward, old.weight)
-        if new is not None:
-            tally = tally.plus(new.reward, new.weight)
-        self._tallies[(role, arm)] = tally
+        self._tallies[(role, arm)] = _moved(self._tallies.get((role, arm), _EMPTY_TALLY), change)
+        model = outcome.choices.get("model")
+        if model is not None and role != "model":
+            key = (model, role, arm)
+            self._model_tallies[key] = _moved(self._model_tallies.get(key, _EMPTY_TALLY), change)
         if role in TIMED_ROLES:
             self._count_seconds(role, arm, outcome, change, at[1])
 
@@ -372,6 +377,10 @@ class Learner:
                 [role, arm, tally.pulls, tally.reward_sum, tally.outcomes]
                 for (role, arm), tally in self.tallies.items()
             ],
+            "model_tallies": [
+                [model, role, arm, tally.pulls, tally.reward_sum, tally.outcomes]
+                for (model, role, arm), tally in self._model_tallies.items()
+            ],
             "retired": [[role, arm, reason] for (role, arm), reason in self.retired.items()],
             "recent": [[list(key), list(window)] for key, window in self._recent.items()],
             "audits": [
@@ -392,6 +401,12 @@ class Learner:
         tallies = {
             (str(role), str(arm)): ArmTally(float(pulls), float(reward_sum), int(outcomes))
             for role, arm, pulls, reward_sum, outcomes in state["tallies"]
+        }
+        model_tallies = {
+            (str(model), str(role), str(arm)): ArmTally(
+                float(pulls), float(reward_sum), int(outcomes)
+            )
+            for model, role, arm, pulls, reward_sum, outcomes in state["model_tallies"]
         }
         retired = {(str(role), str(arm)): str(reason) for role, arm, reason in state["retired"]}
         recent = {
@@ -416,6 +431,8 @@ class Learner:
         self._policies.update(policies)
         self._tallies.clear()
         self._tallies.update(tallies)
+        self._model_tallies.clear()
+        self._model_tallies.update(model_tallies)
         self._retired.clear()
         self._retired.update(retired)
         self.last_seq, self._recent = last_seq, recent
@@ -446,11 +463,23 @@ class Learner:
         if arm in self.policies[role].arms:
             self.policies[role].remove_arm(arm)
         self._tallies.pop((role, arm), None)
+        for key in [key for key in self._model_tallies if key[1:] == (role, arm)]:
+            del self._model_tallies[key]
         self._retired.pop((role, arm), None)
         if role == "model":
             self._model_seconds.forget(arm)
         elif role in TIMED_ROLES:
             self._seconds[role].forget(arm)
+
+
+def _moved(tally: ArmTally, change: tuple[Evidence | None, Evidence | None]) -> ArmTally:
+    """`tally` with a decision's old evidence taken out and its new put in."""
+    old, new = change
+    if old is not None:
+        tally = tally.minus(old.reward, old.weight)
+    if new is not None:
+        tally = tally.plus(new.reward, new.weight)
+    return tally
 
 
 def _context_key(context: Sequence[float]) -> ContextKey:

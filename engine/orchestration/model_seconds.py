@@ -132,7 +132,9 @@ def _price(total: list[float] | None, work: float | None) -> float | None:
 
 def _checked(tallies: Any) -> dict[str, list[float]]:
     if not isinstance(tallies, Mapping):
-        raise ValueError(f"model seconds must map models to [seconds, work, count], got {tallies!r}")
+        raise ValueError(
+            f"model seconds must map models to [seconds, work, count], got {tallies!r}"
+        )
     return {str(model): [float(x) for x in triple[:3]] for model, triple in tallies.items()}
 
 

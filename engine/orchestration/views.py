@@ -104,8 +104,9 @@ def read_model(
     decision of the kind is expected to take on each model (its measured speed times the kind's
     work, `ModelSeconds`: not the mean of the paths it happened to run) are charged at the draw
     (`DrawPrice`): the large model is drawn where it may be better by more than its extra
-    seconds cost, and a kind the small model answers as well ends up on the small one. A pinned model is the client's: propensity 1, reason "forced"; its
-    outcomes teach the model role like any (off-policy evaluation weighs them by that 1).
+    seconds cost, and a kind the small model answers as well ends up on the small one. A pinned
+    model is the client's: propensity 1, reason "forced"; its outcomes teach the model role like
+    any (off-policy evaluation weighs them by that 1).
     """
     policy = learner.policies["model"]
     arms = policy.arms
@@ -208,7 +209,8 @@ def read_view(
     tool_charged = charged_path_draw(
         tool_policy, tool_context, draw_price.charges(tool_seconds), draw_rng
     )
-    tool_propensities, tool_charges = tool_explained.probabilities, {}
+    tool_propensities = tool_explained.probabilities
+    tool_charges: dict[str, float] = {}
     if tool_charged is None:
         tool_draw = selection.choose_by_posterior(tool_policy, tool_context, tool_propensities)
     else:

@@ -254,17 +254,30 @@ class Actions:
             f"learned, and the task name {code_span(str(row['name']))} now joins it."
         )
 
-    def arms(self, query: str = "", chosen: str | None = None, kind: str = "") -> ArmsView:
+    def arms(
+        self, query: str = "", chosen: str | None = None, kind: str = "", model: str = ""
+    ) -> ArmsView:
         """Every arm, in one order for table and plot; cold/confident and P(best) for a kind of
-        query (chosen by its id) or for the kind `query` would join."""
+        query (chosen by its id) or for the kind `query` would join; counted on the decisions of
+        one catalogue `model` where one is chosen."""
         asked = (query or "").strip()
         note = []
+        one = model or None
         try:
-            stats = self.engine.arms(kind=kind) if kind else self.engine.arms(asked or None)
+            stats = (
+                self.engine.arms(kind=kind, model=one)
+                if kind
+                else self.engine.arms(asked or None, model=one)
+            )
         except ThinkPathError as error:
             stats = self.engine.arms()
-            note.append(f"**That query or kind cannot be used:** {error}.")
-            asked, kind = "", ""
+            note.append(f"**That query, kind or model cannot be used:** {error}.")
+            asked, kind, one = "", "", None
+        if one:
+            note.append(
+                f"Pulls, mean reward and outcomes: the decisions {code_span(one)} answered. "
+                "*State* and P(best) are the policies', which learn across models."
+            )
         if kind:
             note.append(f"*State* and P(best) for the kind of query {code_span(kind)}.")
         elif asked:

@@ -252,6 +252,7 @@ def _runner(
 
 
 ALL_KINDS = ("all kinds (or the query's, if one is typed)", "")
+ALL_MODELS = ("every model", "")
 
 
 def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
@@ -265,6 +266,12 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
             value="",
             label="Or for a kind of query (the engine learns per kind)",
             elem_id="arms-kind",
+        )
+        models = gr.Dropdown(
+            [ALL_MODELS, *((model, model) for model in actions.engine.models)],
+            value="",
+            label="Counted on the decisions of one model",
+            elem_id="arms-model",
         )
         refresh = gr.Button("Refresh", elem_id="refresh-arms")
     with gr.Row():
@@ -286,19 +293,22 @@ def _arms_tab(actions: Actions, chosen: Any) -> dict[str, Any]:
     rewards = _titled_plot("Reward over time", "arms-rewards")
     gr.Markdown(REWARD_NOTE, elem_classes="figure-note")
 
-    def show(text: str, current: str | None, kind: str | None) -> tuple[Any, ...]:
-        view = actions.arms(text, current, kind or "")
+    def show(
+        text: str, current: str | None, kind: str | None, model: str | None
+    ) -> tuple[Any, ...]:
+        view = actions.arms(text, current, kind or "", model or "")
         offered = gr.update(choices=[ALL_KINDS, *actions.kind_choices()], value=kind or "")
         return view.note, view.table, view.posteriors, view.rewards, offered
 
     wiring: dict[str, Any] = {
         "fn": show,
-        "inputs": [query, chosen, kinds],
+        "inputs": [query, chosen, kinds, models],
         "outputs": [note, table, posteriors, rewards, kinds],
     }
     refresh.click(**wiring)
     query.submit(**wiring)
     kinds.input(**wiring)
+    models.input(**wiring)
     rename.click(actions.rename_kind, [kinds, new_name], renamed).then(**wiring)
     return wiring
 

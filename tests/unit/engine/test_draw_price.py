@@ -216,8 +216,15 @@ def test_a_tool_is_charged_the_seconds_of_the_decisions_that_used_it(world: Worl
     learner.apply(
         [
             LearnedOutcome(
-                seq, f"d{seq}", "default", {"path": "p", "tool": tool}, CONTEXT, "checker", 1.0,
-                1.0, seconds=seconds,
+                seq,
+                f"d{seq}",
+                "default",
+                {"path": "p", "tool": tool},
+                CONTEXT,
+                "checker",
+                1.0,
+                1.0,
+                seconds=seconds,
             )
             for seq, (tool, seconds) in enumerate([slow, fast] * 3, start=1)
         ]

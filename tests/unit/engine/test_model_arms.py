@@ -201,6 +201,31 @@ def test_a_restart_replays_the_model_role_from_the_log() -> None:
     assert sum(pulls for _arm, pulls, _mean in after) == 10
 
 
+def test_the_arms_counted_on_one_model_add_up_and_survive_a_restart() -> None:
+    world = World()
+    engine = engine_on(world, two_models(world), price=0.0)
+    play(engine, "spelling", 16)
+    every = {(r.role, r.arm_id): r for r in engine.arms()}
+    small, big = (
+        {(r.role, r.arm_id): r for r in engine.arms(model=model)}
+        for model in ("local/small", "local/big")
+    )
+    assert {arm for role, arm in small if role == "model"} == {"local/small"}
+    for (role, arm), row in every.items():
+        if role in ("path", "tool"):  # each decision counted on the one model that answered it
+            assert row.pulls == pytest.approx(small[(role, arm)].pulls + big[(role, arm)].pulls)
+    right = [r.mean_reward for (role, _arm), r in big.items() if role == "path" and r.pulls]
+    wrong = [r.mean_reward for (role, _arm), r in small.items() if role == "path" and r.pulls]
+    assert set(right) == {1.0}  # only the big model spells
+    assert set(wrong) == {0.0}
+    again = engine_on(world, two_models(world))
+    assert {(r.role, r.arm_id, r.pulls) for r in again.arms(model="local/small")} == {
+        (r.role, r.arm_id, r.pulls) for r in small.values()
+    }
+    with pytest.raises(UnknownModelError):
+        engine.arms(model="local/huge")
+
+
 def test_the_catalogue_refuses_what_it_cannot_hold() -> None:
     llm: Any = ScriptedLLM(lambda _request: "Answer: 1")
     with pytest.raises(ConfigError, match="empty"):

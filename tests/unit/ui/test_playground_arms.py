@@ -113,3 +113,18 @@ def test_reward_lines_are_weighted_like_the_table() -> None:
     assert np.asarray(path_line.get_ydata()).tolist() == pytest.approx([1.0, 1.0])
     (tool_line,) = tool_axis.get_lines()
     assert np.asarray(tool_line.get_ydata()).tolist() == pytest.approx([0.0, 0.5])
+
+
+def test_the_arms_tab_counts_on_one_model_or_says_why_it_cannot(engine: Engine) -> None:
+    actions = Actions(engine)
+    view = actions.ask("What is 2 + 3?", "5", "numeric")
+    assert view.decision_id is not None
+    [model] = list(engine.models)
+    one = actions.arms(model=model)
+    assert f"the decisions `{model}` answered" in one.note
+    assert [r[PULLS] for r in one.table if r[ROLE] == "path"] == [
+        r[PULLS] for r in actions.arms().table if r[ROLE] == "path"
+    ]  # one model answered every decision
+    unknown = actions.arms(model="local/none")
+    assert "cannot be used" in unknown.note
+    assert "not in the catalogue" in unknown.note
