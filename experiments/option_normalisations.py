@@ -1,7 +1,7 @@
 """Option likelihood alone, under each normalisation and content-free prompt: a cheap check.
 
     .venv/bin/python -m experiments.option_normalisations --home /tmp/optnorm --per-family 30 \\
-        [--model local//abs/path/other.gguf]
+        [--model local//abs/path/other.gguf] [--suite heldout --seed 39]
 
 On the development families that give options (`experiments.option_families.option_tasks`),
 each question is scored once by the in-process model `--model` names (`local/smollm2`, the
@@ -12,7 +12,9 @@ so the comparison costs one pass a question plus one a new option set and a prom
 generation and no engine. Printed: accuracy per family and overall beside chance, the families
 below chance, and each variant's paired lead over `token_mean` (the default before
 calibration) with a 95% bootstrap interval over tasks. This chose the engine's content-free
-prompt (`CONTENT_FREE_PROMPT`); the public families this issue was tried on stay held out.
+prompt (`CONTENT_FREE_PROMPT`) on the development suite; the public families this issue was
+tried on stay held out. `--suite heldout` scores the generated option families of
+`experiments.option_heldout` instead, on which the prompt was not chosen (issue 39, item 6).
 """
 
 import argparse
@@ -24,7 +26,12 @@ from typing import Any
 from engine.domain.likelihood import Likelihoods, Normalisation, best_option
 from engine.domain.options import answer_in_form, read_options
 from engine.domain.ports import OptionScorer
-from experiments.option_families import mean_of, option_tasks, paired_interval
+from experiments.option_families import (
+    add_suite_arguments,
+    mean_of,
+    paired_interval,
+    tasks_from_arguments,
+)
 from experiments.replay import check_task
 from experiments.tasks import Task
 
@@ -92,14 +99,13 @@ def summarise(tasks: Sequence[Task], rewards: dict[str, list[float]]) -> dict[st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path, required=True, help="the evaluation's data folder")
-    parser.add_argument("--per-family", type=int, default=30, help="tasks per family (<= 30)")
+    add_suite_arguments(parser, per_family=30)
     parser.add_argument("--json", type=Path, help="write the summary here as JSON")
     parser.add_argument(
         "--model", default="local/smollm2", help="an in-process model (local/<alias or path>)"
     )
     args = parser.parse_args(argv)
-    if not 1 <= args.per_family <= 30:
-        parser.error("--per-family must be 1 to 30")
+    tasks = tasks_from_arguments(parser, args)
     from engine.compose import build_llm, build_option_scorer  # noqa: PLC0415 - the model loads
     from engine.settings import load_settings  # noqa: PLC0415
 
@@ -107,7 +113,6 @@ def main(argv: list[str] | None = None) -> int:
     scorer = build_option_scorer(build_llm(settings))
     if scorer is None:
         parser.error("option likelihood needs the in-process model")
-    tasks = option_tasks(args.per_family)
     summary = summarise(tasks, compare(scorer, tasks))
     for variant, row in summary["variants"].items():
         lead = row["minus_token_mean"]
