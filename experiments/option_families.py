@@ -17,7 +17,9 @@ Printed and written (`--json`): accuracy per family and overall beside chance (t
 over the number of options), the engine's lead over bare with a 95% paired bootstrap interval
 over tasks (each task's engine score is its mean over the orders), calls and model seconds per
 decision, and what option likelihood costs per option. The development families only: the
-public families this issue was tried on stay held out.
+public families this issue was tried on stay held out. `--suite heldout` runs the same on the
+generated option families of `experiments.option_heldout` instead (`--seed` draws them), on
+which option likelihood's content-free prompt was not chosen (issue 39, item 6).
 """
 
 import argparse
@@ -29,23 +31,69 @@ from typing import Any
 
 import numpy as np
 
+from engine.errors import ConfigError
 from experiments.bigbench.suite import bigbench_suite
 from experiments.online import Step, engine_runs, static_steps, stream_orders
+from experiments.option_heldout import option_heldout_suite
 from experiments.recorded_scorer import RecordedScorer, ScoringPass
 from experiments.tasks import Task
 
-__all__ = ["OPTION_TEMPLATES", "main", "mean_of", "option_tasks", "paired_interval", "summarise"]
+__all__ = [
+    "OPTION_SUITES",
+    "OPTION_TEMPLATES",
+    "add_suite_arguments",
+    "main",
+    "mean_of",
+    "option_tasks",
+    "paired_interval",
+    "summarise",
+    "tasks_from_arguments",
+]
 
 OPTION_TEMPLATES = ("choose_an_option", "likeliest_option", "reason_then_choose")
+OPTION_SUITES = ("development", "heldout")
 BOOTSTRAP_RESAMPLES = 10_000
 
 
-def option_tasks(per_family: int) -> list[Task]:
-    """The first `per_family` tasks of every development family whose tasks all give options."""
+def option_tasks(per_family: int, suite: str = "development", seed: int = 39) -> list[Task]:
+    """The first `per_family` tasks of every development family whose tasks all give options,
+    or with `suite="heldout"` of each family of `experiments.option_heldout` (drawn from `seed`),
+    on which option likelihood's content-free prompt was not chosen."""
+    if suite == "heldout":
+        return list(option_heldout_suite(seed, per_family).tasks)
+    if suite != "development":
+        raise ConfigError(f"unknown option suite {suite!r}: one of {list(OPTION_SUITES)}")
     tasks = bigbench_suite(per_family).tasks
     families = {task.family for task in tasks}
     chosen = {f for f in families if all(t.options for t in tasks if t.family == f)}
     return [task for task in tasks if task.family in chosen]
+
+
+def add_suite_arguments(parser: argparse.ArgumentParser, per_family: int) -> None:
+    """`--per-family` (`per_family` by default), `--suite` and `--seed`, as both option
+    experiments take them."""
+    parser.add_argument(
+        "--per-family",
+        type=int,
+        default=per_family,
+        help="tasks per family (<= 30 on the development suite)",
+    )
+    parser.add_argument(
+        "--suite",
+        choices=OPTION_SUITES,
+        default="development",
+        help="the BIG-bench development families, or the held-out option families "
+        "(experiments.option_heldout: the content-free prompt was not chosen on them)",
+    )
+    parser.add_argument("--seed", type=int, default=39, help="the held-out suite's seed")
+
+
+def tasks_from_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Task]:
+    """The tasks `add_suite_arguments`' options name, or the parser's error on a bad size."""
+    most = 30 if args.suite == "development" else 1000
+    if not 1 <= args.per_family <= most:
+        parser.error(f"--per-family must be 1 to {most} on the {args.suite} suite")
+    return option_tasks(args.per_family, args.suite, args.seed)
 
 
 def mean_of(values: Sequence[float]) -> float:
@@ -159,12 +207,13 @@ def markdown(summary: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", type=Path, required=True, help="the evaluation's data folder")
-    parser.add_argument("--per-family", type=int, default=20, help="tasks per family (<= 30)")
+    add_suite_arguments(parser, per_family=20)
     parser.add_argument("--orders", type=int, default=3, help="stream orders of the engine")
     parser.add_argument("--json", type=Path, help="write the summary here as JSON")
     args = parser.parse_args(argv)
-    if not 1 <= args.per_family <= 30 or args.orders < 1:
-        parser.error("--per-family must be 1 to 30 and --orders at least 1")
+    if args.orders < 1:
+        parser.error("--orders must be at least 1")
+    tasks = tasks_from_arguments(parser, args)
     from engine.adapters.llm.caching import CachingLLM  # noqa: PLC0415 - the model loads now
     from engine.compose import build_llm, build_option_scorer, build_searcher  # noqa: PLC0415
     from engine.settings import load_settings  # noqa: PLC0415
@@ -175,7 +224,6 @@ def main(argv: list[str] | None = None) -> int:
     llm = CachingLLM(raw, args.home / "online" / "cache", model="local/smollm2|stop_early=True")
     inner = build_option_scorer(raw)
     scorer = RecordedScorer(inner) if inner is not None else None
-    tasks = option_tasks(args.per_family)
     chosen = [t for t in load_templates() if t.id in OPTION_TEMPLATES]
     max_tokens = settings.engine_config().answer_max_tokens
     static = static_steps(llm, tasks, chosen, max_tokens, lambda _n: None, scorer=scorer)

@@ -1,11 +1,13 @@
 """The cheap check of option likelihood's normalisations, on a scorer with a known prior."""
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.domain.likelihood import ContinuationScore, Likelihoods
 from engine.domain.options import answer_in_form, read_options
+from engine.stages.option_procedures import CONTENT_FREE_PROMPT
 from experiments.option_families import option_tasks
-from experiments.option_normalisations import CONTENT_FREE_PROMPTS, compare, summarise
+from experiments.option_normalisations import CONTENT_FREE_PROMPTS, SHIPPED, compare, summarise
 from experiments.replay import check_task
 
 TASKS = option_tasks(2)
@@ -70,3 +72,19 @@ def test_the_summary_counts_families_below_chance_and_the_lead_over_token_mean()
     assert low <= calibrated["minus_token_mean"]["mean"] <= high
     assert summary["variants"]["token_mean"]["minus_token_mean"]["mean"] == 0
     assert set(calibrated["below_chance"]) <= {t.family for t in TASKS}
+
+
+def test_the_lead_over_the_shipped_prompt_is_paired_and_every_reward_is_kept() -> None:
+    rewards = compare(PriorBiased(), TASKS)
+    summary = summarise(TASKS, rewards)
+    assert CONTENT_FREE_PROMPTS[SHIPPED.split(":")[1]] == CONTENT_FREE_PROMPT
+    assert summary["variants"][SHIPPED]["minus_chosen"] == {"mean": 0.0, "ci95": (0.0, 0.0)}
+    token_mean = summary["variants"]["token_mean"]
+    assert token_mean["minus_chosen"]["mean"] == -calibrated_lead(summary)
+    assert summary["rewards"]["task_ids"] == [task.task_id for task in TASKS]
+    assert summary["rewards"]["token_mean"] == [int(v) for v in rewards["token_mean"]]
+
+
+def calibrated_lead(summary: dict[str, Any]) -> float:
+    lead: float = summary["variants"][SHIPPED]["minus_token_mean"]["mean"]
+    return lead
