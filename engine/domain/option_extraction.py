@@ -164,18 +164,9 @@ _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 
 def checked_extraction(question: str, reply: Extraction) -> Options | NoOptions:
     """The model's reading where every guard holds (see the module's docstring), else why not."""
-    if reply.verdict != "one_of_listed":
-        return NoOptions(f"the model read no options ({reply.verdict})")
-    several = asks_for_several(question)
-    if several:
-        return NoOptions(several)
     texts = [option.text.strip().strip(_QUOTES).strip() for option in reply.options]
-    if not 2 <= len(texts) <= MAX_OPTIONS or not all(texts):
-        return NoOptions(f"the model read {len(texts)} options; a choice needs 2 to {MAX_OPTIONS}")
-    if not all_differ(texts):
-        return NoOptions(f"the model read two options the same: {texts}")
     labels = [option.label.strip().strip("()[].:") for option in reply.options]
-    problem = _label_problem(labels) if any(labels) else None
+    problem = _reply_problem(question, reply.verdict, texts, labels)
     if problem:
         return NoOptions(problem)
     spans = _spans(question, texts, labels if any(labels) else None)
@@ -183,18 +174,33 @@ def checked_extraction(question: str, reply: Extraction) -> Options | NoOptions:
         return NoOptions(spans)
     found = tuple(question[start:end] for start, end in spans)
     understood = "the model's reading, each option found in the question's text"
-    if not any(labels):
-        return Options(found, "word", stem=question, understood=understood)
-    form = answer_form(question, found)
+    form = answer_form(question, found) if any(labels) else "word"
     if form not in ("letter", "word"):
         return NoOptions(form)
     if form == "word":
-        return Options(found, "word", stem=question, understood=understood + ", by text")
+        how = ", by text" if any(labels) else ""
+        return Options(found, "word", stem=question, understood=understood + how)
     lettered = f"{understood}, labelled {', '.join(labels)}"
     return Options(found, "letter", tuple(labels), question, lettered)
 
 
-def _spans(question: str, texts: list[str], labels: list[str] | None) -> list[tuple[int, int]] | str:
+def _reply_problem(question: str, verdict: str, texts: list[str], labels: list[str]) -> str:
+    """Why the reply is no reading before its texts are looked for in the question, or ""."""
+    if verdict != "one_of_listed":
+        return f"the model read no options ({verdict})"
+    several = asks_for_several(question)
+    if several:
+        return several
+    if not 2 <= len(texts) <= MAX_OPTIONS or not all(texts):
+        return f"the model read {len(texts)} options; a choice needs 2 to {MAX_OPTIONS}"
+    if not all_differ(texts):
+        return f"the model read two options the same: {texts}"
+    return (_label_problem(labels) or "") if any(labels) else ""
+
+
+def _spans(
+    question: str, texts: list[str], labels: list[str] | None
+) -> list[tuple[int, int]] | str:
     """Where each option stands in the question, as one list in order, or why they do not.
 
     The list may start at any place the first option is written ("Is X ...? Answer X or Y.")."""

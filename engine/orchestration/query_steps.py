@@ -31,7 +31,9 @@ def options_step(
     found = given if given is not None else understand_options(query)
     reader = {"reader": "rules"} if second is None else second
     if isinstance(found, NoOptions):
-        yield report("options", "skipped", started, cost=cost, outputs={"why": found.reason, **reader})
+        yield report(
+            "options", "skipped", started, cost=cost, outputs={"why": found.reason, **reader}
+        )
         return None
     outputs = {
         "options": list(found.texts),

@@ -12,7 +12,6 @@ from engine.adapters.memory_searcher import InMemorySearcher
 from engine.adapters.store.memory import InMemoryStore
 from engine.compose import build_engine
 from engine.domain.option_extraction import (
-    ExtractedOption,
     Extraction,
     checked_extraction,
     option_cue,
@@ -29,7 +28,9 @@ TICKET = "Mark the ticket [urgent/routine]: server room is flooding"
 SPRINT = "Would a cheetah or a greyhound win a sprint?"
 
 
-def reading(*texts: str, labels: tuple[str, ...] = (), verdict: str = "one_of_listed") -> Extraction:
+def reading(
+    *texts: str, labels: tuple[str, ...] = (), verdict: str = "one_of_listed"
+) -> Extraction:
     marks = labels or ("",) * len(texts)
     return Extraction.model_validate(
         {
@@ -47,7 +48,9 @@ def test_a_reading_of_spans_written_as_one_list_holds() -> None:
     assert isinstance(found, Options)
     assert (found.texts, found.form, found.letters) == (("a cheetah", "a greyhound"), "word", ())
     # the question's own spelling, whatever case the model wrote
-    assert checked_extraction(TICKET, reading("Urgent", "ROUTINE")).texts == ("urgent", "routine")
+    cased = checked_extraction(TICKET, reading("Urgent", "ROUTINE"))
+    assert isinstance(cased, Options)
+    assert cased.texts == ("urgent", "routine")
 
 
 @pytest.mark.parametrize(
@@ -149,7 +152,9 @@ def test_a_reply_that_does_not_validate_is_a_refusal() -> None:
 # ---- in the engine ----------------------------------------------------------------------
 
 
-def engine_reading(script: Callable[[LLMRequest], str], *, reader: str) -> tuple[Engine, ScriptedLLM]:
+def engine_reading(
+    script: Callable[[LLMRequest], str], *, reader: str
+) -> tuple[Engine, ScriptedLLM]:
     llm = ScriptedLLM(script)
     engine = build_engine(
         load_settings(store_url="memory", policy_seed=3, option_reader_model=reader),
