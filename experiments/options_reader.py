@@ -155,6 +155,11 @@ def _report(tally: Tally, show_missed: bool) -> str:
             f"{tally.read_by_model} (right {tally.right_by_model}); seconds a call: median "
             f"{statistics.median(seconds):.2f}, max {max(seconds):.2f}, total {sum(seconds):.1f}"
         )
+        every = seconds + [0.0] * (tally.items - len(seconds))  # the others pay no call
+        lines.append(
+            f"extra seconds a question: median {statistics.median(every):.2f}, "
+            f"mean {statistics.mean(every):.2f}"
+        )
     for wrong in tally.wrong:
         lines += [
             "",

@@ -9,17 +9,23 @@ set written in it, and which. What it returns is never taken on its word; a read
 where:
 
 - the question shows a sign of a written set at all (`option_cue`): an "or", a slash or pipe
-  between words, a label such as "(B)" or "b)", a bullet line, a bracketed list, "one of",
-  "options"... A question with none of these is never sent to the model;
-- the rule reader did not refuse it for asking for several options or a count;
-- the model answers "one_of_listed" and gives 2 to 26 distinct options;
+  between words, a label such as "(B)" or "b)", a bullet line, a bracketed list, a short list
+  after a colon, "one of", "options"...; and it neither asks for several options or a count
+  nor holds an instruction of the asker's whose verb is not one of answering ("Convert these
+  …", "Help me think it through": `engine.domain.option_frame`, the rule reader's own test).
+  Any other question is never sent to the model;
+- the model's verdict is "choice", with 2 to 26 distinct options;
 - every option is a span of the question, word for word (case and spacing aside), and the
   options follow one another as one list: between two of them stands only punctuation, "or",
-  "and", "vs", a line break or the next one's label. The model may pick the span; it cannot
-  make one up, merge words from two places, or stretch a list over the prose around it;
-- labels, where the model gives them, are all there, run in order from "A", "a", "1" or "i",
-  and each stands just before its option in the question; the answer is then the label, unless
-  the question's own instructions ask for the text (`engine.domain.option_forms`).
+  "and", "vs", a line break or the next one's label. The model picks the spans; it cannot
+  make one up, merge words from two places, or stretch a list over the prose around it. A word
+  every option has just before it ("a cheetah or a greyhound", "to cows or to sharks") is part
+  of each, as the sets' gold writes them;
+- the list does not lie inside quoted material ("Soften this: 'Fix it or leave.'");
+- labels are read from the question, not from the model: where every option stands just after
+  one ("(B)", "b)", "2.", "iii)") and they run in order from the first, the answer is the label,
+  unless the question's own instructions ask for the text (`engine.domain.option_forms`);
+  where some options have one and some not, no reading.
 
 Anything else is a refusal with its reason, and the question is answered in free text, as
 before: a wrong reading forces an answer into a set the asker never offered, so a guard that
@@ -29,8 +35,7 @@ costs recall is the right trade. The trace keeps the model's reply and the guard
 True
 >>> option_cue("Is a puffin a bird or a fish?")
 "'or'"
->>> reply = Extraction(verdict="one_of_listed", options=[
-...     ExtractedOption(label="", text="a bird"), ExtractedOption(label="", text="a fish")])
+>>> reply = Extraction(verdict="choice", options=["a bird", "a fish"])
 >>> checked_extraction("Is a puffin a bird or a fish?", reply).texts
 ('a bird', 'a fish')
 >>> checked_extraction("Is a puffin a bird? Some say it is a fish.", reply).reason
@@ -38,82 +43,79 @@ True
 """
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StringConstraints
 
 from engine.domain.option_blocks import MAX_OPTION_CHARS, MAX_OPTIONS
 from engine.domain.option_forms import answer_form
+from engine.domain.option_frame import asker_instruction
 from engine.domain.option_texts import all_differ
 from engine.domain.options import NoOptions, Options, asks_for_several
 
 __all__ = [
     "EXTRACTION_SYSTEM",
-    "ExtractedOption",
     "Extraction",
     "checked_extraction",
     "extraction_prompt",
     "option_cue",
 ]
 
-Verdict = Literal["one_of_listed", "open_question", "task_or_request", "several_or_count"]
-
-
-class ExtractedOption(BaseModel):
-    """One option as the model read it: its label as written ("B", "2", "" for none), its text."""
-
-    label: str = Field(max_length=4)
-    text: str = Field(min_length=1, max_length=MAX_OPTION_CHARS)
+Verdict = Literal["choice", "open", "task", "several"]
+OptionText = Annotated[str, StringConstraints(min_length=1, max_length=MAX_OPTION_CHARS)]
 
 
 class Extraction(BaseModel):
     """The model's reading: what the question asks for, and the options when it is one of them.
 
-    The verdict comes first so that a small model decides before it lists; the options' count is
-    bounded in the schema, so a grammar-held model cannot run on."""
+    The verdict comes first so that a small model decides before it lists; the options are bare
+    texts (labels are read from the question itself, not asked for: fewer tokens to generate on
+    two cores), their count bounded in the schema, so a grammar-held model cannot run on."""
 
     verdict: Verdict
-    options: list[ExtractedOption] = Field(default_factory=list, max_length=MAX_OPTIONS)
+    options: list[OptionText] = Field(default_factory=list, max_length=MAX_OPTIONS)
 
 
 # The instructions and worked examples, one fixed prefix (the local model keeps its state, so
 # only the question's own tokens are new on each call). The examples are written for this
 # prompt; none is from a measured set.
 EXTRACTION_SYSTEM = """\
-You read a user's message and decide whether it asks for exactly ONE answer taken from a closed \
-set of answers written in the message itself.
-verdict:
-- "one_of_listed": the message asks which one of the written alternatives is right, and the \
-answer is one of them (a quiz item with lettered options, "X or Y?", "Answer yes or no.", \
-classify as one of given labels, plausible or implausible, true or false).
-- "open_question": the answer is not restricted to written alternatives (advice, explain, why, \
-how, alternatives followed by "or something else", "and why").
-- "task_or_request": the message asks to write, summarise, rank, sort, translate, list, \
-compare or do something with the items; or the items are only material or examples.
-- "several_or_count": it asks for more than one of them, or how many.
-options: only for "one_of_listed", each alternative copied exactly as written in the message, \
-in order, without its label; "label" is the letter or number written before it ("A", "b", \
-"2"), or "" when none. Include "both" or "neither" when the message offers them. Otherwise \
-options is [].
-Examples:
-Message: Which metal melts at the lowest temperature? (A) iron (B) tin (C) copper
-{"verdict": "one_of_listed", "options": [{"label": "A", "text": "iron"}, {"label": "B", \
-"text": "tin"}, {"label": "C", "text": "copper"}]}
+Decide whether the user's message asks for exactly ONE answer out of a closed set of \
+alternatives written in the message itself, so that replying with just one of them would be a \
+complete answer.
+verdict "choice": it asks which one of the written alternatives is right (a quiz item with \
+lettered options, "X or Y?", "Answer yes or no.", a label out of the given labels, plausible \
+or implausible, true or false). Then copy each alternative into options exactly as written, in \
+order, without its letter and without the words around it, including "both" or "neither" when \
+offered.
+verdict "open": the answer is not limited to the written alternatives: advice on what to do \
+("Should I ...?", "When should I ...?", "Is it worth ...?"), explain, why, how, "or something \
+else", "and why", or the alternatives only say how to answer (a language, a length).
+verdict "task": it asks to write, rewrite, summarise, rank, sort, convert, translate, list, \
+compare, discuss or help think through, or the alternatives are only material, examples or a \
+topic ("What does 'yes or no' mean?").
+verdict "several": it asks for more than one of them, or how many.
+For every verdict but "choice", options is [].
+Message: Which metal melts first? (A) iron (B) tin (C) copper
+{"verdict": "choice", "options": ["iron", "tin", "copper"]}
 Message: Did the vase break because the cat pushed it? Respond Yes or No.
-{"verdict": "one_of_listed", "options": [{"label": "", "text": "Yes"}, {"label": "", "text": \
-"No"}]}
+{"verdict": "choice", "options": ["Yes", "No"]}
 Message: Is a seahorse a fish or a mammal?
-{"verdict": "one_of_listed", "options": [{"label": "", "text": "a fish"}, {"label": "", \
-"text": "a mammal"}]}
+{"verdict": "choice", "options": ["a fish", "a mammal"]}
+Message: Did the bridge open before or after 1900?
+{"verdict": "choice", "options": ["before", "after"]}
 Message: Route this ticket to sales, support or finance: "My invoice shows the wrong VAT."
-{"verdict": "one_of_listed", "options": [{"label": "", "text": "sales"}, {"label": "", \
-"text": "support"}, {"label": "", "text": "finance"}]}
-Message: Should I learn piano or violin first, and what should I practise daily?
-{"verdict": "open_question", "options": []}
-Message: Summarise these proposals: A. a new bridge, B. a ferry, C. a tunnel.
-{"verdict": "task_or_request", "options": []}
+{"verdict": "choice", "options": ["sales", "support", "finance"]}
+Message: "The soup was cold again." Mood - angry, calm or amused?
+{"verdict": "choice", "options": ["angry", "calm", "amused"]}
+Message: Should I paint the fence with oil or acrylic so it lasts longer?
+{"verdict": "open", "options": []}
+Message: Answer in German or Dutch: where do you live?
+{"verdict": "open", "options": []}
+Message: My choices: (a) move to Lyon, (b) stay in Paris. Help me weigh them.
+{"verdict": "task", "options": []}
 Message: Which of these are vegetables: carrot, apple, leek?
-{"verdict": "several_or_count", "options": []}"""
+{"verdict": "several", "options": []}"""
 
 
 def extraction_prompt(question: str) -> str:
@@ -131,6 +133,8 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("a bracketed list", re.compile(r"[(\[][^()\[\]]*,[^()\[\]]*[)\]]")),
     # "Folders: receipts, personal, work", "Pick the verb: run, blue, table?"
     ("a short list after a colon", re.compile(r":\s*[^\s,.:?]+(?:\s[^\s,.:?]+){0,2},\s*\S")),
+    # "pick a priority - P1, P2, P3"
+    ("three short items between commas", re.compile(r"(?<!\w)[\w'-]+,\s+[\w'-]+,\s+[\w'-]+")),
     (
         "a word that names a set",
         re.compile(
@@ -143,8 +147,9 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def option_cue(question: str) -> str | None:
     """The first sign that `question` writes a set of answers, in words; None where none is,
-    and None where it asks for several options or a count (no one option answers it)."""
-    if asks_for_several(question):
+    and None where no one option could answer it: it asks for several or a count, or sets a
+    task that is not answering ("Summarise these options: …")."""
+    if asks_for_several(question) or asker_instruction(question):
         return None
     return next((name for name, cue in _CUES if cue.search(question)), None)
 
@@ -152,111 +157,172 @@ def option_cue(question: str) -> str | None:
 # ---- the guards ---------------------------------------------------------------------------
 
 _QUOTES = "\"'“”‘’`"
+# A label written before an option: "(B)", "B)", "B.", "B:", "[B]", "b -", "2.", "iii)".
+_LABEL = r"[(\[]?(?P<label>[A-Za-z]|\d{1,2}|[ivx]{2,4}|[IVX]{2,4})(?:[)\].:]|\s+[-–—])"
+_LABEL_BEFORE = re.compile(rf"(?<!\w){_LABEL}[\s*_]*$")
 # What may stand between two options of one list: punctuation, "or"/"and"/"vs", line breaks,
-# bullets, and the next option's label (checked apart where the options are labelled).
+# bullets, and the next option's label.
 _GAP = re.compile(
-    r"(?:[\s,;:./|\-–—*•\"'“”‘’()\[\]]|\bor\b|\band\b|\bvs\b\.?|\bversus\b|\bnor\b)*",
+    rf"(?:[\s,;:./|\-–—*•_\"'“”‘’()\[\]]|\bor\b|\band\b|\bvs\b|\bversus\b|\bnor\b"
+    rf"|(?<!\w){_LABEL.replace('?P<label>', '?:')})*",
     re.IGNORECASE,
 )
+# A word the options share before them, which belongs to each ("a cheetah or a greyhound", "to
+# cows or to sharks", "in glass or in a vacuum"): the model may leave it out of its copy.
+_SHARED = re.compile(
+    r"(?<!\w)(?P<word>an?|the|to|in|on|at|by|for|with|from|into|of)\s+$", re.IGNORECASE
+)
+_ARTICLES = frozenset({"a", "an", "the"})
+_ARTICLE_BEFORE = re.compile(r"(?<!\w)(?:an?|the)\s+$", re.IGNORECASE)
+_ARTICLE_OPENS = re.compile(r"(?:an?|the)\s", re.IGNORECASE)
+# Quoted material: a span in straight or curly quotes.
+_QUOTED = re.compile(r"\"[^\"]*\"|“[^”]*”|(?<!\w)'[^']*'(?!\w)|‘[^’]*’")
 _LABEL_RUNS = ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+# "A, B, C or D" read as the options: the labels of options written elsewhere, or none.
+_LABEL_LISTS = [list(_LABEL_RUNS[0][:count]) for count in range(2, 27)] + [
+    [str(number) for number in range(1, count + 1)] for count in range(2, 27)
+]
+# A question that asks how, why or when, or asks for advice ("How long should I boil an egg for
+# a soft or hard yolk?", "When should I use a tuple or a list?", "Should I use tea or coffee to
+# stain paper?"), is answered by no one of the things it names: the sets' gold reads none, and
+# the model read such questions as choices.
+_OPEN_QUESTION = re.compile(
+    r"(?:^|[.?!:]\s+|\n)\s*(?:how|why|when|should\s+(?:i|we))\b[^.?!]*\?", re.IGNORECASE
+)
 
 
 def checked_extraction(question: str, reply: Extraction) -> Options | NoOptions:
     """The model's reading where every guard holds (see the module's docstring), else why not."""
-    texts = [option.text.strip().strip(_QUOTES).strip() for option in reply.options]
-    labels = [option.label.strip().strip("()[].:") for option in reply.options]
-    problem = _reply_problem(question, reply.verdict, texts, labels)
+    texts = [text.strip().strip(_QUOTES).strip() for text in reply.options]
+    problem = _reply_problem(question, reply.verdict, texts)
     if problem:
         return NoOptions(problem)
-    spans = _spans(question, texts, labels if any(labels) else None)
-    if isinstance(spans, str):
-        return NoOptions(spans)
+    spans = _spans(question, texts)
+    if isinstance(spans, str) or (spans and _inside_a_quote(question, spans)):
+        return NoOptions(spans if isinstance(spans, str) else _inside_a_quote(question, spans))
     found = tuple(question[start:end] for start, end in spans)
     understood = "the model's reading, each option found in the question's text"
-    form = answer_form(question, found) if any(labels) else "word"
+    labels = _labels(question, spans)
+    if isinstance(labels, str):
+        return NoOptions(labels)
+    form = answer_form(question, found) if labels else "word"
     if form not in ("letter", "word"):
         return NoOptions(form)
     if form == "word":
-        how = ", by text" if any(labels) else ""
+        how = ", by text" if labels else ""
         return Options(found, "word", stem=question, understood=understood + how)
     lettered = f"{understood}, labelled {', '.join(labels)}"
-    return Options(found, "letter", tuple(labels), question, lettered)
+    return Options(found, "letter", labels, question, lettered)
 
 
-def _reply_problem(question: str, verdict: str, texts: list[str], labels: list[str]) -> str:
+def _reply_problem(question: str, verdict: str, texts: list[str]) -> str:
     """Why the reply is no reading before its texts are looked for in the question, or ""."""
-    if verdict != "one_of_listed":
-        return f"the model read no options ({verdict})"
-    several = asks_for_several(question)
-    if several:
-        return several
-    if not 2 <= len(texts) <= MAX_OPTIONS or not all(texts):
-        return f"the model read {len(texts)} options; a choice needs 2 to {MAX_OPTIONS}"
-    if not all_differ(texts):
-        return f"the model read two options the same: {texts}"
-    return (_label_problem(labels) or "") if any(labels) else ""
+    open_question = _OPEN_QUESTION.search(question)
+    problems = (
+        verdict != "choice" and f"the model read no options ({verdict})",
+        asks_for_several(question) or asker_instruction(question),
+        not (2 <= len(texts) <= MAX_OPTIONS and all(texts))
+        and f"the model read {len(texts)} options; a choice needs 2 to {MAX_OPTIONS}",
+        not all_differ(texts) and f"the model read two options the same: {texts}",
+        [text.upper() for text in texts] in _LABEL_LISTS
+        and f"the model read the labels of options, not the options: {texts}",
+        open_question and f"'{open_question.group(0).strip()}' opens a question no option answers",
+    )
+    return next((problem for problem in problems if problem), "")
 
 
-def _spans(
-    question: str, texts: list[str], labels: list[str] | None
-) -> list[tuple[int, int]] | str:
+def _spans(question: str, texts: list[str]) -> list[tuple[int, int]] | str:
     """Where each option stands in the question, as one list in order, or why they do not.
 
-    The list may start at any place the first option is written ("Is X ...? Answer X or Y.")."""
-    patterns = [
-        _option_pattern(text, None if labels is None else labels[index])
-        for index, text in enumerate(texts)
-    ]
+    The list may start at any place the first option is written ("Is X ...? Answer X or Y.");
+    a word every option has before it ("a", "to") is part of each."""
+    patterns = [_option_pattern(text) for text in texts]
     first = list(patterns[0].finditer(question))
     if not first:
-        return _not_written(texts[0], labels[0] if labels else None)
+        return f"the option {texts[0]!r} is not written in the question"
     problem = ""
     for match in first:
-        spans = [match.span("text")]
+        spans = [match.span()]
         for index in range(1, len(texts)):
             found = patterns[index].search(question, spans[-1][1])
             if found is None:
-                return _not_written(texts[index], labels[index] if labels else None)
-            gap = question[spans[-1][1] : found.start("label" if labels else "text")]
-            if not _GAP.fullmatch(gap):
+                return f"the option {texts[index]!r} is not written in the question"
+            gap = question[spans[-1][1] : found.start()]
+            shared = _SHARED.search(gap)
+            if not _GAP.fullmatch(gap[: shared.start()] if shared else gap):
                 problem = (
                     f"the options are not one list: {texts[index - 1]!r} and {texts[index]!r} "
                     f"stand apart ({gap[:40]!r})"
                 )
                 break
-            spans.append(found.span("text"))
+            spans.append(found.span())
         else:
-            return spans
+            return _with_shared_word(question, spans)
     return problem
 
 
-def _not_written(text: str, label: str | None) -> str:
-    where = f" after its label {label!r}" if label else ""
-    return f"the option {text!r} is not written in the question{where}"
-
-
-def _option_pattern(text: str, label: str | None) -> re.Pattern[str]:
+def _option_pattern(text: str) -> re.Pattern[str]:
     words = r"\s+".join(re.escape(word) for word in text.split())
     # An option is a whole span: "a bird" is no option inside "a birdhouse".
     before = r"(?<!\w)" if text[0].isalnum() else ""
     after = r"(?!\w)" if text[-1].isalnum() else ""
-    body = rf"{before}(?P<text>(?i:{words})){after}"
-    if not label:
-        return re.compile(body)
-    # The label just before its option: "(B) tin", "b) tin", "B. tin", "B: tin", "[B] tin",
-    # "B - tin", also with markdown emphasis around it ("**B.** tin").
-    tag = rf"(?<!\w)[(\[]?(?P<label>{re.escape(label)})[)\].:]?"
-    return re.compile(rf"{tag}[\s*_]*(?:[-–—:]\s*)?{body}")
+    return re.compile(rf"{before}{words}{after}", re.IGNORECASE)
 
 
-def _label_problem(labels: list[str]) -> str | None:
-    """Why the labels are not a run from the first ("A", "a", "1", "i"), or None."""
-    if not all(labels):
-        return f"the model labelled some options and not others: {labels}"
+def _with_shared_word(question: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans, each widened by the word every one of them has just before it; where not
+    all have one, an article before an option is its own where another option has one ("a
+    financial institution or the edge of a river")."""
+    words = [_SHARED.search(question, 0, start) for start, _ in spans]
+    if not all(words):
+        return _with_articles(question, spans)
+    said = {word.group("word").casefold() for word in words if word}
+    if len(said) > 1 and not said <= _ARTICLES:
+        return spans
+    return [(word.start(), end) for word, (_, end) in zip(words, spans, strict=True) if word]
+
+
+def _with_articles(question: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    before = [_ARTICLE_BEFORE.search(question, 0, start) for start, _ in spans]
+    opens = [bool(_ARTICLE_OPENS.match(question, start, end)) for start, end in spans]
+    if sum(opens) + sum(map(bool, before)) < 2 or not any(opens):
+        return spans
+    return [
+        (article.start() if article else start, end)
+        for article, (start, end) in zip(before, spans, strict=True)
+    ]
+
+
+def _inside_a_quote(question: str, spans: list[tuple[int, int]]) -> str:
+    """Why the options are material, or "": the list lies inside one quotation ("Rewrite:
+    'Fix it or leave.'", "What does 'yes or no' mean?"; options quoted one by one, "'who' or
+    'whom'", are not), or a request that is not to answer follows it ("(a) … (b) …. Help me
+    weigh them.")."""
+    start, end = spans[0][0], spans[-1][1]
+    for quote in _QUOTED.finditer(question):
+        if quote.start() < start and end < quote.end():
+            return f"the options lie inside quoted material: {quote.group(0)!r:.80}"
+    # the sentences after the one the list ends
+    rest = re.split(r"[.!?\n]", question[end:], maxsplit=1)
+    after = asker_instruction(rest[1]) if len(rest) > 1 else None
+    if after:
+        return f"the options are followed by a request that is not to answer: {after}"
+    return ""
+
+
+def _labels(question: str, spans: list[tuple[int, int]]) -> tuple[str, ...] | str:
+    """The label written just before each option, where all have one that run in order from
+    the first ("A", "a", "1", "i"); () where none has; else why not."""
+    found = [_LABEL_BEFORE.search(question[max(0, start - 12) : start]) for start, _ in spans]
+    if not any(found):
+        return ()
+    labels = [match.group("label") for match in found if match]
+    if len(labels) < len(spans):
+        return "some options stand after a label and some do not"
     count = len(labels)
     runs = [list(run[:count]) for run in _LABEL_RUNS]
     runs += [[str(number) for number in range(1, count + 1)], list(_ROMAN[:count])]
     if labels in runs or [label.lower() for label in labels] == list(_ROMAN[:count]):
-        return None
+        return tuple(labels)
     return f"the labels {labels} do not run in order from the first"

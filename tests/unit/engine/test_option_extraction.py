@@ -28,16 +28,8 @@ TICKET = "Mark the ticket [urgent/routine]: server room is flooding"
 SPRINT = "Would a cheetah or a greyhound win a sprint?"
 
 
-def reading(
-    *texts: str, labels: tuple[str, ...] = (), verdict: str = "one_of_listed"
-) -> Extraction:
-    marks = labels or ("",) * len(texts)
-    return Extraction.model_validate(
-        {
-            "verdict": verdict,
-            "options": [{"label": m, "text": t} for m, t in zip(marks, texts, strict=True)],
-        }
-    )
+def reading(*texts: str, verdict: str = "choice") -> Extraction:
+    return Extraction.model_validate({"verdict": verdict, "options": list(texts)})
 
 
 # ---- the guards --------------------------------------------------------------------------
@@ -69,9 +61,20 @@ def test_a_reading_of_spans_written_as_one_list_holds() -> None:
         (SPRINT, reading("a cheetah"), "a choice needs 2"),
         (SPRINT, reading("a cheetah", "A cheetah"), "two options the same"),
         # the model's own verdict that nothing is to be picked stands
-        (SPRINT, reading("a cheetah", "a greyhound", verdict="open_question"), "open_question"),
+        (SPRINT, reading("a cheetah", "a greyhound", verdict="open"), "(open)"),
         # the rule reader's refusal of a count stands whatever the model says
         ("How many of these are even: 4 or 7?", reading("4", "7"), "several options or a count"),
+        # the labels of options written elsewhere are not the options
+        ("Reply A or B. A) 12 B) 14. What is 2 x 7?", reading("A", "B"), "labels of options"),
+        # advice, how and why are answered by none of the things named
+        ("Should I use glue or nails to fix the shelf?", reading("glue", "nails"), "opens a"),
+        ("Fine. How do I pick red or blue paint?", reading("red", "blue"), "opens a"),
+        # options as material, then a request that is not to answer
+        (
+            "My plans: (a) rent, (b) buy. Help me weigh them.",
+            reading("rent", "buy"),
+            "followed by a request that is not to answer",
+        ),
     ],
 )
 def test_a_reading_the_question_does_not_bear_is_refused(
@@ -82,26 +85,44 @@ def test_a_reading_the_question_does_not_bear_is_refused(
     assert why in found.reason
 
 
-def test_labels_must_run_in_order_and_stand_before_their_options() -> None:
+def test_labels_are_read_from_the_question_and_must_run_in_order() -> None:
     question = "Best base for a pizza: a) rye b) spelt c) durum"
-    found = checked_extraction(question, reading("rye", "spelt", "durum", labels=("a", "b", "c")))
+    found = checked_extraction(question, reading("rye", "spelt", "durum"))
     assert isinstance(found, Options)
     assert (found.form, found.letters) == ("letter", ("a", "b", "c"))
-    skipped = checked_extraction(question, reading("rye", "durum", labels=("a", "c")))
+    # two of three lettered options are no list: "b) spelt" stands between them
+    skipped = checked_extraction(question, reading("rye", "durum"))
     assert isinstance(skipped, NoOptions)
-    assert "do not run in order" in skipped.reason  # two of three options are no reading
-    swapped = checked_extraction(question, reading("spelt", "rye", labels=("a", "b")))
-    assert isinstance(swapped, NoOptions)
-    assert "not written in the question after its label 'a'" in swapped.reason
-    half = checked_extraction(question, reading("rye", "spelt", labels=("a", "")))
-    assert isinstance(half, NoOptions)
+    assert "not one list" in skipped.reason
+    unordered = checked_extraction("Pick: b) rye a) spelt", reading("rye", "spelt"))
+    assert isinstance(unordered, NoOptions)
+    assert "do not run in order" in unordered.reason
     # the question's instruction for the text wins over the labels
     spelled = checked_extraction(
-        question + ". Write the word, not the letter.",
-        reading("rye", "spelt", "durum", labels=("a", "b", "c")),
+        question + ". Write the word, not the letter.", reading("rye", "spelt", "durum")
     )
     assert isinstance(spelled, Options)
     assert spelled.form == "word"
+
+
+def test_a_word_every_option_has_before_it_is_part_of_each() -> None:
+    found = checked_extraction(SPRINT, reading("cheetah", "greyhound"))
+    assert isinstance(found, Options)
+    assert found.texts == ("a cheetah", "a greyhound")
+    bare = checked_extraction("Did he fly to Rome or Paris?", reading("Rome", "Paris"))
+    assert isinstance(bare, Options)
+    assert bare.texts == ("Rome", "Paris")  # "to" stands before one of them only
+
+
+def test_a_list_inside_quoted_material_is_material() -> None:
+    question = "Can you soften this: 'Your code is bad, fix it or leave.'"
+    found = checked_extraction(question, reading("fix it", "leave"))
+    assert isinstance(found, NoOptions)
+    assert "inside quoted material" in found.reason
+    mention = checked_extraction("What does 'yes or no' mean here?", reading("yes", "no"))
+    assert isinstance(mention, NoOptions)
+    quoted = checked_extraction("Is it 'who' or 'whom' here?", reading("who", "whom"))
+    assert isinstance(quoted, Options)  # each option quoted on its own: a choice
 
 
 def test_a_question_with_no_sign_of_a_written_set_is_never_sent() -> None:
@@ -136,6 +157,7 @@ def test_the_call_is_held_to_the_schema_and_its_reply_kept() -> None:
     assert request.purpose == "options"
     assert request.json_schema is not None
     assert set(request.json_schema["properties"]) == {"verdict", "options"}
+    assert request.json_schema["properties"]["verdict"]["enum"][0] == "choice"
     assert TICKET in request.messages[-1].content
     assert record["reader"] == "model"
     assert record["model"] == "local/reader"
