@@ -12,7 +12,9 @@ query -> kind (a named task, the nearest known kind, or a new one)
 
 Economy: a warm decision with a single-call path spends at most 3 calls (seed, answer, referee)
 because structured calls retry only in a decision that is already off the warm path, and then
-only while the decision stays within its worst case (see `engine.orchestration.run_state`). A
+only while the decision stays within its worst case (see `engine.orchestration.run_state`); a
+question the rule reader refused but that shows a sign of a written set adds one optional call
+to read its options (made only while the answer stays affordable). A
 path's procedure may spend more answer calls (self-consistency 3, plan-and-solve 2, a program up
 to 3: `engine.domain.procedures`), within what the budget leaves after the referee's call (when
 it will judge: `Scorer.referee_calls`); the program tool adds one call before the answer.
