@@ -54,11 +54,8 @@ from engine.domain.option_texts import all_differ
 from engine.domain.options import NoOptions, Options, asks_for_several
 
 __all__ = [
-    "CHECK_SYSTEM",
     "EXTRACTION_SYSTEM",
-    "Check",
     "Extraction",
-    "check_prompt",
     "checked_extraction",
     "extraction_prompt",
     "option_cue",
@@ -119,46 +116,6 @@ Message: My choices: (a) move to Lyon, (b) stay in Paris. Help me weigh them.
 {"verdict": "task", "options": []}
 Message: Which of these are vegetables: carrot, apple, leek?
 {"verdict": "several", "options": []}"""
-
-
-class Check(BaseModel):
-    """The model's check of a reading that passed the guards: whether it holds."""
-
-    holds: bool
-
-
-# A second, differently framed question to the same model, asked only of a reading that passed
-# every guard: on the development sets the extraction's own verdict read advice, examples and
-# part of a list as choices ("good names for a dog, like Max or Bella?").
-CHECK_SYSTEM = """\
-You check a reading of a user's message. The reading says that the message asks the reader to \
-pick exactly one of the listed options, so that a reply of just that option answers it fully. \
-Reply {"holds": true} only if that is so. Reply {"holds": false} if the message asks for \
-advice, an explanation, a computation, a list, a count, several of them or a task done on \
-them, or if the options are only examples, material, a topic, or part of a longer list.
-Message: Which planet is larger? (A) Mars (B) Jupiter
-Options: Mars | Jupiter
-{"holds": true}
-Message: Is this review positive or negative? "Great screen, awful battery."
-Options: positive | negative
-{"holds": true}
-Message: What are good gifts for a teacher, like mugs or pens?
-Options: mugs | pens
-{"holds": false}
-Message: What is the sum of 3, 9 and 12?
-Options: 3 | 9 | 12
-{"holds": false}
-Message: Hiking or cycling: what are the health benefits of each?
-Options: Hiking | cycling
-{"holds": false}
-Message: Did the fire start in the kitchen or in the garage? Answer kitchen or garage.
-Options: kitchen | garage
-{"holds": true}"""
-
-
-def check_prompt(question: str, texts: tuple[str, ...]) -> str:
-    """The check's user turn: the message and the reading's options."""
-    return f"Message: {question}\nOptions: {' | '.join(texts)}"
 
 
 def extraction_prompt(question: str) -> str:

@@ -4,8 +4,7 @@ query -> kind (a named task, the nearest known kind, or a new one)
       -> model (the model role's draw for the kind, or the client's pin): every later call runs
          on it
       -> options (the rule reader; where it refuses and the question shows a sign of a written
-         set, 1 call to the option reader model, `EngineConfig.option_reader_model`, and 1 to
-         check a reading that passed the guards)
+         set, 1 call to the option reader model, `EngineConfig.option_reader_model`)
       -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
       -> path and tool selection -> tool run (the program tool: 1 call) -> answer (the path's
@@ -14,8 +13,8 @@ query -> kind (a named task, the nearest known kind, or a new one)
 Economy: a warm decision with a single-call path spends at most 3 calls (seed, answer, referee)
 because structured calls retry only in a decision that is already off the warm path, and then
 only while the decision stays within its worst case (see `engine.orchestration.run_state`); a
-question the rule reader refused but that shows a sign of a written set adds one or two optional
-calls to read its options and check the reading (made only while the answer stays affordable). A
+question the rule reader refused but that shows a sign of a written set adds one optional call
+to read its options (made only while the answer stays affordable). A
 path's procedure may spend more answer calls (self-consistency 3, plan-and-solve 2, a program up
 to 3: `engine.domain.procedures`), within what the budget leaves after the referee's call (when
 it will judge: `Scorer.referee_calls`); the program tool adds one call before the answer.
@@ -56,7 +55,7 @@ from engine.orchestration.seeding import Seeder
 from engine.orchestration.views import ModelChoice, SeedChoice
 from engine.stages import procedures, program, tools
 from engine.stages.option_procedures import OptionSettings
-from engine.stages.option_reading import READING_CALLS, read_by_model, worth_a_call
+from engine.stages.option_reading import read_by_model, worth_a_call
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 
@@ -247,9 +246,8 @@ class Pipeline:
     ) -> Steps[Options | None]:
         """The options step: the rule reader's (or the client's) options; where the rule reader
         refused and the question shows a sign of a written set (`worth_a_call`), the option
-        reader model reads it and checks its reading, optional calls (skipped when the answer
-        could no longer be paid for; a fault leaves the rule reader's refusal and degrades
-        nothing)."""
+        reader model reads it once, an optional call (skipped when the answer could no longer
+        be paid for; a fault leaves the rule reader's refusal and degrades nothing)."""
         started = start()
         found = given if given is not None else understand_options(query)
         reader = self._option_reader
@@ -258,8 +256,8 @@ class Pipeline:
             return (yield from options_step(query, found, started=started))
         second: dict[str, object] = {"reader": "model", "model": reader.id, "cue": cue}
         second["rules"] = found.reason
-        if run.calls_left < READING_CALLS + 1:  # the reading and its check, then the answer
-            second["model_skipped"] = "no calls left for reading options besides the answer"
+        if not run.can_afford_optional():
+            second["model_skipped"] = "no call left for reading options besides the answer"
             return (yield from options_step(query, found, started=started, second=second))
         meter = dataclasses.replace(run, llm=announced(reader.llm, listener)).meter()
         try:

@@ -135,15 +135,11 @@ def test_a_question_with_no_sign_of_a_written_set_is_never_sent() -> None:
 # ---- the call ---------------------------------------------------------------------------
 
 
-def extracting(extraction: Extraction, *, holds: bool = True) -> Callable[[LLMRequest], str]:
-    """A model that writes `extraction` when asked for options, and `holds` when asked to check
-    its reading; else it chooses the first option where held to an enum, or gives the canned
-    reply."""
+def extracting(extraction: Extraction) -> Callable[[LLMRequest], str]:
+    """A model that writes `extraction` when asked for options; else it chooses the first
+    option where held to an enum, or gives the canned reply."""
 
     def script(request: LLMRequest) -> str:
-        properties = (request.json_schema or {}).get("properties", {})
-        if request.purpose == "options" and "holds" in properties:
-            return json.dumps({"holds": holds})
         if request.purpose == "options":
             return extraction.model_dump_json()
         values = (request.json_schema or {}).get("properties", {}).get("answer", {}).get("enum")
@@ -157,32 +153,15 @@ def test_the_call_is_held_to_the_schema_and_its_reply_kept() -> None:
     found, record = read_by_model(llm, TICKET, timeout_s=5.0, model="local/reader")
     assert isinstance(found, Options)
     assert found.texts == ("urgent", "routine")
-    request, check = llm.requests  # the reading, then the model's check of it
-    assert (request.purpose, check.purpose) == ("options", "options")
+    (request,) = llm.requests
+    assert request.purpose == "options"
     assert request.json_schema is not None
     assert set(request.json_schema["properties"]) == {"verdict", "options"}
     assert request.json_schema["properties"]["verdict"]["enum"][0] == "choice"
     assert TICKET in request.messages[-1].content
-    assert "Options: urgent | routine" in check.messages[-1].content
     assert record["reader"] == "model"
     assert record["model"] == "local/reader"
     assert "routine" in str(record["reply"])
-    assert "true" in str(record["check"])
-
-
-def test_a_reading_the_model_does_not_hold_to_on_its_check_is_refused() -> None:
-    llm = ScriptedLLM(extracting(reading("urgent", "routine"), holds=False))
-    found, record = read_by_model(llm, TICKET, timeout_s=5.0, model="m")
-    assert isinstance(found, NoOptions)
-    assert "check" in found.reason
-    assert "false" in str(record["check"])
-
-
-def test_a_reading_the_guards_refuse_makes_no_check_call() -> None:
-    llm = ScriptedLLM(extracting(reading("a lion", "a tiger")))
-    found, _ = read_by_model(llm, SPRINT, timeout_s=5.0, model="m")
-    assert isinstance(found, NoOptions)
-    assert len(llm.requests) == 1
 
 
 def test_a_reply_that_does_not_validate_is_a_refusal() -> None:
@@ -226,7 +205,7 @@ def test_where_the_rules_refuse_the_model_reads_and_an_option_path_answers() -> 
     assert outputs["cue"] == "a slash or pipe between words"
     assert "no option block" in str(outputs["rules"])  # the rule reader's refusal, kept
     assert answer in ("urgent", "routine")  # answered by choosing, not in free text
-    assert [request.purpose for request in llm.requests].count("options") == 2  # read, check
+    assert [request.purpose for request in llm.requests].count("options") == 1
 
 
 def test_turned_off_the_same_question_is_answered_in_free_text_without_the_call() -> None:
