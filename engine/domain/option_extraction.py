@@ -21,7 +21,14 @@ where:
   make one up, merge words from two places, or stretch a list over the prose around it. A word
   every option has just before it ("a cheetah or a greyhound", "to cows or to sharks") is part
   of each, as the sets' gold writes them;
-- the list does not lie inside quoted material ("Soften this: 'Fix it or leave.'");
+- the list is the whole closed set the asker offers: not inside quoted material ("Soften this:
+  'Fix it or leave.'", "What does 'yes or no' mean?"), not examples ("names like Max or
+  Bella"), not part of a longer list written one item a line, not numbers that are operands
+  or a quantity ("the median of 4, 8, 15", "2 or 3 percent of"), not the labels of options
+  written elsewhere ("Reply A, B, C or D."), and not heading or followed by a question or
+  request no option answers ("Organic or conventional: what are the differences?", "(a) …
+  (b) …. Help me weigh them."); and the question is no how, why, when or advice question
+  ("Should I use tea or coffee to …?", "Is it worth …?"), which the sets' gold reads as open;
 - labels are read from the question, not from the model: where every option stands just after
   one ("(B)", "b)", "2.", "iii)") and they run in order from the first, the answer is the label,
   unless the question's own instructions ask for the text (`engine.domain.option_forms`);
@@ -188,8 +195,23 @@ _LABEL_LISTS = [list(_LABEL_RUNS[0][:count]) for count in range(2, 27)] + [
 # stain paper?"), is answered by no one of the things it names: the sets' gold reads none, and
 # the model read such questions as choices.
 _OPEN_QUESTION = re.compile(
-    r"(?:^|[.?!:]\s+|\n)\s*(?:how|why|when|should\s+(?:i|we))\b[^.?!]*\?", re.IGNORECASE
+    r"(?:^|[.?!:]\s+|\n)\s*(?:how|why|when|should\s+(?:i|we)|is\s+it\s+worth)\b[^.?!]*\?",
+    re.IGNORECASE,
 )
+# Words that make what follows examples, not a closed set ("names like Max or Bella").
+_EXAMPLES = re.compile(
+    r"(?<!\w)(?:like|such\s+as|e\.g\.|for\s+example|for\s+instance|including)[\s:,]*$",
+    re.IGNORECASE,
+)
+# A list that heads a question no option answers: "Organic or conventional: what are the real
+# differences?", "Reply in English or Spanish: what is your favourite season?".
+_HEADS_AN_OPEN_QUESTION = re.compile(r"\s*:\s*(?:what|how|why|when|where)\b", re.IGNORECASE)
+# Numbers that are operands ("the median of 4, 8, 15") or a quantity ("2 or 3 percent of").
+_NUMBER = re.compile(r"[-+]?\d[\d,.]*")
+_OF = re.compile(r"\bof\s*$", re.IGNORECASE)
+_QUANTITY = re.compile(r"\s*(?:%|[^\W\d_])")
+# A bullet or label at the start of a line: a list written one item a line.
+_LINE_ITEM = re.compile(r"^\s*(?:[-*•–]|[(\[]?(?:[A-Za-z]|\d{1,2})[)\].:])\s+\S")
 
 
 def checked_extraction(question: str, reply: Extraction) -> Options | NoOptions:
@@ -198,9 +220,9 @@ def checked_extraction(question: str, reply: Extraction) -> Options | NoOptions:
     problem = _reply_problem(question, reply.verdict, texts)
     if problem:
         return NoOptions(problem)
-    spans = _spans(question, texts)
-    if isinstance(spans, str) or (spans and _inside_a_quote(question, spans)):
-        return NoOptions(spans if isinstance(spans, str) else _inside_a_quote(question, spans))
+    spans = _placed(question, texts)
+    if isinstance(spans, str):
+        return NoOptions(spans)
     found = tuple(question[start:end] for start, end in spans)
     understood = "the model's reading, each option found in the question's text"
     labels = _labels(question, spans)
@@ -230,6 +252,14 @@ def _reply_problem(question: str, verdict: str, texts: list[str]) -> str:
         open_question and f"'{open_question.group(0).strip()}' opens a question no option answers",
     )
     return next((problem for problem in problems if problem), "")
+
+
+def _placed(question: str, texts: list[str]) -> list[tuple[int, int]] | str:
+    """The options' spans where they are one whole list of the asker's own, else why not."""
+    spans = _spans(question, texts)
+    if isinstance(spans, str):
+        return spans
+    return _inside_a_quote(question, spans) or _not_a_whole_set(question, spans) or spans
 
 
 def _spans(question: str, texts: list[str]) -> list[tuple[int, int]] | str:
@@ -292,6 +322,30 @@ def _with_articles(question: str, spans: list[tuple[int, int]]) -> list[tuple[in
         (article.start() if article else start, end)
         for article, (start, end) in zip(before, spans, strict=True)
     ]
+
+
+def _not_a_whole_set(question: str, spans: list[tuple[int, int]]) -> str:
+    """Why the list is not the whole closed set the question asks from, or "": examples
+    ("like Max or Bella"), a list that heads an open question, or part of a list written one
+    item a line (the lines just before or after it are items too)."""
+    start, end = spans[0][0], spans[-1][1]
+    if _EXAMPLES.search(question[:start]):
+        return "the options are examples, not a closed set"
+    if _HEADS_AN_OPEN_QUESTION.match(question, end):
+        return "the options head a question that none of them answers"
+    numbers = all(_NUMBER.fullmatch(question[left:right]) for left, right in spans)
+    if numbers and (_OF.search(question[:start]) or _QUANTITY.match(question, end)):
+        return "the numbers are what is counted or computed on, not options"
+    lines = question.splitlines(keepends=True)
+    offsets = [sum(len(line) for line in lines[:index]) for index in range(len(lines))]
+    first = max(index for index, offset in enumerate(offsets) if offset <= start)
+    last = max(index for index, offset in enumerate(offsets) if offset < end)
+    if _LINE_ITEM.match(lines[first]):
+        before = first > 0 and _LINE_ITEM.match(lines[first - 1])
+        after = last + 1 < len(lines) and _LINE_ITEM.match(lines[last + 1])
+        if before or after:
+            return "the options are part of a longer list, one item a line"
+    return ""
 
 
 def _inside_a_quote(question: str, spans: list[tuple[int, int]]) -> str:

@@ -69,6 +69,12 @@ def test_a_reading_of_spans_written_as_one_list_holds() -> None:
         # advice, how and why are answered by none of the things named
         ("Should I use glue or nails to fix the shelf?", reading("glue", "nails"), "opens a"),
         ("Fine. How do I pick red or blue paint?", reading("red", "blue"), "opens a"),
+        # examples, a list heading an open question, part of a list, operands, a quantity
+        ("Names like Rex or Bo, anyone?", reading("Rex", "Bo"), "examples"),
+        ("Tea or coffee: what is healthier?", reading("Tea", "coffee"), "head a question"),
+        ("Notes:\n- milk\n- eggs\n- flour\nWhat is missing?", reading("eggs", "flour"), "longer"),
+        ("What is the mean of 3, 5, 10?", reading("3", "5", "10"), "computed on"),
+        ("What is 2 or 3 percent of 900?", reading("2", "3"), "computed on"),
         # options as material, then a request that is not to answer
         (
             "My plans: (a) rent, (b) buy. Help me weigh them.",
