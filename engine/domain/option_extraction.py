@@ -49,6 +49,7 @@ True
 "the options are not one list: 'a bird' and 'a fish' stand apart ('? Some say it is ')"
 """
 
+import itertools
 import re
 from typing import Annotated, Literal
 
@@ -280,7 +281,9 @@ def _spans(question: str, texts: list[str]) -> list[tuple[int, int]] | str:
                 return f"the option {texts[index]!r} is not written in the question"
             gap = question[spans[-1][1] : found.start()]
             shared = _SHARED.search(gap)
-            if not _GAP.fullmatch(gap[: shared.start()] if shared else gap):
+            between = gap[: shared.start()] if shared else gap
+            # a separator stands between two options: words side by side are no list
+            if not _GAP.fullmatch(between) or not (between.strip() or "\n" in between):
                 problem = (
                     f"the options are not one list: {texts[index - 1]!r} and {texts[index]!r} "
                     f"stand apart ({gap[:40]!r})"
@@ -331,6 +334,11 @@ def _not_a_whole_set(question: str, spans: list[tuple[int, int]]) -> str:
     start, end = spans[0][0], spans[-1][1]
     if _EXAMPLES.search(question[:start]):
         return "the options are examples, not a closed set"
+    commas = any("," in question[left:right] for (_, left), (right, _) in itertools.pairwise(spans))
+    if commas and re.search(r",\s*$", question[:start]):
+        # "claim A, claim B, both, or neither" read as "both", "neither": a list separated by
+        # commas that a comma opens has items before it
+        return "the options are the end of a longer list"
     if _HEADS_AN_OPEN_QUESTION.match(question, end):
         return "the options head a question that none of them answers"
     numbers = all(_NUMBER.fullmatch(question[left:right]) for left, right in spans)

@@ -69,6 +69,13 @@ def test_a_reading_of_spans_written_as_one_list_holds() -> None:
         # advice, how and why are answered by none of the things named
         ("Should I use glue or nails to fix the shelf?", reading("glue", "nails"), "opens a"),
         ("Fine. How do I pick red or blue paint?", reading("red", "blue"), "opens a"),
+        # words side by side are no list; the end of a comma list is not the list
+        ("Let me know by Friday, either way.", reading("know", "by", "Friday"), "not one list"),
+        (
+            "Does it hold for x, y, both, or neither?",
+            reading("both", "neither"),
+            "end of a longer list",
+        ),
         # examples, a list heading an open question, part of a list, operands, a quantity
         ("Names like Rex or Bo, anyone?", reading("Rex", "Bo"), "examples"),
         ("Tea or coffee: what is healthier?", reading("Tea", "coffee"), "head a question"),
