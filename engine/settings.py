@@ -80,6 +80,12 @@ class Settings(BaseSettings):
     # The catalogue model that writes the program tool's programs (one not in the catalogue:
     # each decision's own model writes them).
     program_model: str = DEFAULT_MODELS[1]
+    # The catalogue model that reads a question's options where the rule reader refuses (one
+    # call, only for a question that shows a sign of a written set); "" (the default) or a model
+    # not in the catalogue: the rule reader alone. Off by default: on a fresh held-out set it
+    # raised recall 0.756 -> 0.897 but cut precision 1.000 -> 0.946 (docs/benchmarks.md, "A third
+    # held-out set, and the model as a second reader"), and a wrong reading is worse than none.
+    option_reader_model: str = ""
     api_base: str | None = None
     api_key: SecretStr | None = None
     llm_threads: int = Field(default=1, ge=1, le=64, description="local model CPU threads")
@@ -239,6 +245,7 @@ class Settings(BaseSettings):
             ),
             draw_price=DrawPrice(self.draw_price_per_second),
             program_model=self.program_model,
+            option_reader_model=self.option_reader_model or None,
         )
 
 

@@ -19,6 +19,9 @@ def options_words(outputs: dict[str, Any]) -> str:
     >>> options_words({"options": ["Mars", "Jupiter"], "letters": ["A", "B"],
     ...                "source": "question", "understood": "2 lettered options"})
     '2 options read from the question (2 lettered options): (A) "Mars", (B) "Jupiter"'
+    >>> options_words({"options": ["a bird", "a fish"], "letters": [], "source": "question",
+    ...                "reader": "model", "model": "local/qwen2.5-coder-1.5b"})
+    '2 options read from the question by the model local/qwen2.5-coder-1.5b: "a bird", "a fish"'
     """
     texts = [str(text) for text in outputs.get("options", [])]
     letters = [str(letter) for letter in outputs.get("letters", [])]
@@ -30,7 +33,9 @@ def options_words(outputs: dict[str, Any]) -> str:
         return f"{len(texts)} options given by the client: {listed}"
     understood = outputs.get("understood")
     how = f" ({understood})" if understood else ""
-    return f"{len(texts)} options read from the question{how}: {listed}"
+    # The rule reader refused and the model read them (`engine.stages.option_reading`): say so.
+    by = f" by the model {outputs.get('model')}" if outputs.get("reader") == "model" else ""
+    return f"{len(texts)} options read from the question{by}{how}: {listed}"
 
 
 def option_choice_words(outputs: dict[str, Any]) -> str | None:

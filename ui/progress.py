@@ -68,6 +68,7 @@ STAGE_TITLES = {
 
 # What a model call is for (its request's purpose), named while it runs.
 CALL_TITLES = {
+    "options": "Reading the question's options",
     "seed": "Writing the thinking seed",
     "rate": "Rating the reasoning paths",
     "detour": "Writing a new path (detour)",

@@ -92,6 +92,11 @@ class EngineConfig:
     # The catalogue model that writes the program tool's programs (a coder model writes programs
     # that a 135M model cannot); None, or a model not in the catalogue: the decision's own.
     program_model: str | None = None
+    # The catalogue model that reads a question's options where the rule reader refuses and the
+    # question shows a sign of a written set (`engine.stages.option_reading`: one optional call,
+    # its reading held to the question's own text); None, or a model not in the catalogue: the
+    # rule reader alone.
+    option_reader_model: str | None = None
     # Read-only, and a copy of what was passed: the config is shared by the facade, the arm
     # book and the pipeline, so no holder (nor the caller) can change another's weights. The
     # referee's is only its prior, for families its audits never measured.

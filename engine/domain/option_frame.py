@@ -36,7 +36,7 @@ import re
 from engine.domain.option_requests import is_request
 from engine.domain.sentences import AUXILIARIES, WH_WORDS, words_of
 
-__all__ = ["INSTRUCTING", "frame_problem", "instructs"]
+__all__ = ["INSTRUCTING", "asker_instruction", "frame_problem", "instructs"]
 
 # Verbs of answering and choosing, and of reading what the question is about: the instructions
 # a question with options is posed in ("Read the passage and choose …", "Consider the table."),
@@ -281,6 +281,13 @@ def _instruction_problem(sentence: str) -> str | None:
     if verdict is None and joined and not _answers_named(sentence):
         verb, verdict = joined.group(1).casefold(), "is a second instruction, joined by 'and'"
     return f"'{verb}' {verdict}: {sentence!r:.80}" if verdict else None
+
+
+def asker_instruction(text: str) -> str | None:
+    """Why `text` holds an instruction of the asker's own whose verb is not one of answering
+    ("Convert these to Celsius: …", "Help me think it through."), material left out; or None."""
+    parts = _asker_sentences(text)
+    return parts if isinstance(parts, str) else None
 
 
 def instructs(context: str) -> bool:

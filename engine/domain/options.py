@@ -105,6 +105,7 @@ __all__ = [
     "NoOptions",
     "Options",
     "answer_in_form",
+    "asks_for_several",
     "given_options",
     "option_index",
     "read_options",
@@ -254,6 +255,12 @@ def _understood(text: str) -> Options | NoOptions:
 
 def _refusal(text: str) -> str | None:
     """Why a text whose options were read asks for no one of them, or None."""
+    return asks_for_several(text)
+
+
+def asks_for_several(text: str) -> str | None:
+    """Why `text` asks for several options or a count of them ("How many of these …?",
+    "Select all that apply"), or None where it does not."""
     several = _ASKS_FOR_SEVERAL.search(text)
     if several:
         return f"'{several.group(0)}' asks for several options or a count, not one"

@@ -3,6 +3,8 @@
 query -> kind (a named task, the nearest known kind, or a new one)
       -> model (the model role's draw for the kind, or the client's pin): every later call runs
          on it
+      -> options (the rule reader; where it refuses and the question shows a sign of a written
+         set, 1 call to the option reader model, `EngineConfig.option_reader_model`)
       -> seed (search + 1 call) -> seed check (no call; rebuild once, then flag)
       -> candidates -> rating (1 call, only with cold arms) -> detour (1 call, only when triggered)
       -> path and tool selection -> tool run (the program tool: 1 call) -> answer (the path's
@@ -10,7 +12,9 @@ query -> kind (a named task, the nearest known kind, or a new one)
 
 Economy: a warm decision with a single-call path spends at most 3 calls (seed, answer, referee)
 because structured calls retry only in a decision that is already off the warm path, and then
-only while the decision stays within its worst case (see `engine.orchestration.run_state`). A
+only while the decision stays within its worst case (see `engine.orchestration.run_state`); a
+question the rule reader refused but that shows a sign of a written set adds one optional call
+to read its options (made only while the answer stays affordable). A
 path's procedure may spend more answer calls (self-consistency 3, plan-and-solve 2, a program up
 to 3: `engine.domain.procedures`), within what the budget leaves after the referee's call (when
 it will judge: `Scorer.referee_calls`); the program tool adds one call before the answer.
@@ -36,10 +40,10 @@ from engine.domain.catalogue import ModelCatalogue, ModelEntry
 from engine.domain.config import EngineConfig
 from engine.domain.guarded_llm import GuardedLLM
 from engine.domain.models import Choice, Decision, QueryKind, Seed, ToolRun
-from engine.domain.options import NoOptions, Options
+from engine.domain.options import NoOptions, Options, understand_options
 from engine.domain.ports import LLM, DecisionListener, OptionScorer, Searcher, ToolBox
 from engine.domain.records import NO_TOOL, PROGRAM_TOOL, ChatOptions, PathDefinition
-from engine.domain.trace import Steps, report, start
+from engine.domain.trace import LLM_FAULTS, Steps, report, start
 from engine.orchestration.arm_book import ArmBook
 from engine.orchestration.choosing import Choices, Chooser
 from engine.orchestration.kind_book import KindBook
@@ -51,6 +55,7 @@ from engine.orchestration.seeding import Seeder
 from engine.orchestration.views import ModelChoice, SeedChoice
 from engine.stages import procedures, program, tools
 from engine.stages.option_procedures import OptionSettings
+from engine.stages.option_reading import read_by_model, worth_a_call
 
 __all__ = ["Checker", "Draft", "Pipeline"]
 
@@ -95,6 +100,8 @@ class Pipeline:
         )
         # The program tool's writer (`EngineConfig.program_model`); None: the decision's model.
         self._program_model = self._models.get(config.program_model or "")
+        # The second reader of options (`EngineConfig.option_reader_model`); None: rules alone.
+        self._option_reader = self._models.get(config.option_reader_model or "")
         self._toolbox = toolbox
         self._program_toolbox = program_toolbox  # procedures: the program arm's sandbox
         self._kinds = kinds
@@ -141,7 +148,7 @@ class Pipeline:
         assembly = Assembly(first, listener)
         kind = assembly.take(lambda _run: kind_step(match, started))
         assembly.take(lambda _run: _model_step(model_choice, started))
-        offered = assembly.take(lambda _run: options_step(query, options))
+        offered = assembly.take(lambda run: self._options(run, query, options, listener))
         seed_model, seed_choice = assembly.take(lambda run: self._seed(run, kind))
         referee_calls = self._scorer.referee_calls(first.context, checker)
         choices = assembly.take(
@@ -228,6 +235,42 @@ class Pipeline:
             outcomes,
             seed_arm=SEED if seed_model.brief is not None else NO_SEED,
             seed_propensity=_draw_probability(seed_choice),
+        )
+
+    def _options(
+        self,
+        run: RunState,
+        query: str,
+        given: Options | NoOptions | None,
+        listener: DecisionListener | None,
+    ) -> Steps[Options | None]:
+        """The options step: the rule reader's (or the client's) options; where the rule reader
+        refused and the question shows a sign of a written set (`worth_a_call`), the option
+        reader model reads it once, an optional call (skipped when the answer could no longer
+        be paid for; a fault leaves the rule reader's refusal and degrades nothing)."""
+        started = start()
+        found = given if given is not None else understand_options(query)
+        reader = self._option_reader
+        cue = worth_a_call(query) if isinstance(found, NoOptions) and reader else None
+        if reader is None or cue is None or not isinstance(found, NoOptions):
+            return (yield from options_step(query, found, started=started))
+        second: dict[str, object] = {"reader": "model", "model": reader.id, "cue": cue}
+        second["rules"] = found.reason
+        if not run.can_afford_optional():
+            second["model_skipped"] = "no call left for reading options besides the answer"
+            return (yield from options_step(query, found, started=started, second=second))
+        meter = dataclasses.replace(run, llm=announced(reader.llm, listener)).meter()
+        try:
+            read, record = read_by_model(
+                meter, query, timeout_s=self._config.llm_timeout_s, model=reader.id
+            )
+        except LLM_FAULTS as error:
+            second["fault"] = f"{type(error).__name__}: {error}"
+            read, record = found, {}
+        return (
+            yield from options_step(
+                query, read, started=started, second={**second, **record}, cost=meter.cost
+            )
         )
 
     def _seed(self, run: RunState, kind: QueryKind) -> Steps[tuple[Seed, SeedChoice | None]]:

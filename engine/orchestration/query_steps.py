@@ -7,18 +7,33 @@ its trace step, with why, for the card and the progress log.
 from engine.domain.kinds import KindMatch
 from engine.domain.models import QueryKind
 from engine.domain.options import NoOptions, Options, understand_options
+from engine.domain.records import NO_COST, Cost
 from engine.domain.trace import Steps, report, start
 
 __all__ = ["kind_step", "options_step"]
 
 
-def options_step(query: str, given: Options | NoOptions | None) -> Steps[Options | None]:
+def options_step(
+    query: str,
+    given: Options | NoOptions | None,
+    *,
+    started: float | None = None,
+    second: dict[str, object] | None = None,
+    cost: Cost = NO_COST,
+) -> Steps[Options | None]:
     """The options the question offers (`understand_options`), as given or read, else None
-    with why: an option procedure answers only a question that offers options."""
-    started = start()
+    with why: an option procedure answers only a question that offers options.
+
+    `second` is the record of a second reader that read where the rule reader refused (the
+    model's reading, `engine.stages.option_reading`), and `cost` what its call spent: the step
+    says which reader read the options, and the model's own reply."""
+    started = start() if started is None else started
     found = given if given is not None else understand_options(query)
+    reader = {"reader": "rules"} if second is None else second
     if isinstance(found, NoOptions):
-        yield report("options", "skipped", started, outputs={"why": found.reason})
+        yield report(
+            "options", "skipped", started, cost=cost, outputs={"why": found.reason, **reader}
+        )
         return None
     outputs = {
         "options": list(found.texts),
@@ -27,8 +42,9 @@ def options_step(query: str, given: Options | NoOptions | None) -> Steps[Options
         # options a client gave have no stem: their question is the query itself
         "source": "question" if found.stem else "client",
         "understood": found.understood,
+        **(reader if found.stem else {}),
     }
-    yield report("options", "done", started, outputs=outputs)
+    yield report("options", "done", started, cost=cost, outputs=outputs)
     return found
 
 

@@ -18,6 +18,8 @@ ROOT = Path(__file__).resolve().parents[3] / "experiments" / "option_reading"
         ("development.json", 100),
         ("heldout_2.json", 120),
         ("development_2.json", 50),
+        ("heldout_3.json", 120),
+        ("development_3.json", 50),
     ],
 )
 def test_a_set_loads_with_gold_of_the_right_shape(name: str, least: int) -> None:
@@ -47,3 +49,15 @@ def test_the_second_development_set_shares_no_question_with_the_second_held_out_
         entry["question"] for entry in json.loads((ROOT / "development_2.json").read_text())
     }
     assert not heldout & development
+
+
+def test_the_third_held_out_set_shares_no_question_with_any_other_set() -> None:
+    # written before the third round, in wording of its own; its development set is apart too
+    def questions(name: str) -> set[str]:
+        entries = json.loads((ROOT / name).read_text())
+        return {" ".join(entry["question"].split()).casefold() for entry in entries}
+
+    heldout = questions("heldout_3.json")
+    others = ("heldout.json", "heldout_2.json", "development.json", "development_2.json")
+    for other in (*others, "development_3.json"):
+        assert not heldout & questions(other), other
