@@ -62,7 +62,7 @@ def test_unread_calls_hold_one_share_and_a_second_user_is_answered(
     with httpx.Client(base_url=url, timeout=120) as client:
         statuses = Counter(
             client.post(
-                "/gradio_api/call/show", json={"data": ["", ""]}, headers=as_user("10.0.0.1")
+                "/gradio_api/call/show", json={"data": ["", "", ""]}, headers=as_user("10.0.0.1")
             ).status_code
             for _ in range(CALLS)
         )
@@ -73,7 +73,7 @@ def test_unread_calls_hold_one_share_and_a_second_user_is_answered(
         assert health.json()["problems"] == {}, health.text
 
         session = uuid.uuid4().hex
-        body = {"data": ["", None, ""], "fn_index": show_index(client), "session_hash": session}
+        body = {"data": ["", None, "", ""], "fn_index": show_index(client), "session_hash": session}
         joined = client.post("/gradio_api/queue/join", json=body, headers=as_user("10.0.0.2"))
         assert joined.status_code == 200, joined.text
         read = client.get(
@@ -102,10 +102,14 @@ def test_a_second_reader_is_refused_and_a_reader_leaving_logs_nothing(
         show = show_index(client)
         # A share of calls from a third user, so that the next one waits in line.
         for _ in range(SHARE):
-            backlog = {"data": ["", None, ""], "fn_index": show, "session_hash": uuid.uuid4().hex}
+            backlog = {
+                "data": ["", None, "", ""],
+                "fn_index": show,
+                "session_hash": uuid.uuid4().hex,
+            }
             client.post("/gradio_api/queue/join", json=backlog, headers=as_user("10.0.0.3"))
         session = uuid.uuid4().hex
-        body = {"data": ["", None, ""], "fn_index": show, "session_hash": session}
+        body = {"data": ["", None, "", ""], "fn_index": show, "session_hash": session}
         joined = client.post("/gradio_api/queue/join", json=body, headers=as_user("10.0.0.4"))
         assert joined.status_code == 200, joined.text
         params = {"session_hash": session}

@@ -55,8 +55,9 @@ def test_a_body_that_is_not_utf8_is_a_422(
 
 
 def test_call_may_leave_out_the_inputs_its_api_hides(client: TestClient) -> None:
-    # the chosen arm is a state: Gradio fills it in, so the query and the kind are a whole call
-    answer = client.post("/gradio_api/call/show", json={"data": ["", ""]})
+    # the chosen arm is a state: Gradio fills it in, so the query, the kind and the model are a
+    # whole call
+    answer = client.post("/gradio_api/call/show", json={"data": ["", "", ""]})
     assert answer.status_code == 200
 
 
@@ -77,7 +78,7 @@ def test_too_few_inputs_are_a_422_that_counts_them(
 ) -> None:
     answer = client.post(f"/gradio_api/{route}/show", json={"data": data})
     assert answer.status_code == 422, answer.text
-    assert "show takes 3 inputs" in detail(answer)
+    assert "show takes 4 inputs" in detail(answer)
     assert f"got {len(data)}" in detail(answer)
 
 
@@ -116,11 +117,16 @@ def test_well_formed_calls_are_answered_as_before(client: TestClient) -> None:
     show = next(i for i, fn in client.app.state.playground.fns.items() if fn.api_name == "show")  # type: ignore[attr-defined]
     joined = client.post(
         "/gradio_api/queue/join",
-        json={"data": ["", None, ""], "fn_index": show, "session_hash": "s2", "trigger_id": None},
+        json={
+            "data": ["", None, "", ""],
+            "fn_index": show,
+            "session_hash": "s2",
+            "trigger_id": None,
+        },
     )
     assert joined.status_code == 200
     assert joined.json()["event_id"]
-    named = client.post("/gradio_api/call/v2/show", json={"text": "", "kind": ""})
+    named = client.post("/gradio_api/call/v2/show", json={"text": "", "kind": "", "model": ""})
     assert named.status_code == 200
     result = client.get(f"/gradio_api/call/show/{named.json()['event_id']}")
     assert "event: complete" in result.text

@@ -79,7 +79,7 @@ def test_three_thousand_calls_do_not_stop_the_playground(held: tuple[FastAPI, He
     app, arms = held
     with TestClient(app, base_url="http://localhost") as client:
         answers = [
-            client.post("/gradio_api/call/show", json={"data": ["", None]}, headers=BEARER)
+            client.post("/gradio_api/call/show", json={"data": ["", None, None]}, headers=BEARER)
             for _ in range(CALLS)
         ]
         assert {answer.status_code for answer in answers} == {200}
@@ -111,7 +111,9 @@ def test_health_says_when_the_playground_has_stopped(tmp_path: Path) -> None:
         assert health.status_code == 503
         assert health.json()["status"] == "degraded"
         assert "queue has stopped" in health.json()["problems"]["playground"]
-        refused = client.post("/gradio_api/call/show", json={"data": ["", None]}, headers=BEARER)
+        refused = client.post(
+            "/gradio_api/call/show", json={"data": ["", None, None]}, headers=BEARER
+        )
         assert refused.status_code == 503  # what health warned of
 
 

@@ -56,7 +56,7 @@ class Service:
 
     def join(self, user: str, session: str | None = None) -> Any:
         """The Arms tab's call from `user` (an address), under `session` (a new one if None)."""
-        body = {"data": ["", None, ""], "fn_index": self.show}
+        body = {"data": ["", None, "", ""], "fn_index": self.show}
         body["session_hash"] = session or uuid.uuid4().hex
         return self.client.post("/gradio_api/queue/join", json=body, headers=as_user(user))
 
@@ -188,7 +188,7 @@ def test_a_result_read_twice_answers_at_once(service: Service) -> None:
 def test_a_call_result_read_twice_answers_at_once(service: Service) -> None:
     service.arms.release.set()
     joined = service.client.post(
-        "/gradio_api/call/show", json={"data": ["", ""]}, headers=as_user("10.0.0.1")
+        "/gradio_api/call/show", json={"data": ["", "", ""]}, headers=as_user("10.0.0.1")
     )
     event = joined.json()["event_id"]
     first = service.client.get(f"/gradio_api/call/show/{event}", headers=as_user("10.0.0.1"))
