@@ -15,7 +15,7 @@ from engine.stages import selection
 from learning import PolicyLike
 from learning.posterior import charged_beta_prob_best, charged_draw
 
-__all__ = ["charged_path_draw"]
+__all__ = ["charged_path_draw", "draw_with_charges"]
 
 
 def charged_path_draw(
@@ -39,3 +39,19 @@ def charged_path_draw(
     arm = policy.arms[index]
     pick = selection.Pick(arm, propensities[arm], "chose_by_posterior")
     return pick, propensities, dict(charged)
+
+
+def draw_with_charges(
+    policy: PolicyLike,
+    context: Any,
+    probabilities: Mapping[str, float],
+    charged: Mapping[str, float],
+    rng: np.random.Generator,
+) -> tuple[selection.Pick, Mapping[str, float], dict[str, float]]:
+    """The draw, its propensities and the charges laid on it: the charged draw where a charge
+    tells the arms apart (`charged_path_draw`), else the policy's own draw by `probabilities`
+    (its uncharged propensities) with no charge. The path, tool and model draws all take it."""
+    drawn = charged_path_draw(policy, context, charged, rng)
+    if drawn is None:
+        return selection.choose_by_posterior(policy, context, probabilities), probabilities, {}
+    return drawn

@@ -14,7 +14,7 @@ import numpy as np
 from engine.domain.pricing import DrawPrice
 from engine.domain.procedures import PROCEDURE_CALLS
 from engine.domain.records import PathDefinition
-from engine.orchestration.charged_draw import charged_path_draw
+from engine.orchestration.charged_draw import draw_with_charges
 from engine.orchestration.learner import Learner
 from engine.stages import selection
 
@@ -124,17 +124,13 @@ def read_model(
         pick = selection.Pick(pinned, 1.0, "forced")
         propensities: Mapping[str, float] = {pinned: 1.0}
     else:
-        charged = charged_path_draw(
+        pick, propensities, charges = draw_with_charges(
             policy,
             policy_context,
+            explained.probabilities,
             draw_price.charges(seconds) if draw_price.active else {},
             draw_rng,
         )
-        if charged is None:
-            propensities = explained.probabilities
-            pick = selection.choose_by_posterior(policy, policy_context, propensities)
-        else:
-            pick, propensities, charges = charged
     return ModelChoice(
         pick=pick,
         prob_best=frozen({k: round(v, 4) for k, v in explained.prob_best.items()}),
@@ -172,7 +168,7 @@ def read_view(
 
     P(best) and the propensities come from one posterior computation per policy
     (`Policy.explain`), so a decision pays for it once. With a draw price, the path and tool
-    draws and their propensities are those of the charged draw (`charged_path_draw`); P(best)
+    draws and their propensities are those of the charged draw (`draw_with_charges`); P(best)
     stays the arms' accuracy.
     """
     path_policy, tool_policy = learner.policies["path"], learner.policies["tool"]
@@ -183,7 +179,6 @@ def read_view(
     cold_paths = selection.cold_arms(path_policy, path_context)
     cold_tools = selection.cold_arms(tool_policy, tool_context)
     live = tuple(paths[arm] for arm in path_policy.arms if arm in paths)
-    propensities = path_explained.probabilities
     seconds = (
         DrawPrice.with_estimates(
             learner.path_seconds(context, path_policy.arms),
@@ -196,25 +191,24 @@ def read_view(
         if draw_price.active
         else {}
     )
-    charged = charged_path_draw(path_policy, path_context, draw_price.charges(seconds), draw_rng)
-    charges: dict[str, float] = {}
-    if charged is None:
-        path_draw = selection.choose_by_posterior(path_policy, path_context, propensities)
-    else:
-        path_draw, propensities, charges = charged
+    path_draw, propensities, charges = draw_with_charges(
+        path_policy,
+        path_context,
+        path_explained.probabilities,
+        draw_price.charges(seconds),
+        draw_rng,
+    )
     # A tool is charged the mean seconds of the kind's decisions that used it: local search puts
     # passages before the question, which on the big model took 10-16 s a decision against
     # 1-3 s without (docs/benchmarks.md, issue 38 (d)); an exact tool that answers costs none.
     tool_seconds = learner.tool_seconds(context, tool_policy.arms) if draw_price.active else {}
-    tool_charged = charged_path_draw(
-        tool_policy, tool_context, draw_price.charges(tool_seconds), draw_rng
+    tool_draw, tool_propensities, tool_charges = draw_with_charges(
+        tool_policy,
+        tool_context,
+        tool_explained.probabilities,
+        draw_price.charges(tool_seconds),
+        draw_rng,
     )
-    tool_propensities = tool_explained.probabilities
-    tool_charges: dict[str, float] = {}
-    if tool_charged is None:
-        tool_draw = selection.choose_by_posterior(tool_policy, tool_context, tool_propensities)
-    else:
-        tool_draw, tool_propensities, tool_charges = tool_charged
     return PolicyView(
         live=live,
         cold_paths=tuple(cold_paths),
