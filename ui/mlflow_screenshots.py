@@ -14,19 +14,16 @@ development dependency (in requirements.lock, beside the browser test), imported
 
 import argparse
 import re
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import httpx
-
 from ui.headless_browser import CHROMIUM, QUIET_FLAGS
+from ui.local_server import free_port, wait_until_healthy
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -42,7 +39,6 @@ __all__ = [
 
 DEMO_POLICIES = ("thompson", "glr_thompson", "ucb1", "epsilon_greedy", "random")
 DEMO_SETTINGS = ("seeds=5", "horizon=1000", "peers=")
-STARTUP_LIMIT_S = 300  # MLflow's server imports for tens of seconds on a busy 2-core machine
 PAGE_LIMIT_MS = 120_000
 MAX_PNG_BYTES = 300_000  # the docs' pictures stay small
 # The first chart's runs (plotly's traces; MLflow draws each one twice) and line colours.
@@ -57,13 +53,6 @@ CHARTED = """() => {
 def _thinkpath(*args: str) -> list[str]:
     """The `thinkpath` command line, run from this interpreter (no PATH lookup)."""
     return [sys.executable, "-m", "ui.cli", *args]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def log_demo_experiment(home: Path) -> None:
@@ -86,7 +75,7 @@ def log_demo_experiment(home: Path) -> None:
 @contextmanager
 def experiments_ui(home: Path) -> Iterator[str]:
     """`thinkpath experiments ui` on `home`, on a free loopback port: its base address."""
-    port = _free_port()
+    port = free_port()
     log_path = home / "experiments-ui.log"
     with log_path.open("w") as log:
         server = subprocess.Popen(
@@ -96,7 +85,7 @@ def experiments_ui(home: Path) -> Iterator[str]:
         )
         url = f"http://127.0.0.1:{port}"
         try:
-            _wait_until_healthy(url, server, log_path)
+            wait_until_healthy(f"{url}/health", server, log_path, what="thinkpath experiments ui")
             yield url
         finally:
             server.terminate()
@@ -105,20 +94,6 @@ def experiments_ui(home: Path) -> Iterator[str]:
             except subprocess.TimeoutExpired:  # a busy machine: stop it for sure
                 server.kill()
                 server.wait(timeout=30)
-
-
-def _wait_until_healthy(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_LIMIT_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"thinkpath experiments ui exited:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(1)
-    raise RuntimeError(f"thinkpath experiments ui did not answer in {STARTUP_LIMIT_S} s")
 
 
 def _landing(page: "Page", url: str, out: Path, name: str, *, fold_sidebar: bool = False) -> str:

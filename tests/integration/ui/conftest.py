@@ -6,33 +6,23 @@ exactly one other origin (`GuardedService.allowed_origin`) read its answers.
 """
 
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, sync_playwright
 
 from ui.headless_browser import CHROMIUM, QUIET_FLAGS
+from ui.local_server import ServerNotReadyError, free_port, wait_until_healthy
 
 SCRIPTED_DELAY_S = 0.5  # per model call: a question takes about 1.5 s, long enough to watch
-STARTUP_LIMIT_S = 300  # gradio's import alone takes tens of seconds on a busy 2-core machine
 # Screenshots go to a temporary folder unless this names one (docs/screenshots to refresh the
 # docs' pictures): a test run never writes into the repository by itself.
 SCREENSHOT_DIR = "THINKPATH_SCREENSHOT_DIR"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass(frozen=True)
@@ -87,7 +77,16 @@ def serving(
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_until_healthy(url, process, home / "serve.log", headers or {})
+        try:
+            wait_until_healthy(
+                f"{url}/api/v1/health",
+                process,
+                home / "serve.log",
+                what="thinkpath serve",
+                headers=headers,
+            )
+        except ServerNotReadyError as error:
+            pytest.fail(str(error))
         yield url
     finally:
         process.terminate()
@@ -151,19 +150,3 @@ def screenshots(tmp_path: Path) -> Path:
     folder = Path(chosen) if chosen else tmp_path / "screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-def _wait_until_healthy(
-    url: str, process: subprocess.Popen[bytes], log: Path, headers: Mapping[str, str]
-) -> None:
-    deadline = time.monotonic() + STARTUP_LIMIT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"thinkpath serve exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/api/v1/health", headers=headers, timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(1)
-    pytest.fail(f"thinkpath serve did not answer within {STARTUP_LIMIT_S} s:\n{log.read_text()}")

@@ -8,13 +8,10 @@ Chromium opens it as a user would: the bare address, a printed link, the experim
 
 import json
 import re
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
@@ -23,9 +20,8 @@ from experiments.experiment import ExperimentContext
 from experiments.registry import get_experiment, resolve_params
 from experiments.runner import RunOutcome, run_experiment
 from ui.experiment_commands import mlflow_ui_command, mlflow_ui_environment, runs_link
+from ui.local_server import ServerNotReadyError, free_port, wait_until_healthy
 from ui.mlflow_screenshots import CHARTED
-
-STARTUP_LIMIT_S = 300
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +37,7 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RunO
     )
     outcome = run_experiment(experiment, params, store, ExperimentContext(home), quick=True)
     experiment_id = store.client.get_run(outcome.run_id).info.experiment_id
-    port = _free_port()
+    port = free_port()
     log = (home / "mlflow.log").open("w")
     server = subprocess.Popen(
         mlflow_ui_command(port),
@@ -51,7 +47,10 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RunO
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait(url, server, home / "mlflow.log")
+        try:
+            wait_until_healthy(f"{url}/health", server, home / "mlflow.log", what="mlflow server")
+        except ServerNotReadyError as error:
+            pytest.fail(str(error))
         yield url, outcome, experiment_id
     finally:
         server.terminate()
@@ -61,27 +60,6 @@ def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, RunO
             server.kill()
             server.wait(timeout=30)
         log.close()
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _wait(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_LIMIT_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"mlflow server exited with {server.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(1)
-    pytest.fail(f"mlflow server did not answer within {STARTUP_LIMIT_S} s:\n{log.read_text()}")
 
 
 def test_an_experiment_opens_on_its_runs_with_the_results_as_description(

@@ -21,7 +21,8 @@ from openai import OpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
 from engine.adapters.llm.litellm_runtime import load_litellm
-from tests.integration.ui.conftest import free_port, serving
+from tests.integration.ui.conftest import serving
+from ui.local_server import free_port
 
 QUESTION: list[ChatCompletionMessageParam] = [{"role": "user", "content": "What is 6 * 7?"}]
 SERVE = [sys.executable, "-m", "ui.cli", "serve", "--scripted-model"]
